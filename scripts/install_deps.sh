@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ogai's build, tests and fixture generator need; skips when present.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git ca-certificates
+      libgtest-dev libgmock-dev libbenchmark-dev
+      libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
+      libprotobuf-dev protobuf-compiler libonnx-dev
+      libcli11-dev libcpp-httplib-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
+      python3-onnx python3-numpy)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js + npm (for the differential-test peers) may come from another Debian source; check the commands.
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing Debian packages: ${missing[*]}" >&2
+sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null \
+  || { "${sudo_cmd[@]}" apt-get update >/dev/null && "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up ogai (deps, ONNX Runtime, npm peers, build) and runs the whole test suite.
+#   scripts/test.sh [--sanitize] [ctest args...]
+# Long checks are opt-in: OGAI_LONG_TESTS=1 (fuzzing, larger benchmarks-as-tests).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+setup_args=()
+if [ "${1:-}" = "--sanitize" ]; then setup_args+=(--sanitize); shift; export OGAI_BUILD_DIR="${OGAI_BUILD_DIR:-$here/build-sanitize}"; fi
+"$here/scripts/setup.sh" "${setup_args[@]}"
+OGAI_PEERS_NODE_MODULES=$("$here/scripts/install_peers.sh")
+export OGAI_PEERS_NODE_MODULES
+build_dir="${OGAI_BUILD_DIR:-$here/build}"
+cd "$build_dir"
+ctest --output-on-failure -j "$(nproc)" "$@"

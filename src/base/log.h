@@ -1,0 +1,26 @@
+// Leveled logging to stderr. The level comes from, in order: set_log_level(), the OGAI_LOG
+// environment variable (error|warn|info|debug|trace), and defaults to warn. Thread-safe: each
+// message is written with one call. Messages below the level cost one integer comparison.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace ogai {
+
+enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3, kTrace = 4 };
+
+LogLevel log_level();
+void set_log_level(LogLevel level);
+// Parses "error", "warn", "info", "debug", "trace"; throws ogai::Error otherwise.
+LogLevel parse_log_level(std::string_view name);
+void log_message(LogLevel level, std::string_view message);
+
+template <typename... Args>
+void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
+  if (static_cast<int>(level) <= static_cast<int>(log_level()))
+    log_message(level, fmt::format(format, std::forward<Args>(args)...));
+}
+
+}  // namespace ogai

@@ -1,0 +1,21 @@
+// CLI subcommands. Each subcommand lives in its own file and registers itself on the root app
+// through an add_*_command() function listed in main.cc. Exit codes are shared by all:
+//   0 success, 1 the operation failed or the input is invalid, 2 usage error or unreadable input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ogai::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// The result a subcommand's callback stores for main() to return.
+struct CommandResult {
+  int exit_code = kExitOk;
+};
+
+void add_inspect_command(CLI::App& app, CommandResult& result);
+
+}  // namespace ogai::cli

@@ -1,0 +1,61 @@
+// ogai: the command-line front end. Global flags, then one subcommand; see docs/cli.md.
+#include <cstdio>
+#include <string>
+
+#include "base/log.h"
+#include "base/version.h"
+#include "cli/command.h"
+#include "ogai/error.h"
+#include "ort/session.h"
+
+namespace {
+
+void print_version() {
+  std::printf("ogai %s (ONNX Runtime %s)\n", OGAI_VERSION, ogai::ort::runtime_version().c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ogai;
+  CLI::App app{"ogai: run ONNX generative-AI packages described by inference_metadata.yaml", "ogai"};
+  app.require_subcommand(0, 1);
+  bool version = false, verbose = false, quiet = false;
+  app.add_flag("--version", version, "print ogai's and ONNX Runtime's versions");
+  app.add_flag("-v,--verbose", verbose, "log more (info); OGAI_LOG=debug|trace for more");
+  app.add_flag("-q,--quiet", quiet, "log errors only");
+
+  cli::CommandResult result;
+  cli::add_inspect_command(app, result);
+
+  app.parse_complete_callback([&] {
+    if (quiet) set_log_level(LogLevel::kError);
+    if (verbose) set_log_level(LogLevel::kInfo);
+  });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return cli::kExitUsage;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ogai: error: %s\n", e.what());
+    return e.code() == ErrorCode::kInvalidArgument || e.code() == ErrorCode::kNotFound ||
+                   e.code() == ErrorCode::kParse
+               ? cli::kExitUsage
+               : cli::kExitFailure;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ogai: internal error: %s\n", e.what());
+    return cli::kExitFailure;
+  }
+  if (version) {
+    print_version();
+    return cli::kExitOk;
+  }
+  if (app.get_subcommands().empty()) {
+    std::fputs(app.help().c_str(), stdout);
+    return cli::kExitUsage;
+  }
+  return result.exit_code;
+}

@@ -1,0 +1,26 @@
+// Private to src/ort: includes ONNX Runtime's C++ API and converts its exceptions.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <string>
+
+#include "base/error.h"
+
+namespace ogai::ort {
+
+// The process-wide environment, created on first use and kept until exit (every session needs
+// it alive; ORT requires exactly one).
+Ort::Env& environment();
+
+// Runs `body`; an Ort::Exception becomes ogai::Error(kRuntime) naming `where`.
+template <typename F>
+auto guard(const std::string& where, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const Ort::Exception& e) {
+    fail(ErrorCode::kRuntime, where, "ONNX Runtime: {}", e.what());
+  }
+}
+
+}  // namespace ogai::ort

@@ -1,0 +1,166 @@
+#include "ort/session.h"
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "onnx/graph_info.h"
+#include "onnx/textproto.h"
+#include "ort/session_impl.h"
+
+namespace ogai::ort {
+namespace {
+
+PortInfo port_info(const std::string& name, const Ort::TypeInfo& type) {
+  PortInfo port;
+  port.name = name;
+  if (type.GetONNXType() != ONNX_TYPE_TENSOR) return port;
+  auto info = type.GetTensorTypeAndShapeInfo();
+  port.dtype = static_cast<DataType>(static_cast<int>(info.GetElementType()));
+  port.shape = info.GetShape();
+  port.symbols.resize(port.shape.size());
+  std::vector<const char*> symbols(port.shape.size(), nullptr);
+  info.GetSymbolicDimensions(symbols.data(), symbols.size());
+  for (std::size_t i = 0; i < symbols.size(); ++i)
+    if (symbols[i] != nullptr) port.symbols[i] = symbols[i];
+  return port;
+}
+
+void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& options, const std::string& origin) {
+  const std::string& ep = options.execution_provider;
+  if (ep == "cpu") return;
+  if (ep != "cuda")
+    fail(ErrorCode::kInvalidArgument, "execution provider", "'{}' is not one of cpu, cuda", ep);
+  auto providers = available_providers();
+  bool has_cuda = std::find(providers.begin(), providers.end(), "CUDAExecutionProvider") != providers.end();
+  if (has_cuda) {
+    try {
+      OrtCUDAProviderOptions cuda{};
+      cuda.device_id = options.device_id;
+      so.AppendExecutionProvider_CUDA(cuda);
+      return;
+    } catch (const Ort::Exception& e) {
+      if (!options.allow_cpu_fallback)
+        fail(ErrorCode::kRuntime, origin, "the CUDA execution provider failed to start: {}", e.what());
+      log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
+      return;
+    }
+  }
+  if (!options.allow_cpu_fallback)
+    fail(ErrorCode::kUnsupported, "execution provider",
+         "'cuda' was requested but this ONNX Runtime library has no CUDAExecutionProvider (it offers: {}); "
+         "install a CUDA build of ONNX Runtime (ONNXRUNTIME_ROOT) or choose --ep cpu",
+         fmt::join(providers, ", "));
+  log(LogLevel::kWarn, "{}: CUDA unavailable; falling back to CPU as asked", origin);
+}
+
+Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin) {
+  Ort::SessionOptions so;
+  if (options.intra_op_threads > 0) so.SetIntraOpNumThreads(options.intra_op_threads);
+  if (options.inter_op_threads > 0) so.SetInterOpNumThreads(options.inter_op_threads);
+  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  if (options.enable_profiling) so.EnableProfiling("ogai_profile");
+  append_execution_provider(so, options, origin);
+  return so;
+}
+
+std::unique_ptr<Session::Impl> finish(Ort::Session session, std::string origin) {
+  auto impl = std::make_unique<Session::Impl>();
+  impl->origin = std::move(origin);
+  impl->session = std::move(session);
+  Ort::AllocatorWithDefaultOptions allocator;
+  for (std::size_t i = 0; i < impl->session.GetInputCount(); ++i)
+    impl->inputs.push_back(port_info(impl->session.GetInputNameAllocated(i, allocator).get(),
+                                     impl->session.GetInputTypeInfo(i)));
+  for (std::size_t i = 0; i < impl->session.GetOutputCount(); ++i)
+    impl->outputs.push_back(port_info(impl->session.GetOutputNameAllocated(i, allocator).get(),
+                                      impl->session.GetOutputTypeInfo(i)));
+  return impl;
+}
+
+const PortInfo* find_port(const std::vector<PortInfo>& ports, std::string_view name) {
+  for (const auto& p : ports)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// Names the fed inputs whose type or rank differ from the graph's (ORT's message does not).
+std::string describe_mismatches(const Session& session, std::span<const std::string> names,
+                                std::span<const Tensor* const> inputs) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const PortInfo* port = session.find_input(names[i]);
+    if (port == nullptr) {
+      text += fmt::format("; '{}' is not an input of this graph", names[i]);
+    } else if (port->dtype != inputs[i]->dtype() || port->shape.size() != inputs[i]->shape().size()) {
+      text += fmt::format("; input '{}' was fed {} {}, the graph expects {} of rank {}", names[i],
+                          dtype_name(inputs[i]->dtype()), shape_string(inputs[i]->shape()), dtype_name(port->dtype),
+                          port->shape.size());
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+Session Session::open(const std::filesystem::path& model, const SessionOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(model, ec))
+    fail(ErrorCode::kNotFound, model.string(), "model file not found");
+  if (onnx::is_textproto_path(model))
+    return from_bytes(onnx::textproto_to_binary(model), options, model.parent_path(), model.string());
+  std::string origin = model.string();
+  return guard(origin, [&] {
+    Ort::SessionOptions so = make_options(options, origin);
+    return Session(finish(Ort::Session(environment(), model.c_str(), so), origin));
+  });
+}
+
+Session Session::from_bytes(std::string_view bytes, const SessionOptions& options,
+                            const std::filesystem::path& external_data_dir, std::string origin) {
+  return guard(origin, [&] {
+    Ort::SessionOptions so = make_options(options, origin);
+    std::string dir = external_data_dir.empty() ? "." : external_data_dir.string();
+    so.AddConfigEntry("session.model_external_initializers_file_folder_path", dir.c_str());
+    return Session(finish(Ort::Session(environment(), bytes.data(), bytes.size(), so), origin));
+  });
+}
+
+const std::string& Session::origin() const { return impl_->origin; }
+const std::vector<PortInfo>& Session::inputs() const { return impl_->inputs; }
+const std::vector<PortInfo>& Session::outputs() const { return impl_->outputs; }
+const PortInfo* Session::find_input(std::string_view name) const { return find_port(impl_->inputs, name); }
+const PortInfo* Session::find_output(std::string_view name) const { return find_port(impl_->outputs, name); }
+
+std::vector<Tensor> Session::run(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
+                                 std::span<const std::string> output_names) const {
+  if (input_names.size() != inputs.size())
+    fail(ErrorCode::kInternal, impl_->origin, "run: {} input names for {} tensors", input_names.size(), inputs.size());
+  std::vector<const char*> in_names, out_names;
+  std::vector<const OrtValue*> in_values;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    in_names.push_back(input_names[i].c_str());
+    in_values.push_back(inputs[i]->get());
+  }
+  for (const auto& name : output_names) out_names.push_back(name.c_str());
+  std::vector<OrtValue*> out_values(output_names.size(), nullptr);
+  const OrtApi& api = Ort::GetApi();
+  OrtStatus* status = api.Run(impl_->session, nullptr, in_names.data(), in_values.data(), in_values.size(),
+                              out_names.data(), out_names.size(), out_values.data());
+  if (status != nullptr) {
+    std::string message = api.GetErrorMessage(status);
+    api.ReleaseStatus(status);
+    fail(ErrorCode::kRuntime, impl_->origin, "ONNX Runtime run failed: {}{}", message,
+         describe_mismatches(*this, input_names, inputs));
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(out_values.size());
+  for (OrtValue* v : out_values) outputs.push_back(Tensor::adopt(v));
+  return outputs;
+}
+
+}  // namespace ogai::ort

@@ -1,0 +1,103 @@
+// ogai::ort::Tensor: an ONNX Runtime value (OrtValue) owned by ogai, with its element type and
+// shape cached so the hot path never queries ORT for them.
+//
+// A Tensor either owns its memory (allocate/zeros/copy_of) or is a view over memory the caller
+// keeps alive (view). Move-only: copying a tensor's bytes is explicit (copy_of).
+// This header does not include ONNX Runtime's headers; only src/ort/*.cc do.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/dtype.h"
+
+struct OrtValue;
+
+namespace ogai::ort {
+
+using Shape = std::vector<std::int64_t>;
+
+// Number of elements of a shape; throws ogai::Error on a negative dimension.
+std::int64_t element_count(std::span<const std::int64_t> shape);
+std::string shape_string(std::span<const std::int64_t> shape);  // "[1, 4, 0, 8]"
+
+class Tensor {
+ public:
+  Tensor() = default;
+  ~Tensor();
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) noexcept;
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+
+  // CPU tensor owned by ORT's default allocator; contents uninitialized.
+  static Tensor allocate(DataType dtype, Shape shape);
+  // CPU tensor filled with zero bytes.
+  static Tensor zeros(DataType dtype, Shape shape);
+  // Non-owning view over `data` (at least element_count(shape) * dtype_size(dtype) bytes), which
+  // must outlive the tensor.
+  static Tensor view(DataType dtype, Shape shape, void* data);
+  // Owning CPU copy of `values` with the given shape (sizes must agree).
+  template <typename T>
+  static Tensor copy_of(std::span<const T> values, Shape shape);
+  // Owning CPU copy of another tensor's bytes.
+  static Tensor copy_of(const Tensor& other);
+  // Takes ownership of an OrtValue produced by ORT (used inside src/ort).
+  static Tensor adopt(OrtValue* value);
+
+  bool empty() const { return value_ == nullptr; }
+  DataType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  std::int64_t element_count() const;
+  std::size_t byte_size() const { return static_cast<std::size_t>(element_count()) * dtype_size(dtype_); }
+  void* raw_data() { return data_; }
+  const void* raw_data() const { return data_; }
+
+  // Typed access; throws ogai::Error if T does not match dtype().
+  template <typename T>
+  std::span<T> span();
+  template <typename T>
+  std::span<const T> span() const;
+
+  OrtValue* get() const { return value_; }
+
+ private:
+  static Tensor copy_bytes(DataType dtype, Shape shape, const void* bytes, std::size_t size);
+  void check_type(DataType expected) const;
+
+  OrtValue* value_ = nullptr;
+  DataType dtype_ = DataType::kUndefined;
+  Shape shape_;  // cached at construction
+  void* data_ = nullptr;
+};
+
+// C++ type -> DataType for the types tensors are created from.
+template <typename T> constexpr DataType dtype_of();
+template <> constexpr DataType dtype_of<float>() { return DataType::kFloat32; }
+template <> constexpr DataType dtype_of<std::int64_t>() { return DataType::kInt64; }
+template <> constexpr DataType dtype_of<std::int32_t>() { return DataType::kInt32; }
+template <> constexpr DataType dtype_of<std::uint8_t>() { return DataType::kUint8; }
+template <> constexpr DataType dtype_of<std::int8_t>() { return DataType::kInt8; }
+template <> constexpr DataType dtype_of<bool>() { return DataType::kBool; }
+template <> constexpr DataType dtype_of<std::uint16_t>() { return DataType::kFloat16; }  // raw half bits
+
+template <typename T>
+Tensor Tensor::copy_of(std::span<const T> values, Shape shape) {
+  return copy_bytes(dtype_of<T>(), std::move(shape), values.data(), values.size_bytes());
+}
+
+template <typename T>
+std::span<T> Tensor::span() {
+  check_type(dtype_of<T>());
+  return {static_cast<T*>(data_), static_cast<std::size_t>(element_count())};
+}
+
+template <typename T>
+std::span<const T> Tensor::span() const {
+  check_type(dtype_of<T>());
+  return {static_cast<const T*>(data_), static_cast<std::size_t>(element_count())};
+}
+
+}  // namespace ogai::ort
