@@ -22,3 +22,21 @@ function(ogai_test name)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
 endfunction()
+
+# ogai_node_test(NAME SCRIPT [ARGS ...]): a Node.js script (CommonJS, using tests/peers/peers.cjs
+# for npm peers) registered with CTest. ARGS may use generator expressions, e.g. $<TARGET_FILE:ogai>.
+function(ogai_node_test name script)
+  add_test(NAME ${name} COMMAND ${PROJECT_SOURCE_DIR}/tests/peers/run_node.sh
+           ${PROJECT_SOURCE_DIR}/${script} ${ARGN} WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS "peer"
+                       ENVIRONMENT "OGAI_SHARED_DIR=${OGAI_SHARED_DIR};OGAI_SOURCE_DIR=${PROJECT_SOURCE_DIR};OGAI_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()
+
+# ogai_python_test(NAME SCRIPT [ARGS ...]): a script run with Debian's /usr/bin/python3 (which has
+# python3-onnx and python3-numpy), registered with CTest.
+function(ogai_python_test name script)
+  add_test(NAME ${name} COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/${script} ${ARGN}
+           WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS "python"
+                       ENVIRONMENT "OGAI_SHARED_DIR=${OGAI_SHARED_DIR};OGAI_SOURCE_DIR=${PROJECT_SOURCE_DIR};OGAI_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()
