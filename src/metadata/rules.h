@@ -66,6 +66,8 @@ bool is_float_contract(const TensorContract& c);
 bool is_scalar_or_single(const TensorContract& c);  // rank 0, or rank 1 with shape [1]
 
 void check_flow(RuleContext& ctx);
+// The contract of every value the workflow defines (SSA walk without diagnostics).
+std::map<std::string, std::optional<TensorContract>> workflow_values(const Document& doc);
 void check_types(RuleContext& ctx);
 void check_io(RuleContext& ctx);
 void check_components(RuleContext& ctx);

@@ -76,4 +76,12 @@ void FlowWalker::on_emit(const Step& s, const EmitStep& e, const Frame& frame) {
 
 void check_flow(RuleContext& ctx) { FlowWalker(ctx).run(); }
 
+std::map<std::string, std::optional<TensorContract>> workflow_values(const Document& doc) {
+  if (!doc.workflow) return {};
+  Diagnostics scratch;
+  RuleContext ctx{doc, *doc.workflow, scratch, {}};
+  check_flow(ctx);
+  return ctx.flow.values;
+}
+
 }  // namespace ogai::metadata::detail

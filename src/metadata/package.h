@@ -1,0 +1,58 @@
+// Loading a package: the one entry point the rest of ogai uses to read inference_metadata.
+//
+// validate_package() runs the whole load order of digest §3.1: find the metadata file, parse it
+// strictly, run every document rule (validate.h), resolve and confine the package files
+// (package_files.h), admit the ONNX graphs (admission.h, weights never read) and derive the flat
+// decoder ABI (decoder_abi.h). It collects every problem as a Diagnostic. load_package() is the
+// same but throws when anything is wrong, so an engine never runs a package that failed a check.
+//
+// Thread safety: free functions without shared state; a Package is an immutable value.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "metadata/decoder_abi.h"
+#include "metadata/diagnostics.h"
+#include "metadata/document.h"
+#include "metadata/package_files.h"
+#include "onnx/graph_info.h"
+
+namespace ogai::metadata {
+
+struct ValidateOptions {
+  bool document_only = false;  // skip package files and graphs (documents whose artifacts are absent)
+};
+
+struct Package {
+  PackageFiles files;  // root, metadata file, component artifacts, tokenizer/template/EOS sources
+  Document document;   // the typed document: generation, speculative, package facts, workflow, ...
+  std::map<std::string, onnx::GraphInfo> graphs;  // component -> admitted graph (empty: document-only)
+  std::optional<DecoderAbi> decoder;              // the sole decoder's flat ABI, when there is one
+
+  std::optional<std::int64_t> max_sequence_length() const;  // model.max_sequence_length
+  std::optional<std::int64_t> sliding_window() const;       // model.attention.sliding_window
+};
+
+struct ValidationReport {
+  Diagnostics diagnostics;
+  std::optional<Package> package;  // set once the text parsed (even when diagnostics follow)
+  bool valid() const { return diagnostics.empty(); }
+};
+
+// Throws ogai::Error: kNotFound when no metadata file exists, kParse when its text is unreadable
+// (not UTF-8, malformed YAML/JSON, duplicate keys, over the size limits). Every other problem is
+// a diagnostic in the report.
+ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options = {});
+
+// Document-only validation of metadata text (`origin` names it; `.json` selects JSON).
+ValidationReport validate_text(std::string_view text, const std::string& origin);
+
+// validate_package(), then throws ogai::Error(kInvalidPackage) whose message lists every
+// diagnostic (`RULE path: message` lines) when the package is not valid.
+Package load_package(const std::filesystem::path& dir_or_file);
+
+}  // namespace ogai::metadata
