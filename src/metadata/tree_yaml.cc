@@ -42,7 +42,13 @@ class Handler : public YAML::EventHandler {
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
     std::shared_ptr<Node> node;
-    if (tag == "?") node = detail::resolve_plain_scalar(value);
+    if (tag == "?") {
+      try {
+        node = detail::resolve_plain_scalar(value);
+      } catch (const std::out_of_range&) {
+        builder_.fail_at(mark.line + 1, mark.column + 1, "integer " + value + " is out of range (64-bit signed)");
+      }
+    }
     else if (tag == "!" || tag == "tag:yaml.org,2002:str") node = detail::string_node(value);
     else builder_.fail_at(mark.line + 1, mark.column + 1, "unsupported YAML tag '" + tag + "'; only plain, quoted and !!str scalars are read");
     place(node, mark);
