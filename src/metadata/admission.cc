@@ -82,6 +82,15 @@ void check_invoke(Admission& a, const Step& s, const InvokeStep& inv) {
   const Component* c = find_named(a.doc.workflow->components, inv.component);
   const onnx::GraphInfo* g = a.graph(inv.component);
   if (!c || !g || c->implementation.kind != Implementation::Kind::kOnnx) return;
+  if (c->application_overridable && c->contract)
+    for (const auto* ports : {&inv.inputs, &inv.outputs})
+      for (const auto& [port, value] : *ports) {
+        bool covered = false;
+        for (const auto& [role, bound] : c->contract->bindings) covered |= bound == port;
+        if (!covered)
+          a.diags.report("R4", s.path, "overridable component '{}' is invoked with port '{}', which its contract does "
+                         "not bind (a replacement could not receive it)", inv.component, port);
+      }
   for (const auto& [port, value] : inv.inputs) {
     const onnx::ValueInfo* v = g->find_input(port);
     if (!v) {
