@@ -178,7 +178,8 @@ nlohmann::json Fields::json(std::string_view key) { return reader_.json(get(key)
 void Fields::finish() {
   if (finished_ || !map_) return;
   finished_ = true;
-  for (const auto& [key, value] : map_->entries) {
+  for (const auto& entry : map_->entries) {
+    const std::string& key = entry.first;
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     auto retired = std::find_if(retired_.begin(), retired_.end(), [&](const Retired& r) { return r.key == key; });
     if (retired != retired_.end()) {

@@ -3,7 +3,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <regex>
+#include <cctype>
+#include <stdexcept>
 
 #include "base/error.h"
 #include "metadata/tree_builder.h"
@@ -88,32 +89,62 @@ std::shared_ptr<Node> string_node(const std::string& text) {
 
 namespace {
 
+bool all_of(std::string_view s, int (*pred)(int)) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!pred(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+int is_octal(int c) { return c >= '0' && c <= '7'; }
+
+// YAML 1.2 core schema integers: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+.
 bool parse_integer(const std::string& text, std::int64_t& out) {
-  static const std::regex dec("[-+]?[0-9]+"), oct("0o[0-7]+"), hex("0x[0-9a-fA-F]+");
-  int base = std::regex_match(text, dec) ? 10 : std::regex_match(text, oct) ? 8
-           : std::regex_match(text, hex) ? 16 : 0;
-  if (base == 0) return false;
+  std::string_view t = text;
+  int base = 10;
+  if (t.starts_with("0o") && all_of(t.substr(2), is_octal)) base = 8;
+  else if (t.starts_with("0x") && all_of(t.substr(2), ::isxdigit)) base = 16;
+  else if (!all_of(t[0] == '-' || t[0] == '+' ? t.substr(1) : t, ::isdigit)) return false;
   const char* start = text.c_str() + (base == 10 ? 0 : 2);
   errno = 0;
-  char* end = nullptr;
-  long long value = std::strtoll(start, &end, base);
+  long long value = std::strtoll(start, nullptr, base);
   if (errno == ERANGE) throw std::out_of_range(text);
   out = value;
   return true;
 }
 
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, plus .inf/.nan spellings.
+bool is_decimal_float(std::string_view t) {
+  std::size_t i = t.size() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  std::size_t int_digits = 0, frac_digits = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++int_digits;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++frac_digits;
+  }
+  if (int_digits + frac_digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+    std::size_t exp_digits = 0;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == t.size();
+}
+
 bool parse_float(const std::string& text, double& out) {
-  static const std::regex num(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  static const std::regex inf(R"([-+]?\.(inf|Inf|INF))"), nan(R"(\.(nan|NaN|NAN))");
-  if (std::regex_match(text, num)) {
+  std::string_view t = text;
+  std::string_view unsigned_t = t.size() && (t[0] == '-' || t[0] == '+') ? t.substr(1) : t;
+  if (is_decimal_float(t)) {
     out = std::strtod(text.c_str(), nullptr);
     return true;
   }
-  if (std::regex_match(text, inf)) {
-    out = text[0] == '-' ? -INFINITY : INFINITY;
+  if (unsigned_t == ".inf" || unsigned_t == ".Inf" || unsigned_t == ".INF") {
+    out = t[0] == '-' ? -INFINITY : INFINITY;
     return true;
   }
-  if (std::regex_match(text, nan)) {
+  if (t == ".nan" || t == ".NaN" || t == ".NAN") {
     out = NAN;
     return true;
   }

@@ -40,6 +40,21 @@ TEST(TreeTest, ResolvesPlainScalarsWithTheCoreSchema) {
   EXPECT_EQ(root->find("b")->line, 2);
 }
 
+TEST(TreeTest, ResolvesNumberSpellings) {
+  NodePtr root = parse_yaml("a: 1e5\nb: 1.\nc: .\nd: -.5\ne: +1\nf: 0o17\ng: 1_000\nh: 1e\ni: -.inf\nj: 0x\n", "t");
+  EXPECT_EQ(root->find("a")->kind, Node::Kind::kFloat);
+  EXPECT_DOUBLE_EQ(root->find("a")->number, 1e5);
+  EXPECT_EQ(root->find("b")->kind, Node::Kind::kFloat);
+  EXPECT_EQ(root->find("c")->kind, Node::Kind::kString);
+  EXPECT_DOUBLE_EQ(root->find("d")->number, -0.5);
+  EXPECT_EQ(root->find("e")->integer, 1);
+  EXPECT_EQ(root->find("f")->integer, 15);
+  EXPECT_EQ(root->find("g")->kind, Node::Kind::kString);
+  EXPECT_EQ(root->find("h")->kind, Node::Kind::kString);
+  EXPECT_LT(root->find("i")->number, 0);
+  EXPECT_EQ(root->find("j")->kind, Node::Kind::kString);
+}
+
 TEST(TreeTest, KeepsDocumentOrderAndAliases) {
   NodePtr root = parse_yaml("z: 1\na: &x {k: [1, 2]}\nm: *x\n", "t");
   ASSERT_EQ(root->entries.size(), 3u);
