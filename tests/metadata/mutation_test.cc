@@ -373,6 +373,23 @@ TEST(MutationTest, Speculative) {
   });
 }
 
+TEST(MutationTest, LegacyModelIo) {
+  std::string legacy = "model:\n  io:\n    token_input: input_ids\n    kv_inputs: [past.0.key, past.0.value]\n"
+                       "    kv_outputs: [present.0.key]\n";
+  expect_all({{"kv lists differ", legacy, "V-ABI", "model.io.kv_outputs"},
+              {"no pipeline", "schema_version: v1\n", "V-ABI", "pipeline"},
+              {"sequence source without its port", "model:\n  io: {sequence_source: inputs_embeds, token_input: ids}\n", "V-ABI",
+               "model.io.inputs_embeds_input"}});
+}
+
+TEST(MutationTest, ServingWithoutGroups) {
+  std::string text = ex23();
+  auto at = text.find("      state_service:\n");
+  ASSERT_NE(at, std::string::npos);
+  text = text.substr(0, at) + "      state_service: {groups: {}}\n";
+  expect_all({{"no groups", text, "V-SERVE", "serving.state_service.groups"}});
+}
+
 TEST(MutationTest, SlidingWindowZero) {
   expect_all({{"sliding_window 0", "model: {attention: {type: gqa, sliding_window: 0}}\n" + ex23(), "R7", "model.attention.sliding_window"}});
 }

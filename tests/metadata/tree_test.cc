@@ -97,6 +97,11 @@ TEST(TreeTest, RefusesDeepNestingAndHugeDocuments) {
   EXPECT_NE(parse_error(std::string(200, 'a'), false, small).find("limit is 100 bytes"), std::string::npos);
 }
 
+TEST(TreeTest, DefaultSizeLimitHoldsForWholeDocuments) {
+  std::string big = "a: '" + std::string(17u << 20, 'x') + "'\n";
+  EXPECT_NE(parse_error(big).find("limit is 16777216 bytes"), std::string::npos);
+}
+
 TEST(TreeTest, RefusesAliasExpansionBombs) {
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'j'; ++c)
