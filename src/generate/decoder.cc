@@ -1,6 +1,9 @@
 #include "generate/decoder.h"
 
+#include <chrono>
+
 #include "base/error.h"
+#include "base/half.h"
 
 namespace ogai::generate {
 namespace {
@@ -37,6 +40,21 @@ void AttentionState::truncate(std::int64_t length) {
   }
 }
 
+std::span<float> StepOutput::row_logits(std::int64_t row, std::int64_t pos, std::vector<float>& scratch) {
+  const auto& shape = logits.shape();
+  const std::size_t vocab = static_cast<std::size_t>(shape[2]);
+  const std::size_t offset = static_cast<std::size_t>((row * shape[1] + pos) * shape[2]);
+  if (logits.dtype() == DataType::kFloat32) return logits.span<float>().subspan(offset, vocab);
+  scratch.resize(vocab);
+  const auto* raw = static_cast<const std::uint16_t*>(logits.raw_data()) + offset;
+  if (logits.dtype() == DataType::kFloat16) {
+    for (std::size_t i = 0; i < vocab; ++i) scratch[i] = half_to_float(raw[i]);
+  } else {
+    for (std::size_t i = 0; i < vocab; ++i) scratch[i] = bfloat16_to_float(raw[i]);
+  }
+  return scratch;
+}
+
 std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos) const {
   const auto& shape = logits.shape();
   auto all = logits.span<float>();
@@ -47,6 +65,8 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
 Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
     : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)) {
   check_against_session();
+  const auto& logits_shape = session_.find_output(spec_.logits_output)->shape;
+  if (spec_.vocab_size == 0 && !logits_shape.empty() && logits_shape.back() > 0) spec_.vocab_size = logits_shape.back();
   input_names_.push_back(spec_.token_input);
   if (!spec_.mask_input.empty()) input_names_.push_back(spec_.mask_input);
   if (!spec_.position_input.empty()) input_names_.push_back(spec_.position_input);
@@ -65,8 +85,8 @@ void Decoder::check_against_session() const {
   if (!spec_.position_input.empty())
     require_int64(require_port(session_, spec_.position_input, true, "position_ids"), origin, 2);
   const auto& logits = require_port(session_, spec_.logits_output, false, "logits");
-  if (logits.dtype != DataType::kFloat32 && logits.dtype != DataType::kFloat16)
-    fail(ErrorCode::kUnsupported, origin, "logits '{}' are {}, expected float32 or float16", logits.name,
+  if (logits.dtype != DataType::kFloat32 && logits.dtype != DataType::kFloat16 && logits.dtype != DataType::kBfloat16)
+    fail(ErrorCode::kUnsupported, origin, "logits '{}' are {}, expected float32, float16 or bfloat16", logits.name,
          dtype_name(logits.dtype));
   if (!spec_.hidden_output.empty()) require_port(session_, spec_.hidden_output, false, "hidden_states");
   for (const auto& pair : spec_.cache.pairs) {
@@ -127,9 +147,12 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     std::vector<ort::Tensor> outputs(output_names_.size());
     std::span<ort::Tensor> presents(outputs.data() + (outputs.size() - pasts.size()), pasts.size());
     cache.bind_presents(presents);
+    auto start = std::chrono::steady_clock::now();
     session_.run_into(input_names_, inputs, output_names_, outputs);
+    double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     cache.commit(presents, seq);
     StepOutput out;
+    out.run_seconds = run_seconds;
     out.logits = std::move(outputs[0]);
     if (!spec_.hidden_output.empty()) out.hidden = std::move(outputs[1]);
     return out;

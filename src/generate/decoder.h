@@ -45,8 +45,12 @@ class AttentionState {
 struct StepOutput {
   ort::Tensor logits;  // [batch, seq, vocab]
   ort::Tensor hidden;  // [batch, seq, hidden] when the spec has a hidden output, else empty
-  // Logits of position `pos` of row `row` (float32 graphs), as a view into `logits`.
+  // Logits of position `pos` of row `row` as float32: a view into `logits` for float32 graphs
+  // (the caller may overwrite it), or converted into `scratch` for float16/bfloat16 ones.
+  std::span<float> row_logits(std::int64_t row, std::int64_t pos, std::vector<float>& scratch);
+  // Read-only float32 view (float32 graphs only).
   std::span<const float> row_logits(std::int64_t row, std::int64_t pos) const;
+  double run_seconds = 0;  // time spent inside ONNX Runtime for this step
 };
 
 class Decoder {

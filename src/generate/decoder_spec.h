@@ -22,6 +22,9 @@ struct DecoderSpec {
   kv::CacheSpec cache;              // KV pairs in ABI order and their storage mode
   std::int64_t vocab_size = 0;      // logits' last dim
   std::int64_t max_length = 0;      // context limit in positions; 0 = unknown
+  // Whether rows of a batch may be left-padded (attention reads the mask per position). False for
+  // explicit-length attention (GroupQueryAttention), which treats the mask as a length.
+  bool left_padding = true;
 };
 
 }  // namespace ogai::generate
