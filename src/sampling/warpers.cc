@@ -1,0 +1,119 @@
+#include "sampling/warpers.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ogai::sampling {
+namespace {
+
+// First prefix length tried by the rank-prefix searches; doubled until the answer is inside.
+constexpr size_t kFirstPrefix = 64;
+
+size_t next_prefix(size_t sorted, size_t n) {
+  return std::min(n, std::max(kFirstPrefix, 2 * sorted));
+}
+
+// Typical-p order: lower key (distance of the surprisal from the entropy) first, then lower id.
+bool typical_before(const Candidate& a, const Candidate& b) {
+  return a.key < b.key || (a.key == b.key && a.id < b.id);
+}
+
+// Sorts [from, to) of `items` by typical_before, given [0, from) is the sorted best prefix.
+void extend_typical_prefix(std::span<Candidate> items, size_t from, size_t to) {
+  Candidate* base = items.data();
+  if (to < items.size()) std::nth_element(base + from, base + to, base + items.size(), typical_before);
+  std::sort(base + from, base + to, typical_before);
+}
+
+// Stores |-log p - H| in key for every candidate; p must be normalized.
+void typical_keys(Candidates& candidates) {
+  float max = -INFINITY;
+  for (const Candidate& c : candidates.items()) max = std::max(max, c.logit);
+  double sum = 0.0;
+  for (const Candidate& c : candidates.items()) sum += std::exp(static_cast<double>(c.logit - max));
+  const double log_sum = std::log(sum);
+  double entropy = 0.0;
+  for (Candidate& c : candidates.items()) {
+    c.key = static_cast<float>(static_cast<double>(c.logit - max) - log_sum);  // log p
+    if (c.p > 0.0f) entropy -= static_cast<double>(c.p) * c.key;  // HF's nansum skips 0 * -inf
+  }
+  for (Candidate& c : candidates.items()) c.key = std::fabs(-c.key - static_cast<float>(entropy));
+}
+
+}  // namespace
+
+void apply_temperature(std::span<float> logits, float temperature) {
+  float* x = logits.data();
+  const size_t n = logits.size();
+  for (size_t i = 0; i < n; ++i) x[i] /= temperature;
+}
+
+void filter_top_p(Candidates& candidates, double top_p, size_t min_keep) {
+  candidates.normalize();
+  std::span<Candidate> items = candidates.items();
+  const size_t n = items.size();
+  size_t sorted = 0, keep = 0;
+  double mass_above = 0.0;
+  for (; keep < n; ++keep) {
+    if (keep == sorted) {
+      size_t grown = next_prefix(sorted, n);
+      candidates.extend_rank_prefix(sorted, grown);
+      sorted = grown;
+    }
+    if (keep >= min_keep && mass_above >= top_p) break;
+    mass_above += items[keep].p;
+  }
+  candidates.truncate(keep);
+  candidates.set_order(CandidateOrder::kByRank);
+}
+
+void filter_min_p(Candidates& candidates, double min_p, size_t min_keep) {
+  candidates.normalize();
+  if (min_keep > 1 && candidates.order() != CandidateOrder::kByRank) {
+    candidates.extend_rank_prefix(0, min_keep);  // the min_keep best lead the list
+    candidates.set_order(CandidateOrder::kUnspecified);
+  }
+  std::span<Candidate> items = candidates.items();
+  float p_max = 0.0f;
+  for (const Candidate& c : items) p_max = std::max(p_max, c.p);
+  const float threshold = static_cast<float>(min_p) * p_max;
+  size_t out = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    bool protected_best = min_keep > 1 && i < min_keep;
+    if (protected_best || !(items[i].p < threshold)) items[out++] = items[i];
+  }
+  candidates.truncate(out);
+}
+
+void filter_typical_p(Candidates& candidates, double mass, size_t min_keep) {
+  candidates.normalize();
+  typical_keys(candidates);
+  std::span<Candidate> items = candidates.items();
+  const size_t n = items.size();
+  // Find the first position (in typical order) where the cumulative probability reaches mass.
+  size_t sorted = 0, last = n;
+  double cumulative = 0.0;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == sorted) {
+      size_t grown = next_prefix(sorted, n);
+      extend_typical_prefix(items, sorted, grown);
+      sorted = grown;
+    }
+    cumulative += items[j].p;
+    if (cumulative >= mass) {
+      last = j;
+      break;
+    }
+  }
+  if (last == n) return;  // the mass is never reached within rounding: HF keeps every token
+  if (min_keep > sorted) extend_typical_prefix(items, sorted, std::min(min_keep, n));
+  const float threshold = items[last].key;
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i < min_keep || !(items[i].key > threshold)) items[out++] = items[i];
+  }
+  candidates.truncate(out);
+  candidates.set_order(CandidateOrder::kUnspecified);
+}
+
+}  // namespace ogai::sampling
