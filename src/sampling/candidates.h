@@ -38,6 +38,7 @@ inline bool ranks_before(const Candidate& a, const Candidate& b) {
 class Candidates {
  public:
   void reserve(size_t vocab_size);
+  size_t capacity() const { return items_.size(); }
 
   // Every token with a finite logit, in id order. Throws ogai::Error on NaN or +inf.
   void gather_all(std::span<const float> logits);
@@ -45,8 +46,22 @@ class Candidates {
   // O(V log k) without sorting. Throws ogai::Error on NaN or +inf.
   void gather_top_k(std::span<const float> logits, size_t k);
 
-  // Softmax of the logits into p (max-subtracted, float exp, double sum).
+  // Every token with logit >= threshold, in id order, with p = weights[id] (weights from
+  // DenseWeights, so p is valid). Logits are assumed already checked (no NaN/+inf).
+  void gather_at_least(std::span<const float> logits, std::span<const float> weights,
+                       float threshold);
+
+  // Softmax of the logits into p (max-subtracted exp_nonpositive, double sum).
   void normalize();
+  // Ensures p holds weights proportional to the softmax of the current list (normalized or
+  // not): after normalize(), removing entries keeps them valid, so a draw needs no second pass.
+  void ensure_weights();
+  bool weights_valid() const { return weights_valid_; }
+  // Sum of p over the live items, block by block (8 items, pairwise inside) in list order.
+  double total_weight() const;
+  // The first index whose cumulative p (summed as total_weight() does) exceeds target; when
+  // rounding leaves target at the very top, the last item with p > 0; size() when all p are 0.
+  size_t find_cumulative(double target) const;
   // Sorts items [from, to) into rank order, given that [0, from) already holds the `from`
   // best-ranked items in order. O(n) selection plus O((to - from) log(to - from)).
   void extend_rank_prefix(size_t from, size_t to);
@@ -65,9 +80,12 @@ class Candidates {
  private:
   void push(float logit, int32_t id) { items_[size_++] = Candidate{logit, 0.0f, 0.0f, id}; }
 
+  double exp_weights();  // p = exp(logit - max) for every live item; returns their sum
+
   std::vector<Candidate> items_;  // [V] capacity; the first size_ are live
   std::vector<float> heap_;       // [k] scratch min-heap of gather_top_k
   size_t size_ = 0;
+  bool weights_valid_ = false;  // p proportional to exp(logit - max) over the live items
   CandidateOrder order_ = CandidateOrder::kById;
 };
 

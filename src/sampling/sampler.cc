@@ -43,7 +43,20 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
     }
     bias_.emplace_back(static_cast<int32_t>(id), static_cast<float>(value));
   }
-  candidates_.reserve(static_cast<size_t>(vocab_size));
+  plan_chain();
+}
+
+void Sampler::plan_chain() {
+  // HF clamps top_k to [min_tokens_to_keep, V]; at V it keeps everything.
+  top_k_active_ = params_.top_k > 0 &&
+                  std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
+  const bool rank_filters = top_k_active_ || params_.top_p < 1.0 || params_.typical_p < 1.0 ||
+                            (params_.min_p > 0.0 && params_.min_tokens_to_keep > 1);
+  dense_path_ = !rank_filters;
+  if (params_.greedy()) return;  // argmax needs no scratch (distribution() reserves its own)
+  const auto vocab = static_cast<size_t>(vocab_size_);
+  if (dense_path_ || (!top_k_active_ && params_.top_p < 1.0)) dense_.reserve(vocab);
+  if (!dense_path_) candidates_.reserve(vocab);
 }
 
 void Sampler::reset(std::span<const int64_t> prompt_ids) {
@@ -72,33 +85,29 @@ void Sampler::apply_processors(std::span<float> logits) {
 void Sampler::apply_warpers(std::span<float> logits) {
   const auto min_keep = static_cast<size_t>(params_.min_tokens_to_keep);
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
-  if (params_.top_k > 0) {
+  if (top_k_active_) {
     candidates_.gather_top_k(logits, std::max(static_cast<size_t>(params_.top_k), min_keep));
+  } else if (params_.top_p < 1.0) {
+    if (dense_.capacity() < logits.size()) dense_.reserve(logits.size());  // distribution() only
+    dense_.compute(logits);
+    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);  // includes the cut
   } else {
     candidates_.gather_all(logits);
   }
   if (candidates_.empty()) fail_nothing_left();
-  if (params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
+  if (top_k_active_ && params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
   if (params_.min_p > 0.0) filter_min_p(candidates_, params_.min_p, min_keep);
   if (params_.typical_p < 1.0) filter_typical_p(candidates_, params_.typical_p, min_keep);
 }
 
 int64_t Sampler::draw() {
   if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();
-  candidates_.normalize();
+  candidates_.ensure_weights();
+  const double target = rng_.uniform() * candidates_.total_weight();
+  const size_t at = candidates_.find_cumulative(target);
   std::span<const Candidate> items = candidates_.items();
-  double total = 0.0;
-  for (const Candidate& c : items) total += c.p;
-  const double target = rng_.uniform() * total;
-  double cumulative = 0.0;
-  for (const Candidate& c : items) {
-    cumulative += c.p;
-    if (cumulative > target) return c.id;
-  }
-  // Rounding left target at the very top: the last token with a nonzero probability.
-  for (size_t i = items.size(); i-- > 0;) {
-    if (items[i].p > 0.0f) return items[i].id;
-  }
+  if (at < items.size()) return items[at].id;
+  // Unreachable while target < total; kept for a total of 0 (all weights underflowed).
   fail_nothing_left();
 }
 
@@ -106,8 +115,16 @@ int64_t Sampler::sample(std::span<float> logits) {
   check_size(logits);
   apply_processors(logits);
   if (params_.greedy()) return argmax(logits);
+  if (dense_path_) return sample_dense(logits);
   apply_warpers(logits);
   return draw();
+}
+
+int64_t Sampler::sample_dense(std::span<float> logits) {
+  if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
+  dense_.compute(logits);
+  if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
+  return dense_.draw(rng_.uniform());
 }
 
 int64_t Sampler::next(std::span<float> logits) {
@@ -118,6 +135,7 @@ int64_t Sampler::next(std::span<float> logits) {
 
 std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
+  if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
   apply_processors(logits);
   if (params_.greedy()) {
     candidates_.gather_all(logits);

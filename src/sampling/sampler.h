@@ -12,6 +12,10 @@
 //
 // Cost per token: O(distinct history ids) for the processors; O(V) for argmax and for the
 // temperature/gather pass (O(V log k) with top-k); the later filters only see the survivors.
+// Chains with no rank-based filter (no top-k/top-p/typical-p; min-p with min_tokens_to_keep 1)
+// draw straight from dense weights (dense_weights.h) without a candidate list; top-p without
+// top-k gathers only a superset of the nucleus from them. Typical-p without top-k must rank the
+// whole vocabulary (O(V log V) worst case).
 // Scratch buffers are allocated in the constructor (and by TokenHistory as ids are first seen);
 // sample() allocates nothing.
 //
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "sampling/candidates.h"
+#include "sampling/dense_weights.h"
 #include "sampling/rng.h"
 #include "sampling/sampling_params.h"
 #include "sampling/token_history.h"
@@ -52,7 +57,8 @@ class Sampler {
 
   // The distribution sample() would draw from (in greedy mode: the softmax of the processed
   // logits, whose argmax greedy picks), with normalized p, in rank or id order. Overwrites
-  // `logits` like sample(); the span is valid until the next call. For tests and logprobs.
+  // `logits` like sample(); the span is valid until the next call. For tests and logprobs; it
+  // always builds the candidate list (allocating it on first use on the dense path).
   std::span<const Candidate> distribution(std::span<float> logits);
 
   const SamplingParams& params() const { return params_; }
@@ -60,16 +66,21 @@ class Sampler {
   int64_t vocab_size() const { return vocab_size_; }
 
  private:
+  void plan_chain();
   void check_size(std::span<const float> logits) const;
   void apply_processors(std::span<float> logits);
   void apply_warpers(std::span<float> logits);
   int64_t draw();
+  int64_t sample_dense(std::span<float> logits);
 
   SamplingParams params_;
   int64_t vocab_size_;
   std::vector<std::pair<int32_t, float>> bias_;  // logit_bias in id order, float32
   TokenHistory history_;
-  Candidates candidates_;
+  bool top_k_active_ = false;  // top_k clamped by HF's rule is below V
+  bool dense_path_ = false;    // no rank-based filter: draw from dense_, skip candidates_
+  Candidates candidates_;      // reserved when ranks are needed (or by distribution())
+  DenseWeights dense_;         // reserved for dense_path_ and for top-p without top-k
   Rng rng_;
 };
 

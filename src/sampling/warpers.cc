@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace ogai::sampling {
 namespace {
@@ -48,10 +50,14 @@ void apply_temperature(std::span<float> logits, float temperature) {
   for (size_t i = 0; i < n; ++i) x[i] /= temperature;
 }
 
-void filter_top_p(Candidates& candidates, double top_p, size_t min_keep) {
-  candidates.normalize();
+namespace {
+
+// Keeps, in rank order, the items whose higher-ranked weight is below top_p * total, and the
+// min_keep best. p holds weights (normalized or not); total is their normalizer.
+void cut_top_p(Candidates& candidates, double top_p, size_t min_keep, double total) {
   std::span<Candidate> items = candidates.items();
   const size_t n = items.size();
+  const double need = top_p * total;
   size_t sorted = 0, keep = 0;
   double mass_above = 0.0;
   for (; keep < n; ++keep) {
@@ -60,11 +66,59 @@ void filter_top_p(Candidates& candidates, double top_p, size_t min_keep) {
       candidates.extend_rank_prefix(sorted, grown);
       sorted = grown;
     }
-    if (keep >= min_keep && mass_above >= top_p) break;
+    if (keep >= min_keep && mass_above >= need) break;
     mass_above += items[keep].p;
   }
   candidates.truncate(keep);
   candidates.set_order(CandidateOrder::kByRank);
+}
+
+// Weight held by, and number of, the tokens with logit >= threshold.
+std::pair<double, size_t> mass_at_least(std::span<const float> logits,
+                                        std::span<const float> weights, float threshold) {
+  double mass[8] = {};
+  size_t count = 0, i = 0;
+  for (; i + 8 <= logits.size(); i += 8) {
+    for (size_t l = 0; l < 8; ++l) {
+      const bool in = logits[i + l] >= threshold;
+      mass[l] += in ? weights[i + l] : 0.0f;
+      count += in;
+    }
+  }
+  for (; i < logits.size(); ++i) {
+    const bool in = logits[i] >= threshold;
+    mass[0] += in ? weights[i] : 0.0f;
+    count += in;
+  }
+  return {((mass[0] + mass[1]) + (mass[2] + mass[3])) + ((mass[4] + mass[5]) + (mass[6] + mass[7])),
+          count};
+}
+
+}  // namespace
+
+void filter_top_p(Candidates& candidates, double top_p, size_t min_keep) {
+  candidates.ensure_weights();
+  cut_top_p(candidates, top_p, min_keep, candidates.total_weight());
+}
+
+void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p,
+                  size_t min_keep, Candidates& out) {
+  const double total = dense.total();
+  // A little above top_p * total, so that rounding in the sorted cut cannot need a token
+  // outside the gathered set.
+  const double need = top_p * total * (1.0 + 1e-6);
+  const float max = dense.max_logit();
+  bool gathered = false;
+  for (float below = 2.0f; below <= 64.0f && !gathered; below *= 2.0f) {
+    const float threshold = max - below;
+    auto [mass, count] = mass_at_least(logits, dense.weights(), threshold);
+    if (mass >= need && count >= min_keep) {
+      out.gather_at_least(logits, dense.weights(), threshold);
+      gathered = true;
+    }
+  }
+  if (!gathered) out.gather_at_least(logits, dense.weights(), std::numeric_limits<float>::lowest());
+  cut_top_p(out, top_p, min_keep, total);
 }
 
 void filter_min_p(Candidates& candidates, double min_p, size_t min_keep) {

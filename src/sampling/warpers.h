@@ -12,6 +12,7 @@
 #include <span>
 
 #include "sampling/candidates.h"
+#include "sampling/dense_weights.h"
 
 namespace ogai::sampling {
 
@@ -22,6 +23,14 @@ void apply_temperature(std::span<float> logits, float temperature);
 // (equivalently HF removes tokens whose ascending cumulative probability is <= 1 - top_p), and
 // always the min_keep best. Leaves the list in rank order.
 void filter_top_p(Candidates& candidates, double top_p, size_t min_keep);
+
+// filter_top_p over the whole vocabulary without a candidate per token: finds a logit threshold
+// below the max (max - 2, - 4, - 8, ...) above which the weights already hold the top_p mass and
+// min_keep tokens, gathers only those into `out` (a superset of the nucleus, since the nucleus is
+// the best-ranked tokens) and cuts them with the whole vocabulary's mass as normalizer. Same result
+// as gather_all + filter_top_p; `dense` must hold the weights of `logits`.
+void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p,
+                  size_t min_keep, Candidates& out);
 
 // HF MinPLogitsWarper: removes tokens with p < min_p * p_max, keeping the min_keep best.
 // Preserves the list's order unless min_keep > 1 needs a rank sort.

@@ -116,6 +116,24 @@ TEST(WarpersTest, TopPOfOneKeepsEverythingAndTinyTopPKeepsMinKeep) {
   expect_same_distribution(ours(p, logits), reference_probs(x));
 }
 
+// Without top-k, top-p gathers a superset of the nucleus from dense weights at thresholds
+// max - 2, - 4, ..., - 64, or everything. The flat case exits at max - 2, the ramp and the wide
+// case at lower thresholds, and top_p 0.9999999 asks for more than the total mass after the
+// rounding margin (1 + 1e-6), so it takes the gather-everything exit.
+TEST(WarpersTest, TopPWithoutTopKMatchesTheReferenceAtEveryThreshold) {
+  std::vector<float> ramp(3000);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = -0.04f * static_cast<float>((i * 7) % 3000);
+  for (const auto& logits : {ramp, random_logits(3000, 8, 20.0), random_logits(3000, 9, 0.2)}) {
+    for (double top_p : {0.05, 0.5, 0.9, 0.999, 0.9999999}) {
+      SamplingParams p;
+      p.top_p = top_p;
+      std::vector<float> x = logits;
+      reference::top_p(x, top_p, 1);
+      expect_same_distribution(ours(p, logits), reference_probs(x));
+    }
+  }
+}
+
 TEST(WarpersTest, TopPBoundaryIsInclusiveLikeHf) {
   // probs 0.5, 0.25, 0.25 (logits log 2, 0, 0). top_p 0.5: HF removes ascending cumulative <= 0.5,
   // i.e. both 0.25s, keeping only the 0.5. top_p 0.75 keeps 0.5 and one 0.25 (the lower id).
