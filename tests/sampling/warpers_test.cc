@@ -114,6 +114,14 @@ TEST(WarpersTest, TopPOfOneKeepsEverythingAndTinyTopPKeepsMinKeep) {
   std::vector<float> x = logits;
   reference::top_p(x, 1e-9, 3);
   expect_same_distribution(ours(p, logits), reference_probs(x));
+  // One dominant token: its mass alone reaches top_p, but min_keep still needs two more.
+  std::vector<float> peaked(50, 0.0f);
+  peaked[7] = 12.0f;
+  peaked[9] = 0.5f;
+  x = peaked;
+  reference::top_p(x, 1e-9, 3);
+  expect_same_distribution(ours(p, peaked), reference_probs(x));
+  EXPECT_EQ(kept(ours(p, peaked)), 3u);
 }
 
 // Without top-k, top-p gathers a superset of the nucleus from dense weights at thresholds
@@ -159,6 +167,21 @@ TEST(WarpersTest, MinPKeepsTheTopAndItsTiesAtOne) {
   reference::min_p(x, 0.5, 3);
   expect_same_distribution(ours(p, logits), reference_probs(x));
   EXPECT_EQ(kept(ours(p, logits)), 3u);
+}
+
+TEST(WarpersTest, MinPOnTheDenseDrawPathKeepsTiesAtTheTop) {
+  SamplingParams p;
+  p.min_p = 1.0;  // no rank filter: sample() draws from dense weights
+  p.seed = 4;
+  Sampler sampler(p, 4);
+  std::vector<int> counts(4, 0);
+  for (int i = 0; i < 400; ++i) {
+    std::vector<float> row = {1.0f, 5.0f, 5.0f, 4.9f};
+    ++counts[sampler.sample(row)];
+  }
+  EXPECT_EQ(counts[0] + counts[3], 0);
+  EXPECT_GT(counts[1], 150);
+  EXPECT_GT(counts[2], 150);
 }
 
 TEST(WarpersTest, TypicalPWithTinyMassKeepsTheMostTypicalToken) {
