@@ -10,8 +10,8 @@
 // standard library, which keeps seeded draws identical across platforms. kUnspecified lists are
 // put in id order before a draw.
 //
-// Memory: reserve(V) allocates once; gathers and filters never allocate after that.
-// Not thread-safe.
+// Memory: reserve(V) allocates the list once and gather_top_k sizes its heap on first use;
+// nothing allocates after that. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,8 @@ namespace ogai::sampling {
 
 struct Candidate {
   float logit;  // processed score
-  float p;      // probability, valid after normalize()
+  float p;      // probability after normalize(); a weight proportional to it after
+                // ensure_weights() (see weights_valid())
   float key;    // scratch sort key (typical-p)
   int32_t id;   // token id
 };
