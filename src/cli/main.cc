@@ -18,6 +18,7 @@ void print_version() {
 
 int main(int argc, char** argv) {
   using namespace ogai;
+  log_level();  // reads OGAI_LOG now, so a bad value is reported once, up front
   CLI::App app{"ogai: run ONNX generative-AI packages described by inference_metadata.yaml", "ogai"};
   app.require_subcommand(0, 1);
   bool version = false, verbose = false, quiet = false;
@@ -42,10 +43,7 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai: error: %s\n", e.what());
-    return e.code() == ErrorCode::kInvalidArgument || e.code() == ErrorCode::kNotFound ||
-                   e.code() == ErrorCode::kParse
-               ? cli::kExitUsage
-               : cli::kExitFailure;
+    return cli::kExitFailure;  // commands that distinguish unreadable input (exit 2) do it themselves
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ogai: internal error: %s\n", e.what());
     return cli::kExitFailure;

@@ -1,0 +1,33 @@
+// Small helpers shared by the benchmarks: wall-clock timing and peak RSS.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+namespace ogai::bench {
+
+// Seconds taken by one call of `body`.
+inline double time_once(const std::function<void()>& body) {
+  auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The fastest of `runs` calls, in seconds.
+inline double time_best(int runs, const std::function<void()>& body) {
+  double best = 1e300;
+  for (int i = 0; i < runs; ++i) best = std::min(best, time_once(body));
+  return best;
+}
+
+// Peak resident set size of this process so far, in MiB.
+inline double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+}  // namespace ogai::bench
