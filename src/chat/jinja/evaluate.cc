@@ -130,7 +130,7 @@ Value Renderer::member(const Value& object, const Value& property) {
   Value v = Value::undefined();
   bool bad_key = false;
   if (object.is_object()) {
-    if (!property.is_string()) template_fail("cannot read a {} key of a {}: keys are strings", kind_name(property), kind_name(object));
+    if (!property.is_string()) template_fail("cannot read {} key of {}: keys are strings", a_kind(property), a_kind(object));
     if (const Value* found = object.object().find(property.as_string())) v = *found;
     else if (object.object().type != ObjectType::kNamespace && has_method(object, property.as_string()))
       v = Value::function(heap_.make<Callable>(Callable::bound_method(object, property.as_string())));
@@ -155,7 +155,7 @@ Value Renderer::member(const Value& object, const Value& property) {
   } else {
     bad_key = !property.is_string();
   }
-  if (bad_key) template_fail("cannot index a {} with a {}", kind_name(object), kind_name(property));
+  if (bad_key) template_fail("cannot index {} with {}", a_kind(object), a_kind(property));
   if (v.is_undefined()) {
     if (property.is_string()) return Value::undefined(property.as_string());
     return Value::undefined(heap_.copy(describe_property(property)), true);
@@ -169,7 +169,7 @@ Value Renderer::eval_slice(const Slice& s, Scope* scope) {
   const ExprPtr* exprs[3] = {&s.start, &s.stop, &s.step};
   for (int i = 0; i < 3; ++i) {
     if (*exprs[i]) parts[i] = eval(**exprs[i], scope);
-    if (!parts[i].is_undefined() && !parts[i].is(Kind::kInt)) template_fail("slice bounds must be integers, got a {}", kind_name(parts[i]));
+    if (!parts[i].is_undefined() && !parts[i].is(Kind::kInt)) template_fail("slice bounds must be integers, got {}", a_kind(parts[i]));
   }
   pos_ = s.pos;
   if (object.is_undefined()) template_fail("{} is undefined (slicing it)", describe_undefined(object));
@@ -180,7 +180,7 @@ Value Renderer::eval_slice(const Slice& s, Scope* scope) {
       out->items.push_back(items[i]);
     return Value::array(out);
   }
-  if (!object.is_string()) template_fail("cannot slice a {}", kind_name(object));
+  if (!object.is_string()) template_fail("cannot slice {}", a_kind(object));
   std::string_view s8 = object.as_string();
   std::vector<std::string_view> chars;
   for (std::size_t i = 0, start = 0; i < s8.size(); start = i) decode_utf8(s8, i), chars.push_back(s8.substr(start, i - start));
@@ -196,12 +196,12 @@ Args Renderer::eval_args(const std::vector<Arg>& args, Scope* scope) {
     switch (a.kind) {
       case ArgKind::kPositional: out.positional.push_back(v); break;
       case ArgKind::kSpread:
-        if (!v.is_array()) template_fail("cannot unpack a {} with '*': it is not a list", kind_name(v));
+        if (!v.is_array()) template_fail("cannot unpack {} with '*': it is not a list", a_kind(v));
         out.positional.insert(out.positional.end(), v.array().items.begin(), v.array().items.end());
         break;
       case ArgKind::kKeyword:
       case ArgKind::kKeywordSpread: {
-        if (a.kind == ArgKind::kKeywordSpread && !v.is_object()) template_fail("the argument after '**' must be a dict, not a {}", kind_name(v));
+        if (a.kind == ArgKind::kKeywordSpread && !v.is_object()) template_fail("the argument after '**' must be a dict, not {}", a_kind(v));
         auto add = [&](std::string_view key, const Value& value) {
           if (out.keyword_arg(key)) template_fail("got multiple values for keyword argument '{}'", key);
           out.keyword.push_back({key, value});
@@ -237,7 +237,7 @@ Value Renderer::eval_call(const Call& c, Scope* scope) {
 Value Renderer::call(const Value& fn, const Args& args, Scope* scope) {
   if (!fn.is(Kind::kFunction)) {
     if (fn.is_undefined()) template_fail("{} is undefined and cannot be called", describe_undefined(fn));
-    template_fail("a {} is not callable", kind_name(fn));
+    template_fail("{} is not callable", a_kind(fn));
   }
   const Callable& c = fn.function();
   switch (c.type) {
@@ -258,7 +258,7 @@ Value Renderer::eval_unary(const Unary& u, Scope* scope) {
     case Kind::kInt: return Value::integer(static_cast<std::int64_t>(sign) * v.as_int());
     case Kind::kBool: return Value::integer(static_cast<std::int64_t>(sign) * (v.as_bool() ? 1 : 0));
     case Kind::kFloat: return Value::floating(sign * v.as_float());
-    default: template_fail("unary '{}' needs a number, got a {}", u.op == UnaryOp::kNeg ? '-' : '+', kind_name(v));
+    default: template_fail("unary '{}' needs a number, got {}", u.op == UnaryOp::kNeg ? '-' : '+', a_kind(v));
   }
 }
 
@@ -283,7 +283,7 @@ Value Renderer::eval_dict(const DictExpr& d, Scope* scope) {
   ObjectData* o = new_object();
   for (const auto& [k, v] : d.items) {
     Value key = eval(*k, scope);
-    if (!key.is_string()) template_fail("dict keys must be strings, got a {}", kind_name(key));
+    if (!key.is_string()) template_fail("dict keys must be strings, got {}", a_kind(key));
     o->set(key.as_string(), eval(*v, scope));
   }
   return Value::object(o);

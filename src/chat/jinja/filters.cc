@@ -235,7 +235,7 @@ Value object_filter(const FilterCall& c) {
 }  // namespace
 
 void FilterCall::unsupported() const {
-  template_fail("filter '{}'{} cannot be applied to a {}", name, args ? "(...)" : "", kind_name(operand));
+  template_fail("filter '{}'{} cannot be applied to {}", name, args ? "(...)" : "", a_kind(operand));
 }
 
 Value Renderer::filter(std::string_view name, const Value& operand, const Args* args, Scope* scope) {

@@ -76,7 +76,7 @@ Value map(const FilterCall& c, const Items& items) {
     if (!attr->is_string()) template_fail("map() attribute must be a string");
     const Value* fallback = c.args->keyword_arg("default");
     for (const Value& item : items) {
-      if (!is_container(item)) template_fail("map(attribute=...) needs a list of objects, got a {} item", kind_name(item));
+      if (!is_container(item)) template_fail("map(attribute=...) needs a list of objects, got {} item", a_kind(item));
       Value v = attribute_path(item, attr->as_string());
       out.push_back(v.is_undefined() && fallback ? *fallback : v);
     }
@@ -126,7 +126,7 @@ Value sum(const FilterCall& c, const Items& items) {
   Value total = start ? *start : Value::integer(0);
   for (const Value& item : items) {
     Value v = attribute && attribute->is_string() ? attribute_path(item, attribute->as_string()) : item;
-    if (!v.is_numeric() || !total.is_numeric()) template_fail("sum() needs numbers, got a {}", kind_name(v));
+    if (!v.is_numeric() || !total.is_numeric()) template_fail("sum() needs numbers, got {}", a_kind(v));
     total = binary_operation(c.r, BinaryOp::kAdd, total, v);
   }
   return total;

@@ -21,7 +21,7 @@ const Callable kBuiltins[] = {
 Value range(Renderer& r, const Args& args) {
   if (args.positional.empty() || args.positional.size() > 3) template_fail("range() takes 1 to 3 arguments");
   for (const Value& v : args.positional)
-    if (!v.is_numeric()) template_fail("range() arguments must be numbers, got a {}", kind_name(v));
+    if (!v.is_numeric()) template_fail("range() arguments must be numbers, got {}", a_kind(v));
   double start = 0, stop = args.positional[0].as_number(), step = 1;
   if (args.positional.size() >= 2) start = stop, stop = args.positional[1].as_number();
   if (args.positional.size() == 3) step = args.positional[2].as_number();
@@ -50,7 +50,7 @@ Value mapping(Renderer& r, const Args& args, ObjectType type, const char* who) {
     } else if (source.is_array()) {
       for (const Value& pair : source.array().items) add_pair(o, pair, who);
     } else {
-      template_fail("{} cannot build a mapping from a {}", who, kind_name(source));
+      template_fail("{} cannot build a mapping from {}", who, a_kind(source));
     }
   }
   for (const Entry& e : args.keyword) o->set(e.key, e.value);

@@ -132,7 +132,7 @@ Value Renderer::capture(const Body& body, Scope* scope) {
 void Renderer::bind(const Target& t, const Value& v, Scope* scope, const char* what) {
   if (!t.invalid.empty()) template_fail("{}", t.invalid);
   if (!t.unpack) return scope->set(t.names[0], v);
-  if (!v.is_array()) template_fail("cannot unpack a {} into {} names in {}", kind_name(v), t.names.size(), what);
+  if (!v.is_array()) template_fail("cannot unpack {} into {} names in {}", a_kind(v), t.names.size(), what);
   const auto& items = v.array().items;
   if (items.size() != t.names.size())
     template_fail("too {} values to unpack in {}: expected {}, got {}", items.size() < t.names.size() ? "few" : "many",
@@ -157,7 +157,7 @@ std::pmr::vector<Value> loop_items(Renderer& r, const Value& it) {
       }
       break;
     case Kind::kUndefined: break;  // Jinja: an undefined iterable is empty
-    default: template_fail("cannot loop over a {}", kind_name(it));
+    default: template_fail("cannot loop over {}", a_kind(it));
   }
   return items;
 }
@@ -212,7 +212,7 @@ void Renderer::exec_set(const SetStmt& s, Scope* scope) {
     Value target = eval(*s.object, scope);
     pos_ = s.pos;
     if (!target.is_object() || target.object().type != ObjectType::kNamespace)
-      template_fail("cannot set attribute '{}' on a {}: only namespace() objects can be assigned to", s.attr, kind_name(target));
+      template_fail("cannot set attribute '{}' on {}: only namespace() objects can be assigned to", s.attr, a_kind(target));
     target.object().set(heap_.copy(s.attr), v);
     return;
   }

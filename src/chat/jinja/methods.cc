@@ -27,7 +27,7 @@ bool affix_match(const Value& self, const Args& args, bool prefix) {
     return prefix ? s.starts_with(p) : s.ends_with(p);
   };
   if (pattern->is_string()) return one(pattern->as_string());
-  if (!pattern->is_array()) template_fail("{}() needs a string or a tuple of strings, got a {}", name, kind_name(*pattern));
+  if (!pattern->is_array()) template_fail("{}() needs a string or a tuple of strings, got {}", name, a_kind(*pattern));
   for (const Value& item : pattern->array().items) {
     if (!item.is_string()) template_fail("{}() tuple items must be strings", name);
     if (one(item.as_string())) return true;
@@ -123,7 +123,7 @@ Value join(Renderer& r, std::string_view sep, const Args& args) {
   std::string out;
   bool first = true;
   for (const Value& item : items->array().items) {
-    if (!item.is_string()) template_fail("join() items must be strings, got a {}", kind_name(item));
+    if (!item.is_string()) template_fail("join() items must be strings, got {}", a_kind(item));
     if (!first) out += sep;
     first = false;
     out += item.as_string();

@@ -159,12 +159,12 @@ bool loose_equal(const Value& a, const Value& b) {
 int compare_values(const Value& a, const Value& b, bool case_sensitive) {
   if ((a.is_none() && b.is_none()) || (a.is_undefined() && b.is_undefined())) return 0;
   if (a.is_none() || b.is_none() || a.is_undefined() || b.is_undefined())
-    template_fail("cannot compare a {} with a {}", kind_name(a), kind_name(b));
+    template_fail("cannot compare {} with {}", a_kind(a), a_kind(b));
   if (numeric_like(a) && numeric_like(b)) {
     double x = js_number(a), y = js_number(b);
     return x < y ? -1 : x > y ? 1 : 0;
   }
-  if (a.kind() != b.kind()) template_fail("cannot compare a {} with a {}", kind_name(a), kind_name(b));
+  if (a.kind() != b.kind()) template_fail("cannot compare {} with {}", a_kind(a), a_kind(b));
   if (!a.is_string()) template_fail("cannot order values of type {}", kind_name(a));
   if (case_sensitive) return a.as_string().compare(b.as_string()) < 0 ? -1 : a.as_string() == b.as_string() ? 0 : 1;
   std::string x = to_lower(a.as_string()), y = to_lower(b.as_string());
@@ -210,7 +210,7 @@ Value binary_operation(Renderer& r, BinaryOp op, const Value& left, const Value&
   }
   if (left.is_string() && right.is_object() && right.object().type != ObjectType::kNamespace && is_in)
     return Value::boolean((right.object().find(left.as_string()) != nullptr) == (op == BinaryOp::kIn));
-  template_fail("cannot apply '{}' to a {} and a {}", op_text(op), kind_name(left), kind_name(right));
+  template_fail("cannot apply '{}' to {} and {}", op_text(op), a_kind(left), a_kind(right));
 }
 
 }  // namespace ogai::chat::jinja

@@ -124,8 +124,11 @@ Body Parser::body_until(std::initializer_list<std::string_view> enders, const To
     if (is(Tok::kEnd)) {
       const Token& keyword = tokens_[static_cast<std::size_t>(&opener - tokens_.data()) + 1];
       auto [line, column] = line_column(program_.source, opener.pos);
+      std::string_view closer = *enders.begin();
+      for (std::string_view e : enders)
+        if (e.starts_with("end")) closer = e;
       fail(tok(), fmt::format("unexpected end of template: '{{% {} %}}' at line {}:{} is not closed with '{{% {} %}}'",
-                              keyword.text, line, column, *enders.begin()));
+                              keyword.text, line, column, closer));
     }
     if (auto s = any()) body.push_back(std::move(s));
   }

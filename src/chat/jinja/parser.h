@@ -33,7 +33,7 @@ class Parser {
   ExprPtr expression();
   ExprPtr expression_sequence(bool primary_only = false);
   ExprPtr primary();
-  std::vector<Arg> call_args();
+  std::vector<Arg> call_args(bool parameters = false);
   std::vector<Param> params(MacroStmt& owner);
 
  private:

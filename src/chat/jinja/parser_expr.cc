@@ -178,7 +178,8 @@ ExprPtr Parser::call_member() {
 }
 
 ExprPtr Parser::call(ExprPtr callee) {
-  auto c = std::make_unique<Call>(tok().pos, std::move(callee));
+  std::uint32_t at = callee->pos;
+  auto c = std::make_unique<Call>(at, std::move(callee));
   c->args = call_args();
   ExprPtr e = member(std::move(c));
   return is(Tok::kLParen) ? call(std::move(e)) : std::move(e);
@@ -296,7 +297,7 @@ ExprPtr Parser::expression_sequence(bool primary_only) {
   return tuple;
 }
 
-std::vector<Arg> Parser::call_args() {
+std::vector<Arg> Parser::call_args(bool parameters) {
   expect(Tok::kLParen, "before the arguments");
   std::vector<Arg> args;
   bool keyword_seen = false, spread_seen = false;
@@ -322,7 +323,9 @@ std::vector<Arg> Parser::call_args() {
         args.push_back({ArgKind::kKeyword, static_cast<Name&>(*e).name, expression()});
         keyword_seen = true;
       } else {
-        if (keyword_seen) fail(at, "positional arguments must come before keyword arguments");
+        if (keyword_seen)
+          fail(at, parameters ? "a parameter without a default cannot follow one with a default"
+                              : "positional arguments must come before keyword arguments");
         args.push_back({ArgKind::kPositional, "", std::move(e)});
       }
     }
@@ -333,7 +336,7 @@ std::vector<Arg> Parser::call_args() {
 }
 
 std::vector<Param> Parser::params(MacroStmt& owner) {
-  std::vector<Arg> args = call_args();
+  std::vector<Arg> args = call_args(true);
   std::vector<Param> out;
   for (Arg& a : args) {
     if (a.kind == ArgKind::kSpread || a.kind == ArgKind::kKeywordSpread)

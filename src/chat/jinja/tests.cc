@@ -17,7 +17,7 @@ const Value& argument(std::string_view name, const Args& args) {
 }
 
 bool integer_test(std::string_view name, const Value& v, bool odd) {
-  if (!v.is(Kind::kInt)) template_fail("test '{}' needs an integer, got a {}", name, kind_name(v));
+  if (!v.is(Kind::kInt)) template_fail("test '{}' needs an integer, got {}", name, a_kind(v));
   return (v.as_int() % 2 != 0) == odd;
 }
 
@@ -25,7 +25,7 @@ bool integer_test(std::string_view name, const Value& v, bool odd) {
 int order(std::string_view name, const Value& a, const Value& b) {
   if (a.is_numeric() && b.is_numeric()) return a.as_number() < b.as_number() ? -1 : a.as_number() > b.as_number() ? 1 : 0;
   if (a.is_string() && b.is_string()) return a.as_string().compare(b.as_string()) < 0 ? -1 : a.as_string() == b.as_string() ? 0 : 1;
-  template_fail("test '{}' cannot order a {} and a {}", name, kind_name(a), kind_name(b));
+  template_fail("test '{}' cannot order {} and {}", name, a_kind(a), a_kind(b));
 }
 
 bool contains(const Value& needle, const Value& haystack) {
@@ -36,7 +36,7 @@ bool contains(const Value& needle, const Value& haystack) {
   }
   if (haystack.is_string() && needle.is_string()) return haystack.as_string().find(needle.as_string()) != std::string_view::npos;
   if (haystack.is_object() && needle.is_string()) return haystack.object().find(needle.as_string()) != nullptr;
-  template_fail("test 'in' cannot look for a {} in a {}", kind_name(needle), kind_name(haystack));
+  template_fail("test 'in' cannot look for {} in {}", a_kind(needle), a_kind(haystack));
 }
 
 }  // namespace

@@ -55,4 +55,11 @@ const char* kind_name(const Value& v) {
   return "value";
 }
 
+std::string a_kind(const Value& v) {
+  if (v.is_none()) return "none";
+  if (v.is_undefined()) return "an undefined value";
+  std::string name = kind_name(v);
+  return (name[0] == 'i' ? "an " : "a ") + name;
+}
+
 }  // namespace ogai::chat::jinja

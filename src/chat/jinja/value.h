@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory_resource>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -97,5 +98,6 @@ struct ObjectData {
 // Truthiness as @huggingface/jinja defines it (empty arrays and objects are false, namespaces true).
 bool truthy(const Value& v);
 const char* kind_name(const Value& v);  // for error messages: "string", "list", "dict", ...
+std::string a_kind(const Value& v);     // with an article: "a string", "an integer", "none"
 
 }  // namespace ogai::chat::jinja
