@@ -69,6 +69,18 @@ Value Renderer::string(std::string_view s) {
   return Value::string(heap_.copy(s));
 }
 
+Value Renderer::concat(std::string_view a, std::string_view b) {
+  if (a.empty()) return Value::string(b);
+  if (b.empty()) return Value::string(a);
+  std::size_t n = a.size() + b.size();
+  if (n > limits_.max_output_bytes)
+    template_fail("a string of {} bytes exceeds the output limit of {} bytes", n, limits_.max_output_bytes);
+  char* p = static_cast<char*>(heap_.resource()->allocate(n, 1));
+  std::char_traits<char>::copy(p, a.data(), a.size());
+  std::char_traits<char>::copy(p + a.size(), b.data(), b.size());
+  return Value::string({p, n});
+}
+
 void Renderer::count_iterations(std::uint64_t n) {
   iterations_ += n;
   if (iterations_ > limits_.max_loop_iterations)

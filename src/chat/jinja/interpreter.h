@@ -69,6 +69,7 @@ class Renderer {
   ArrayData* new_array() { return heap_.make<ArrayData>(heap_.resource()); }
   ObjectData* new_object(ObjectType t = ObjectType::kDict) { return heap_.make<ObjectData>(heap_.resource(), t); }
   Value string(std::string_view s);  // copies into the heap (checks the string-size limit)
+  Value concat(std::string_view a, std::string_view b);
   Args new_args() { return Args(heap_.resource()); }
   std::time_t now() const { return now_; }
   void count_iterations(std::uint64_t n);

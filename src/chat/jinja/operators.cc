@@ -175,6 +175,8 @@ Value binary_operation(Renderer& r, BinaryOp op, const Value& left, const Value&
   if (op == BinaryOp::kEq) return Value::boolean(loose_equal(left, right));
   if (op == BinaryOp::kNe) return Value::boolean(!loose_equal(left, right));
   bool is_in = op == BinaryOp::kIn || op == BinaryOp::kNotIn;
+  if ((op == BinaryOp::kConcat || op == BinaryOp::kAdd) && left.is_string() && right.is_string())
+    return r.concat(left.as_string(), right.as_string());
   if (op == BinaryOp::kConcat && !left.is(Kind::kFunction) && !right.is(Kind::kFunction)) {
     std::string s;
     append_js_string(s, left);
