@@ -33,7 +33,7 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-void add_named_templates(ChatTemplate& t, std::map<std::string, Template>& templates, const fs::path& dir) {
+void add_named_templates(std::map<std::string, Template>& templates, const fs::path& dir) {
   std::error_code ec;
   fs::path extra = dir / "additional_chat_templates";
   if (!fs::is_directory(extra, ec)) return;
@@ -42,7 +42,6 @@ void add_named_templates(ChatTemplate& t, std::map<std::string, Template>& templ
     std::string name = entry.path().stem().string();
     templates.insert_or_assign(name, Template::parse(read_file(entry.path()), entry.path().string()));
   }
-  (void)t;
 }
 
 }  // namespace
@@ -96,7 +95,7 @@ ChatTemplate ChatTemplate::load(const fs::path& source) {
   else fail(ErrorCode::kNotFound, source.string(), "no chat template: looked for chat_template.jinja, chat_template.json and "
                                                    "\"chat_template\" in tokenizer_config.json");
   t.set_special_tokens_from_config(config);
-  add_named_templates(t, t.templates_, source);
+  add_named_templates(t.templates_, source);
   return t;
 }
 

@@ -59,6 +59,13 @@ std::string Template::render(std::span<const Binding> variables, const RenderOpt
   } catch (const jinja::HeapExhausted& e) {
     throw Error(ErrorCode::kInvalidArgument, where(origin_, program_->source, renderer.position()),
                 fmt::format("rendering needs more than the memory limit of {} bytes", e.limit));
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kInvalidArgument, where(origin_, program_->source, renderer.position()),
+                "rendering ran out of memory");
+  } catch (const std::exception& e) {  // a bug in ogai; never let it escape as another type
+    throw Error(ErrorCode::kInternal, where(origin_, program_->source, renderer.position()), e.what());
   }
   return out;
 }

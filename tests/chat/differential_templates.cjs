@@ -75,7 +75,7 @@ function buildCases(sources) {
 
 function checkCli(cases) {
   const failures = [];
-  const sample = cases.filter((c, i) => i % 23 === 0 || (c.label.includes('roles_not_alternating') && c.label.includes('gemma.tok')));
+  const sample = cases.filter((c, i) => i % 61 === 0 || (c.label.includes('roles_not_alternating') && c.label.includes('gemma.tok')));
   for (const [i, c] of sample.entries()) {
     const m = path.join(work, `cli_messages_${i}.json`), t = path.join(work, `cli_tools_${i}.json`);
     fs.writeFileSync(m, JSON.stringify(c.ogai.request.messages));

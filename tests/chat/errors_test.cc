@@ -88,6 +88,7 @@ TEST(RenderErrors, TypeErrorsSayWhatWasExpected) {
   EXPECT_EQ(error_of("{{ 3.5 is odd }}").message(), "test 'odd' needs an integer, got a float");
   EXPECT_EQ(error_of("{{ range(1, 2, 0) }}").message(), "range() step must not be zero");
   EXPECT_EQ(error_of("{% break %}").message(), "'break' outside a loop");
+  EXPECT_EQ(error_of("{{ range }}").message(), "cannot print a function; call it");
 }
 
 TEST(Limits, MacroRecursionIsBounded) {

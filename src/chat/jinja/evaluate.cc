@@ -122,8 +122,6 @@ Value Renderer::eval_name(const Name& n, Scope* scope) {
   return Value::undefined(n.name);
 }
 
-Value Renderer::attribute(const Value& object, const Value& property) { return member(object, property); }
-
 Value Renderer::member(const Value& object, const Value& property) {
   if (object.is_undefined())
     template_fail("{} is undefined (reading '{}' of it)", describe_undefined(object), describe_property(property));

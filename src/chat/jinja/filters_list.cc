@@ -149,7 +149,8 @@ Value attribute_path(const Value& item, std::string_view path) {
     if (v.is_object()) {
       const Value* found = v.object().find(part);
       v = found ? *found : Value::undefined(part);
-    } else if (v.is_array() && !part.empty() && std::all_of(part.begin(), part.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    } else if (v.is_array() && !part.empty() && part.size() < 10 &&
+               std::all_of(part.begin(), part.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
       std::size_t i = std::stoul(std::string(part));
       v = i < v.array().items.size() ? v.array().items[i] : Value::undefined(part);
     } else {

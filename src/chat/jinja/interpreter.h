@@ -78,7 +78,6 @@ class Renderer {
   Value call(const Value& fn, const Args& args, Scope* scope);
   Value filter(std::string_view name, const Value& operand, const Args* args, Scope* scope);
   bool test(std::string_view name, const Value& operand, const Args& args);
-  Value attribute(const Value& object, const Value& property);
   std::uint32_t position() const { return pos_; }
 
  private:

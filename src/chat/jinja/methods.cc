@@ -46,7 +46,6 @@ Value split(Renderer& r, std::string_view s, const Args& args) {
   if (!sep || sep->is_none()) {
     std::string_view text = js_trim(s, true, false);
     for (std::size_t i = 0; i < text.size();) {
-      std::size_t start = i;
       i += js_space_run_after(text, i);
       if (i >= text.size()) break;
       if (maxsplit != -1 && static_cast<std::int64_t>(out->items.size()) >= maxsplit) return push(text.substr(i)), Value::array(out);
@@ -56,7 +55,6 @@ Value split(Renderer& r, std::string_view s, const Args& args) {
       }
       push(text.substr(i, end - i));
       i = end;
-      (void)start;
     }
     return Value::array(out);
   }
@@ -107,7 +105,7 @@ std::string format(std::string_view f, const Args& args) {
     if (field.find(':') != std::string_view::npos) template_fail("format(): format specs are not supported");
     const Value* v = nullptr;
     if (field.empty()) v = args.get(next++);
-    else if (std::all_of(field.begin(), field.end(), is_ascii_digit)) v = args.get(std::stoul(std::string(field)));
+    else if (std::all_of(field.begin(), field.end(), is_ascii_digit)) v = field.size() < 9 ? args.get(std::stoul(std::string(field))) : nullptr;
     else v = args.keyword_arg(field);
     if (!v) template_fail("format(): no argument for field '{{{}}}'", field);
     if (conversion == 'r') append_python_repr(out, *v);

@@ -101,7 +101,7 @@ std::unique_ptr<Stmt> Parser::statement() {
   std::unique_ptr<Stmt> s;
   const std::string& w = word.text;
   if (w == "set") s = set_statement(open);
-  else if (w == "if") s = if_statement(open), close_block("endif", open);
+  else if (w == "if") s = if_statement(open), close_block("endif");
   else if (w == "for") s = for_statement(open);
   else if (w == "macro") s = macro_statement(open);
   else if (w == "call") s = call_block(open);
@@ -135,11 +135,11 @@ Body Parser::body_until(std::initializer_list<std::string_view> enders, const To
   return body;
 }
 
-void Parser::close_block(std::string_view ender, const Token& opener) {
-  expect(Tok::kOpenStmt, "");
-  expect_name(ender, "");
+void Parser::close_block(std::string_view ender) {
+  std::string context = fmt::format("to close the block with '{{% {} %}}'", ender);
+  expect(Tok::kOpenStmt, context.c_str());
+  expect_name(ender, context.c_str());
   expect(Tok::kCloseStmt, fmt::format("after '{}'", ender).c_str());
-  (void)opener;
 }
 
 Target Parser::target(const Expr& e, const char* what) {
@@ -224,7 +224,7 @@ std::unique_ptr<Stmt> Parser::for_statement(const Token& at) {
     expect(Tok::kCloseStmt, "after 'else'");
     s->otherwise = body_until({"endfor"}, at);
   }
-  close_block("endfor", at);
+  close_block("endfor");
   return s;
 }
 
@@ -233,7 +233,7 @@ std::unique_ptr<Stmt> Parser::macro_statement(const Token& at) {
   if (!is(Tok::kName)) fail(tok(), fmt::format("expected the macro's name, got {}", describe(tok())));
   s->name = take().text;
   s->id = intern(s->name);
-  s->params = params(*s);
+  s->params = params();
   expect(Tok::kCloseStmt, "after the macro's parameters");
   macros_.push_back(s.get());
   s->body = body_until({"endmacro"}, at);
@@ -242,13 +242,13 @@ std::unique_ptr<Stmt> Parser::macro_statement(const Token& at) {
     if (p.name == "varargs") s->uses_varargs = false;
     if (p.name == "kwargs") s->uses_kwargs = false;
   }
-  close_block("endmacro", at);
+  close_block("endmacro");
   return s;
 }
 
 std::unique_ptr<Stmt> Parser::call_block(const Token& at) {
   auto s = std::make_unique<CallBlockStmt>(at.pos);
-  if (is(Tok::kLParen)) s->caller.params = params(s->caller);
+  if (is(Tok::kLParen)) s->caller.params = params();
   const Token& callee = tok();
   if (!is(Tok::kName)) fail(callee, "expected a macro name after 'call'");
   auto call = std::make_unique<Call>(callee.pos, name(take()));
@@ -262,7 +262,7 @@ std::unique_ptr<Stmt> Parser::call_block(const Token& at) {
     if (p.name == "varargs") s->caller.uses_varargs = false;
     if (p.name == "kwargs") s->caller.uses_kwargs = false;
   }
-  close_block("endcall", at);
+  close_block("endcall");
   return s;
 }
 
@@ -277,7 +277,7 @@ std::unique_ptr<Stmt> Parser::filter_block(const Token& at) {
   }
   expect(Tok::kCloseStmt, "after the filter");
   s->body = body_until({"endfilter"}, at);
-  close_block("endfilter", at);
+  close_block("endfilter");
   return s;
 }
 

@@ -34,7 +34,7 @@ class Parser {
   ExprPtr expression_sequence(bool primary_only = false);
   ExprPtr primary();
   std::vector<Arg> call_args(bool parameters = false);
-  std::vector<Param> params(MacroStmt& owner);
+  std::vector<Param> params();
 
  private:
   const Token& tok(std::size_t ahead = 0) const;
@@ -53,7 +53,7 @@ class Parser {
   std::unique_ptr<Stmt> any();
   std::unique_ptr<Stmt> statement();
   Body body_until(std::initializer_list<std::string_view> enders, const Token& opener);
-  void close_block(std::string_view ender, const Token& opener);
+  void close_block(std::string_view ender);
   std::unique_ptr<Stmt> set_statement(const Token& at);
   std::unique_ptr<Stmt> if_statement(const Token& at);
   std::unique_ptr<Stmt> for_statement(const Token& at);

@@ -335,7 +335,7 @@ std::vector<Arg> Parser::call_args(bool parameters) {
   return args;
 }
 
-std::vector<Param> Parser::params(MacroStmt& owner) {
+std::vector<Param> Parser::params() {
   std::vector<Arg> args = call_args(true);
   std::vector<Param> out;
   for (Arg& a : args) {
@@ -351,7 +351,6 @@ std::vector<Param> Parser::params(MacroStmt& owner) {
       fail(tok(), fmt::format("parameter '{}' without a default follows one with a default", n));
     out.push_back({intern(n), n, a.kind == ArgKind::kKeyword ? std::move(a.value) : nullptr});
   }
-  (void)owner;
   return out;
 }
 

@@ -54,7 +54,7 @@ bool Renderer::test(std::string_view n, const Value& v, const Args& args) {
   if (n == "true") return k == Kind::kBool && v.as_bool();
   if (n == "false") return k == Kind::kBool && !v.as_bool();
   if (n == "mapping") return k == Kind::kObject && v.object().type != ObjectType::kNamespace;
-  if (n == "iterable") return k == Kind::kArray || k == Kind::kString;
+  if (n == "iterable") return (k == Kind::kArray && !v.array().tuple) || k == Kind::kString;  // the engine: not tuples
   if (n == "sequence") return k == Kind::kArray || k == Kind::kString || (k == Kind::kObject && v.object().type != ObjectType::kNamespace);
   if (n == "callable") return k == Kind::kFunction;
   if (n == "odd" || n == "even") return integer_test(n, v, n == "odd");

@@ -224,8 +224,7 @@ void append_js_string(std::string& out, const Value& v) {
       for (const Value& item : v.array().items) {
         if (!first) out += ',';
         first = false;
-        if (item.is_none()) out += "null";
-        else if (item.is_undefined()) out += "undefined";
+        if (item.is_none() || item.is_undefined()) out += "undefined";  // the engine's none holds no JS value
         else append_value_text(out, item);
       }
       return;
