@@ -100,8 +100,8 @@ TEST(Limits, LoopIterationsAreBounded) {
   RenderOptions o;
   o.limits.max_loop_iterations = 1000;
   EXPECT_EQ(error_of("{% for i in range(10) %}{% for j in range(200) %}{% endfor %}{% endfor %}", Json::object(), o).message(),
-            "more than 1000 loop iterations in one render");
-  EXPECT_EQ(error_of("{{ range(1000000000000) }}").message(), "more than 10000000 loop iterations in one render");
+            "more than 1000 loop iterations and macro calls in one render");
+  EXPECT_EQ(error_of("{{ range(1000000000000) }}").message(), "more than 10000000 loop iterations and macro calls in one render");
 }
 
 TEST(Limits, OutputAndStringSizesAreBounded) {
@@ -126,6 +126,38 @@ TEST(Limits, DeepNestingFailsAtParseTime) {
   std::string ifs;
   for (int i = 0; i < 300; ++i) ifs += "{% if true %}";
   EXPECT_EQ(error_of(ifs).code(), ErrorCode::kParse);
+}
+
+TEST(Limits, LongOperatorChainsCannotOverflowTheStack) {
+  std::string sum = "{{ 1";
+  for (int i = 0; i < 100000; ++i) sum += " + 1";
+  EXPECT_EQ(error_of(sum + " }}").message(), "template syntax error: template nested more than 200 levels deep");
+  std::string attrs = "{{ x";
+  for (int i = 0; i < 100000; ++i) attrs += ".a";
+  EXPECT_EQ(error_of(attrs + " }}").code(), ErrorCode::kParse);
+  std::string sum150 = "{{ 1";
+  for (int i = 0; i < 150; ++i) sum150 += " + 1";
+  EXPECT_EQ(Template::parse(sum150 + " }}", "t").render(Json::object()), "151");
+}
+
+TEST(Limits, BranchingMacroCallsAreBounded) {
+  RenderOptions o;
+  o.limits.max_loop_iterations = 100000;
+  Error e = error_of("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(60) }}",
+                     Json::object(), o);
+  EXPECT_EQ(e.message(), "more than 100000 loop iterations and macro calls in one render");
+}
+
+TEST(Limits, PrintingSharedValuesIsBounded) {
+  RenderOptions o;
+  o.limits.max_output_bytes = 1 << 20;
+  const char* doubling = "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}";
+  for (const char* print : {"{{ ns.l }}", "{{ ns.l|tojson }}", "{{ ns.l|string }}", "{{ '' ~ ns.l }}", "{{ ns.l == 'x' }}",
+                            "{{ dict(a=ns.l)|string }}", "{{ [ns.l]|join }}"}) {
+    EXPECT_EQ(error_of(std::string(doubling) + print, Json::object(), o).message(),
+              "text built from a value exceeds the output limit of 1048576 bytes")
+        << print;
+  }
 }
 
 TEST(Limits, SelfReferenceCannotRecurseForever) {

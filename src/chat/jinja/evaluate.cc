@@ -37,6 +37,7 @@ namespace {
 
 std::string describe_property(const Value& p) {
   if (p.is_string()) return std::string(p.as_string());
+  if (p.is_array() || p.is_object()) return a_kind(p);
   std::string s;
   append_value_text(s, p);
   return s;

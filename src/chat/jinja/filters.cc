@@ -64,6 +64,7 @@ Value tojson(const FilterCall& c) {
       o.separators.emplace(v->array().items[0].as_string(), v->array().items[1].as_string());
     }
   }
+  o.max_bytes = c.r.max_bytes();
   std::string out;
   append_json(out, c.operand, o);
   return c.r.string(out);
@@ -86,7 +87,8 @@ Value join(const FilterCall& c) {
     for (const Value& item : c.operand.array().items) {
       if (!first) out += s;
       first = false;
-      if (!item.is_none() && !item.is_undefined()) append_js_string(out, item);
+      if (!item.is_none() && !item.is_undefined()) append_js_string(out, item, c.r.max_bytes());
+      if (out.size() > c.r.max_bytes()) c.r.string(out);  // fails with the size limit
     }
   } else if (c.operand.is_undefined()) {
     return Value::string("");
@@ -139,6 +141,7 @@ Value indent(const FilterCall& c) {
     bool skip = (line == 0 && !(first && truthy(*first))) || (text.empty() && !(blank && truthy(*blank)));
     if (!skip) out += pad;
     out += text;
+    if (out.size() > c.r.max_bytes()) c.r.string(out);  // fails with the size limit
     if (end == std::string_view::npos) break;
     out += '\n';
     start = end + 1;
@@ -223,7 +226,7 @@ Value object_filter(const FilterCall& c) {
   const ObjectData& o = c.operand.object();
   std::string_view n = c.name;
   bool plain = o.type != ObjectType::kNamespace;
-  if (c.bare() && n == "string") return c.r.string([&] { std::string s; append_python_repr(s, c.operand); return s; }());
+  if (c.bare() && n == "string") return c.r.string([&] { std::string s; append_python_repr(s, c.operand, c.r.max_bytes()); return s; }());
   if (!plain) c.unsupported();
   if (c.bare() && (n == "length" || n == "count")) return Value::integer(static_cast<std::int64_t>(o.entries.size()));
   if (c.bare() && n == "list") return call_method(c.r, c.operand, "keys", c.r.new_args());

@@ -181,6 +181,7 @@ std::optional<Value> list_filter(const FilterCall& c) {
   if (n == "string") {
     JsonOptions o;
     o.undefined_as_null = false;
+    o.max_bytes = c.r.max_bytes();
     std::string s;
     append_json(s, c.operand, o);
     return c.r.string(s);

@@ -117,7 +117,7 @@ Value call_builtin(Renderer& r, SymbolId id, const Args& args) {
     case kSymStrftimeNow: return strftime_now(r, args);
     case kSymRaiseException: {
       std::string message;
-      if (const Value* m = args.get(0, "message")) append_python_str(message, *m);
+      if (const Value* m = args.get(0, "message")) append_python_str(message, *m, r.max_bytes());
       throw RaisedByTemplate{message};
     }
     default: template_fail("unknown builtin function");

@@ -84,7 +84,7 @@ Value Renderer::concat(std::string_view a, std::string_view b) {
 void Renderer::count_iterations(std::uint64_t n) {
   iterations_ += n;
   if (iterations_ > limits_.max_loop_iterations)
-    template_fail("more than {} loop iterations in one render", limits_.max_loop_iterations);
+    template_fail("more than {} loop iterations and macro calls in one render", limits_.max_loop_iterations);
 }
 
 Flow Renderer::exec(const Body& body, Scope* scope) {
@@ -101,7 +101,9 @@ Flow Renderer::exec_stmt(const Stmt& s, Scope* scope) {
   pos_ = s.pos;
   switch (s.kind) {
     case StmtKind::kText: out_ += static_cast<const TextStmt&>(s).text; return Flow::kNormal;
-    case StmtKind::kOutput: append_value_text(out_, eval(*static_cast<const OutputStmt&>(s).expr, scope)); return Flow::kNormal;
+    case StmtKind::kOutput:
+      append_value_text(out_, eval(*static_cast<const OutputStmt&>(s).expr, scope), limits_.max_output_bytes);
+      return Flow::kNormal;
     case StmtKind::kIf: {
       const auto& i = static_cast<const IfStmt&>(s);
       DepthGuard guard(depth_, limits_.max_depth);
@@ -123,7 +125,7 @@ Flow Renderer::exec_stmt(const Stmt& s, Scope* scope) {
       Value body = capture(f.body, scope);
       pos_ = f.filter->pos;
       Args args = eval_args(f.filter->args, scope);
-      append_value_text(out_, filter(f.filter->name, body, f.filter->called ? &args : nullptr, scope));
+      append_value_text(out_, filter(f.filter->name, body, f.filter->called ? &args : nullptr, scope), limits_.max_output_bytes);
       return Flow::kNormal;
     }
     case StmtKind::kBreak: return Flow::kBreak;
@@ -238,11 +240,12 @@ void Renderer::exec_call_block(const CallBlockStmt& c, Scope* scope) {
   if (!fn.is(Kind::kFunction)) template_fail("'{}' is not a macro", static_cast<const Name&>(*c.call->callee).name);
   Scope* with_caller = new_scope(scope);
   with_caller->set(kSymCaller, Value::function(heap_.make<Callable>(Callable::caller_function(&c.caller, scope))));
-  append_value_text(out_, call(fn, args, with_caller));
+  append_value_text(out_, call(fn, args, with_caller), limits_.max_output_bytes);
 }
 
 Value Renderer::call_macro(const MacroStmt& m, Scope* parent, const Args& args, std::string_view display) {
   DepthGuard guard(depth_, limits_.max_depth);
+  count_iterations(1);  // bounds call trees that branch (f calls f twice) at a bounded depth
   Scope* scope = new_scope(parent);
   std::pmr::vector<Entry> keywords(args.keyword, heap_.resource());
   std::vector<const Param*> pending;

@@ -72,6 +72,7 @@ class Renderer {
   Value concat(std::string_view a, std::string_view b);
   Args new_args() { return Args(heap_.resource()); }
   std::time_t now() const { return now_; }
+  std::size_t max_bytes() const { return limits_.max_output_bytes; }  // for text built from values
   void count_iterations(std::uint64_t n);
 
   // Entry points shared with filters, tests and methods.
@@ -116,7 +117,7 @@ std::string describe_undefined(const Value& v);
 
 // Operators (operators.cc).
 bool strict_equal(const Value& a, const Value& b);  // JavaScript ===, used by `in` and unique
-bool loose_equal(const Value& a, const Value& b);   // JavaScript ==, used by == and !=
+bool loose_equal(const Value& a, const Value& b, std::size_t max_bytes);  // JavaScript ==, used by == and !=
 // Orders two values for sort/dictsort; throws TemplateFailure for values of different types.
 int compare_values(const Value& a, const Value& b, bool case_sensitive);
 Value binary_operation(Renderer& r, BinaryOp op, const Value& left, const Value& right);

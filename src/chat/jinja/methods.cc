@@ -84,7 +84,7 @@ std::string capitalize(std::string_view s) {
 }
 
 // Python's str.format with {} / {0} / {name} fields, !s / !r conversions and no format specs.
-std::string format(std::string_view f, const Args& args) {
+std::string format(std::string_view f, const Args& args, std::size_t max_bytes) {
   std::string out;
   std::size_t next = 0;
   for (std::size_t i = 0; i < f.size(); ++i) {
@@ -108,8 +108,8 @@ std::string format(std::string_view f, const Args& args) {
     else if (std::all_of(field.begin(), field.end(), is_ascii_digit)) v = field.size() < 9 ? args.get(std::stoul(std::string(field))) : nullptr;
     else v = args.keyword_arg(field);
     if (!v) template_fail("format(): no argument for field '{{{}}}'", field);
-    if (conversion == 'r') append_python_repr(out, *v);
-    else append_python_str(out, *v);
+    if (conversion == 'r') append_python_repr(out, *v, max_bytes);
+    else append_python_str(out, *v, max_bytes);
     i = close;
   }
   return out;
@@ -125,6 +125,7 @@ Value join(Renderer& r, std::string_view sep, const Args& args) {
     if (!first) out += sep;
     first = false;
     out += item.as_string();
+    if (out.size() > r.max_bytes()) r.string(out);  // fails with the size limit
   }
   return r.string(out);
 }
@@ -139,7 +140,7 @@ Value string_method(Renderer& r, std::string_view s, std::string_view name, cons
   if (name == "capitalize") return r.string(capitalize(s));
   if (name == "split") return split(r, s, args);
   if (name == "replace") return replace_text(r, s, args);
-  if (name == "format") return r.string(format(s, args));
+  if (name == "format") return r.string(format(s, args, r.max_bytes()));
   if (name == "join") return join(r, s, args);
   return Value::undefined();
 }
@@ -174,6 +175,9 @@ Value replace_text(Renderer& r, std::string_view s, const Args& args) {
   std::string_view a = from->as_string(), b = to->as_string();
   std::string out;
   std::size_t i = 0;
+  auto check = [&] {
+    if (out.size() > r.max_bytes()) r.string(out);  // fails with the size limit
+  };
   if (a.empty()) {  // insert between code points, at both ends too
     while (true) {
       if (left != 0) out += b, left -= left > 0;
@@ -181,12 +185,14 @@ Value replace_text(Renderer& r, std::string_view s, const Args& args) {
       std::size_t start = i;
       decode_utf8(s, i);
       out += s.substr(start, i - start);
+      check();
     }
     return r.string(out);
   }
   for (std::size_t p; left != 0 && (p = s.find(a, i)) != std::string_view::npos; i = p + a.size(), left -= left > 0) {
     out += s.substr(i, p - i);
     out += b;
+    check();
   }
   out += s.substr(i);
   return r.string(out);

@@ -112,9 +112,9 @@ bool array_contains(const Value& array, const Value& x) {
   return false;
 }
 
-std::string js_string(const Value& v) {
+std::string js_string(const Value& v, std::size_t max_bytes) {
   std::string s;
-  append_js_string(s, v);
+  append_js_string(s, v, max_bytes);
   return s;
 }
 
@@ -139,7 +139,7 @@ bool strict_equal(const Value& a, const Value& b) {
   return false;
 }
 
-bool loose_equal(const Value& a, const Value& b) {
+bool loose_equal(const Value& a, const Value& b, std::size_t max_bytes) {
   JsType ta = js_type(a), tb = js_type(b);
   if (ta == tb) return strict_equal(a, b);
   auto nullish = [](JsType t) { return t == JsType::kNull || t == JsType::kUndefined; };
@@ -148,7 +148,7 @@ bool loose_equal(const Value& a, const Value& b) {
     const Value& object = ta == JsType::kObject ? a : b;
     const Value& other = ta == JsType::kObject ? b : a;
     if (object.is(Kind::kFunction) || js_type(other) == JsType::kObject) return false;
-    std::string primitive = js_string(object);
+    std::string primitive = js_string(object, max_bytes);
     if (js_type(other) == JsType::kString) return primitive == other.as_string();
     return js_to_number(primitive) == js_number(other);
   }
@@ -172,15 +172,15 @@ int compare_values(const Value& a, const Value& b, bool case_sensitive) {
 }
 
 Value binary_operation(Renderer& r, BinaryOp op, const Value& left, const Value& right) {
-  if (op == BinaryOp::kEq) return Value::boolean(loose_equal(left, right));
-  if (op == BinaryOp::kNe) return Value::boolean(!loose_equal(left, right));
+  if (op == BinaryOp::kEq) return Value::boolean(loose_equal(left, right, r.max_bytes()));
+  if (op == BinaryOp::kNe) return Value::boolean(!loose_equal(left, right, r.max_bytes()));
   bool is_in = op == BinaryOp::kIn || op == BinaryOp::kNotIn;
   if ((op == BinaryOp::kConcat || op == BinaryOp::kAdd) && left.is_string() && right.is_string())
     return r.concat(left.as_string(), right.as_string());
   if (op == BinaryOp::kConcat && !left.is(Kind::kFunction) && !right.is(Kind::kFunction)) {
     std::string s;
-    append_js_string(s, left);
-    append_js_string(s, right);
+    append_js_string(s, left, r.max_bytes());
+    append_js_string(s, right, r.max_bytes());
     return r.string(s);
   }
   if (left.is_undefined() || right.is_undefined()) {
@@ -201,7 +201,7 @@ Value binary_operation(Renderer& r, BinaryOp op, const Value& left, const Value&
   } else if (right.is_array() && is_in) {
     return Value::boolean(array_contains(right, left) == (op == BinaryOp::kIn));
   }
-  if ((left.is_string() || right.is_string()) && op == BinaryOp::kAdd) return r.string(js_string(left) + js_string(right));
+  if ((left.is_string() || right.is_string()) && op == BinaryOp::kAdd) return r.string(js_string(left, r.max_bytes()) + js_string(right, r.max_bytes()));
   if (left.is_string() && right.is_string()) {
     if (is_in) return Value::boolean((right.as_string().find(left.as_string()) != std::string_view::npos) == (op == BinaryOp::kIn));
     int c = left.as_string().compare(right.as_string());  // Jinja orders strings by code point

@@ -53,19 +53,25 @@ ExprPtr Parser::if_expression() {
 
 ExprPtr Parser::or_expression() {
   ExprPtr left = and_expression();
+  int chain = 0;
   while (is_name("or")) {
+    enter(tok()), ++chain;
     const Token& at = take();
     left = std::make_unique<Binary>(at.pos, BinaryOp::kOr, std::move(left), and_expression());
   }
+  depth_ -= chain;
   return left;
 }
 
 ExprPtr Parser::and_expression() {
   ExprPtr left = not_expression();
+  int chain = 0;
   while (is_name("and")) {
+    enter(tok()), ++chain;
     const Token& at = take();
     left = std::make_unique<Binary>(at.pos, BinaryOp::kAnd, std::move(left), not_expression());
   }
+  depth_ -= chain;
   return left;
 }
 
@@ -80,6 +86,7 @@ ExprPtr Parser::not_expression() {
 
 ExprPtr Parser::comparison() {
   ExprPtr left = additive();
+  int chain = 0;
   while (true) {
     BinaryOp op;
     const Token& at = tok();
@@ -87,35 +94,46 @@ ExprPtr Parser::comparison() {
     else if (is_name("in")) op = BinaryOp::kIn, take();
     else if (is(Tok::kComparison)) op = binary_op(take().text);
     else break;
+    enter(at), ++chain;
     left = std::make_unique<Binary>(at.pos, op, std::move(left), additive());
   }
+  depth_ -= chain;
   return left;
 }
 
 ExprPtr Parser::additive() {
   ExprPtr left = multiplicative();
+  int chain = 0;
   while (is(Tok::kAdditive)) {
+    enter(tok()), ++chain;
     const Token& at = take();
     left = std::make_unique<Binary>(at.pos, binary_op(at.text), std::move(left), multiplicative());
   }
+  depth_ -= chain;
   return left;
 }
 
 ExprPtr Parser::multiplicative() {
   ExprPtr left = power();
+  int chain = 0;
   while (is(Tok::kMultiplicative)) {
+    enter(tok()), ++chain;
     const Token& at = take();
     left = std::make_unique<Binary>(at.pos, binary_op(at.text), std::move(left), power());
   }
+  depth_ -= chain;
   return left;
 }
 
 ExprPtr Parser::power() {
   ExprPtr left = test();
+  int chain = 0;
   while (is(Tok::kPower)) {
+    enter(tok()), ++chain;
     const Token& at = take();
     left = std::make_unique<Binary>(at.pos, BinaryOp::kPow, std::move(left), test());
   }
+  depth_ -= chain;
   return left;
 }
 
@@ -132,7 +150,9 @@ bool Parser::starts_test_argument() const {
 
 ExprPtr Parser::test() {
   ExprPtr operand = filter();
+  int chain = 0;
   while (is_name("is")) {
+    enter(tok()), ++chain;
     const Token& at = take();
     bool negate = is_name("not");
     if (negate) take();
@@ -142,12 +162,15 @@ ExprPtr Parser::test() {
     else if (starts_test_argument()) t->args.push_back({ArgKind::kPositional, "", member(primary())});
     operand = std::move(t);
   }
+  depth_ -= chain;
   return operand;
 }
 
 ExprPtr Parser::filter() {
   ExprPtr operand = unary_sign();
+  int chain = 0;
   while (is(Tok::kPipe)) {
+    enter(tok()), ++chain;
     take();
     if (!is(Tok::kName)) fail(tok(), fmt::format("expected a filter name after '|', got {}", describe(tok())));
     const Token& n = take();
@@ -158,6 +181,7 @@ ExprPtr Parser::filter() {
     }
     operand = std::move(f);
   }
+  depth_ -= chain;
   return operand;
 }
 
@@ -178,15 +202,20 @@ ExprPtr Parser::call_member() {
 }
 
 ExprPtr Parser::call(ExprPtr callee) {
+  enter(tok());
   std::uint32_t at = callee->pos;
   auto c = std::make_unique<Call>(at, std::move(callee));
   c->args = call_args();
   ExprPtr e = member(std::move(c));
-  return is(Tok::kLParen) ? call(std::move(e)) : std::move(e);
+  e = is(Tok::kLParen) ? call(std::move(e)) : std::move(e);
+  leave();
+  return e;
 }
 
 ExprPtr Parser::member(ExprPtr object) {
+  int chain = 0;
   while (is(Tok::kDot) || is(Tok::kLBracket)) {
+    enter(tok()), ++chain;
     const Token& at = take();
     if (at.type == Tok::kLBracket) {
       object = subscript(std::move(object), at);
@@ -199,6 +228,7 @@ ExprPtr Parser::member(ExprPtr object) {
     if (p.type == Tok::kNumber) a->integer = true, a->index = std::strtoll(p.text.c_str(), nullptr, 10);
     object = std::move(a);
   }
+  depth_ -= chain;
   return object;
 }
 

@@ -14,6 +14,10 @@ namespace {
 
 constexpr int kMaxDepth = 512;
 
+void check_size(const std::string& out, std::size_t max_bytes) {
+  if (out.size() > max_bytes) template_fail("text built from a value exceeds the output limit of {} bytes", max_bytes);
+}
+
 // Shortest round-trip digits of |d| (finite, non-zero) and the decimal exponent n such that
 // |d| = 0.DIGITS x 10^n.
 struct Decimal {
@@ -174,6 +178,7 @@ void append_json(std::string& out, const Value& v, const JsonOptions& o, int dep
   out += is_array ? '[' : '{';
   if (is_array) {
     for (std::size_t i = 0; i < count; ++i) {
+      check_size(out, o.max_bytes);
       if (i) out += item_sep;
       out += child_pad;
       append_json(out, v.array().items[i], o, depth + 1);
@@ -181,6 +186,7 @@ void append_json(std::string& out, const Value& v, const JsonOptions& o, int dep
   } else {
     bool first = true;
     for (const Entry* e : ordered_entries(v.object(), o.sort_keys)) {
+      check_size(out, o.max_bytes);
       if (!first) out += item_sep;
       first = false;
       out += child_pad;
@@ -193,7 +199,7 @@ void append_json(std::string& out, const Value& v, const JsonOptions& o, int dep
   out += is_array ? ']' : '}';
 }
 
-void append_value_text(std::string& out, const Value& v) {
+void append_value_text(std::string& out, const Value& v, std::size_t max_bytes) {
   switch (v.kind()) {
     case Kind::kUndefined:
     case Kind::kNone: return;
@@ -203,17 +209,18 @@ void append_value_text(std::string& out, const Value& v) {
     case Kind::kString: return void(out += v.as_string());
     case Kind::kFunction: template_fail("cannot print a function; call it");
     case Kind::kArray:
-      if (v.array().tuple) return append_python_repr(out, v);
+      if (v.array().tuple) return append_python_repr(out, v, max_bytes);
       [[fallthrough]];
     case Kind::kObject: {
       JsonOptions o;
       o.undefined_as_null = false;
+      o.max_bytes = max_bytes;
       return append_json(out, v, o);
     }
   }
 }
 
-void append_js_string(std::string& out, const Value& v) {
+void append_js_string(std::string& out, const Value& v, std::size_t max_bytes) {
   switch (v.kind()) {
     case Kind::kUndefined: return;
     case Kind::kNone: return void(out += "None");
@@ -222,18 +229,19 @@ void append_js_string(std::string& out, const Value& v) {
     case Kind::kArray: {
       bool first = true;
       for (const Value& item : v.array().items) {
+        check_size(out, max_bytes);
         if (!first) out += ',';
         first = false;
         if (item.is_none() || item.is_undefined()) out += "undefined";  // the engine's none holds no JS value
-        else append_value_text(out, item);
+        else append_value_text(out, item, max_bytes);
       }
       return;
     }
-    default: return append_value_text(out, v);
+    default: return append_value_text(out, v, max_bytes);
   }
 }
 
-void append_python_repr(std::string& out, const Value& v, int depth) {
+void append_python_repr(std::string& out, const Value& v, std::size_t max_bytes, int depth) {
   if (depth > kMaxDepth) template_fail("value nested more than {} levels deep (a cycle?)", kMaxDepth);
   switch (v.kind()) {
     case Kind::kUndefined: return;
@@ -247,8 +255,9 @@ void append_python_repr(std::string& out, const Value& v, int depth) {
       const ArrayData& a = v.array();
       out += a.tuple ? '(' : '[';
       for (std::size_t i = 0; i < a.items.size(); ++i) {
+        check_size(out, max_bytes);
         if (i) out += ", ";
-        append_python_repr(out, a.items[i], depth + 1);
+        append_python_repr(out, a.items[i], max_bytes, depth + 1);
       }
       if (a.tuple && a.items.size() == 1) out += ',';
       return void(out += a.tuple ? ')' : ']');
@@ -258,10 +267,11 @@ void append_python_repr(std::string& out, const Value& v, int depth) {
       if (o.type == ObjectType::kNamespace) out += "<Namespace ";
       out += '{';
       for (std::size_t i = 0; i < o.entries.size(); ++i) {
+        check_size(out, max_bytes);
         if (i) out += ", ";
         append_python_string(out, o.entries[i].key);
         out += ": ";
-        append_python_repr(out, o.entries[i].value, depth + 1);
+        append_python_repr(out, o.entries[i].value, max_bytes, depth + 1);
       }
       out += '}';
       if (o.type == ObjectType::kNamespace) out += '>';
@@ -270,9 +280,9 @@ void append_python_repr(std::string& out, const Value& v, int depth) {
   }
 }
 
-void append_python_str(std::string& out, const Value& v) {
+void append_python_str(std::string& out, const Value& v, std::size_t max_bytes) {
   if (v.is_string()) out += v.as_string();
-  else append_python_repr(out, v);
+  else append_python_repr(out, v, max_bytes);
 }
 
 }  // namespace ogai::chat::jinja
