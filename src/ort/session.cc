@@ -138,29 +138,61 @@ const PortInfo* Session::find_output(std::string_view name) const { return find_
 
 std::vector<Tensor> Session::run(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
                                  std::span<const std::string> output_names) const {
-  if (input_names.size() != inputs.size())
-    fail(ErrorCode::kInternal, impl_->origin, "run: {} input names for {} tensors", input_names.size(), inputs.size());
-  std::vector<const char*> in_names, out_names;
-  std::vector<const OrtValue*> in_values;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    in_names.push_back(input_names[i].c_str());
-    in_values.push_back(inputs[i]->get());
+  std::vector<Tensor> outputs(output_names.size());
+  run_into(input_names, inputs, output_names, outputs);
+  return outputs;
+}
+
+void Session::run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
+                       std::span<const std::string> output_names, std::span<Tensor> outputs) const {
+  if (input_names.size() != inputs.size() || output_names.size() != outputs.size())
+    fail(ErrorCode::kInternal, impl_->origin, "run: {} input names for {} tensors, {} output names for {} slots",
+         input_names.size(), inputs.size(), output_names.size(), outputs.size());
+  constexpr std::size_t kInline = 64;  // avoid heap allocation for typical decoders
+  const char* in_names_inline[kInline];
+  const OrtValue* in_values_inline[kInline];
+  const char* out_names_inline[kInline];
+  OrtValue* out_values_inline[kInline];
+  std::vector<const char*> in_names_heap, out_names_heap;
+  std::vector<const OrtValue*> in_values_heap;
+  std::vector<OrtValue*> out_values_heap;
+  const char** in_names = in_names_inline;
+  const OrtValue** in_values = in_values_inline;
+  const char** out_names = out_names_inline;
+  OrtValue** out_values = out_values_inline;
+  if (inputs.size() > kInline) {
+    in_names_heap.resize(inputs.size());
+    in_values_heap.resize(inputs.size());
+    in_names = in_names_heap.data();
+    in_values = in_values_heap.data();
   }
-  for (const auto& name : output_names) out_names.push_back(name.c_str());
-  std::vector<OrtValue*> out_values(output_names.size(), nullptr);
+  if (outputs.size() > kInline) {
+    out_names_heap.resize(outputs.size());
+    out_values_heap.resize(outputs.size());
+    out_names = out_names_heap.data();
+    out_values = out_values_heap.data();
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    in_names[i] = input_names[i].c_str();
+    in_values[i] = inputs[i]->get();
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    out_names[i] = output_names[i].c_str();
+    out_values[i] = outputs[i].get();  // nullptr: ORT allocates
+  }
   const OrtApi& api = Ort::GetApi();
-  OrtStatus* status = api.Run(impl_->session, nullptr, in_names.data(), in_values.data(), in_values.size(),
-                              out_names.data(), out_names.size(), out_values.data());
+  OrtStatus* status = api.Run(impl_->session, nullptr, in_names, in_values, inputs.size(), out_names,
+                              outputs.size(), out_values);
   if (status != nullptr) {
     std::string message = api.GetErrorMessage(status);
     api.ReleaseStatus(status);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].empty() && out_values[i] != nullptr) api.ReleaseValue(out_values[i]);
     fail(ErrorCode::kRuntime, impl_->origin, "ONNX Runtime run failed: {}{}", message,
          describe_mismatches(*this, input_names, inputs));
   }
-  std::vector<Tensor> outputs;
-  outputs.reserve(out_values.size());
-  for (OrtValue* v : out_values) outputs.push_back(Tensor::adopt(v));
-  return outputs;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].empty()) outputs[i] = Tensor::adopt(out_values[i]);
 }
 
 }  // namespace ogai::ort

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "base/error.h"
 #include "base/log.h"
 
@@ -32,6 +34,26 @@ TEST(LogTest, ParsesLevelsAndRejectsOthers) {
   set_log_level(LogLevel::kTrace);
   EXPECT_EQ(log_level(), LogLevel::kTrace);
   set_log_level(before);
+}
+
+}  // namespace
+}  // namespace ogai
+
+#include "base/half.h"
+
+namespace ogai {
+namespace {
+
+TEST(HalfTest, ConvertsNormalsSubnormalsAndSpecials) {
+  EXPECT_EQ(half_to_float(0x3c00), 1.0f);
+  EXPECT_EQ(half_to_float(0xc000), -2.0f);
+  EXPECT_EQ(half_to_float(0x7bff), 65504.0f);
+  EXPECT_EQ(half_to_float(0x0001), 5.9604644775390625e-8f);  // smallest subnormal
+  EXPECT_EQ(half_to_float(0x0000), 0.0f);
+  EXPECT_TRUE(std::isinf(half_to_float(0x7c00)));
+  EXPECT_TRUE(std::isnan(half_to_float(0x7e00)));
+  EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
+  EXPECT_EQ(bfloat16_to_float(0x3f80), 1.0f);
 }
 
 }  // namespace

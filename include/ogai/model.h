@@ -1,0 +1,95 @@
+// ogai::Model: a loaded, validated package, ready to generate.
+//
+// Model::load() parses and validates inference_metadata against the package's real ONNX graphs,
+// loads the tokenizer and chat template, and creates the ONNX Runtime session. A Model is
+// immutable after load: every const method may be called from many threads at once, each call
+// with its own Context.
+//
+// A Context is the reusable state of one conversation (the KV cache and the tokens it holds).
+// generate() with a Context reuses the longest prefix the new prompt shares with what the Context
+// already holds, and only prefills the rest (chat turns, edits). A Context belongs to one Model and
+// is used by one thread at a time.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ogai/error.h"
+#include "ogai/generation.h"
+#include "ogai/options.h"
+
+namespace ogai {
+
+struct ChatMessage {
+  std::string role;     // "system", "user", "assistant", "tool"
+  std::string content;
+};
+
+struct ModelInfo {
+  std::filesystem::path package;
+  std::int64_t vocab_size = 0;
+  std::int64_t context_length = 0;        // positions the model accepts (0 = unknown)
+  std::vector<std::int32_t> eos_token_ids;
+  bool has_chat_template = false;
+  std::string execution_provider;
+};
+
+class Context;
+
+class Model {
+ public:
+  static std::shared_ptr<const Model> load(const std::filesystem::path& package, const LoadOptions& options = {});
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelInfo& info() const;
+
+  std::vector<std::int32_t> tokenize(std::string_view text, bool add_special_tokens = true) const;
+  std::string detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens = false) const;
+  // Renders messages through the package's chat template (ogai::Error if it has none).
+  std::string render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt = true) const;
+
+  // Generates from a text prompt (tokenized with options.add_special_tokens) or from token ids.
+  // `on_token` (may be empty) sees every token as it is produced and may cancel. `context` (may be
+  // null) carries state across calls; without one, each call starts empty.
+  GenerationResult generate(std::string_view prompt, const GenerationOptions& options = {},
+                            const StreamCallback& on_token = {}, Context* context = nullptr) const;
+  GenerationResult generate(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options = {},
+                            const StreamCallback& on_token = {}, Context* context = nullptr) const;
+  // Several prompts in one batch (padded per row); equals generating each alone with the same
+  // options (a seed is applied per row).
+  std::vector<GenerationResult> generate_batch(std::span<const std::string> prompts,
+                                               const GenerationOptions& options = {}) const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Context {
+ public:
+  explicit Context(const Model& model);
+  ~Context();
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+
+  // Tokens whose KV the context holds (prompt and generated so far).
+  std::span<const std::int32_t> tokens() const;
+  void reset();  // forget everything
+
+  struct State;
+  State& state() { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ogai

@@ -1,0 +1,9 @@
+// The ogai public API: include this one header.
+//   auto model = ogai::Model::load("path/to/package");
+//   auto result = model->generate("Once upon a time", {.max_new_tokens = 40});
+#pragma once
+
+#include "ogai/error.h"
+#include "ogai/generation.h"
+#include "ogai/model.h"
+#include "ogai/options.h"

@@ -1,0 +1,51 @@
+// Options for loading a package and generating from it. Plain structs; every field documents its
+// meaning and default. Sampling fields left unset take the package's `generation.defaults`, then
+// ogai's own default (request > package > ogai).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ogai {
+
+struct LoadOptions {
+  std::string execution_provider = "cpu";  // "cpu" or "cuda"
+  bool allow_cpu_fallback = false;         // cuda unavailable: false = error, true = warn and use cpu
+  int device_id = 0;                       // CUDA device
+  int intra_op_threads = 0;                // ONNX Runtime intra-op threads; 0 = ORT's default
+  int inter_op_threads = 0;                // ONNX Runtime inter-op threads; 0 = ORT's default
+  // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
+  std::function<void(std::string_view stage, double fraction)> progress;
+};
+
+struct SamplingOptions {
+  std::optional<bool> do_sample;             // false = greedy; ogai default: true iff temperature > 0
+  std::optional<float> temperature;          // > 0 sharpens/flattens; 0 = greedy. ogai default 1.0
+  std::optional<int> top_k;                  // keep the k most likely; 0 = off. ogai default 0
+  std::optional<float> top_p;                // nucleus mass in (0, 1]; ogai default 1.0
+  std::optional<float> min_p;                // keep p >= min_p * p_max, [0, 1]; ogai default 0
+  std::optional<float> typical_p;            // locally typical mass in (0, 1]; ogai default 1.0
+  std::optional<float> repetition_penalty;   // HF formula, > 0; ogai default 1.0 (off)
+  std::optional<float> frequency_penalty;    // OpenAI semantics, [-2, 2]; ogai default 0
+  std::optional<float> presence_penalty;     // OpenAI semantics, [-2, 2]; ogai default 0
+  std::optional<std::uint64_t> seed;         // same seed, same options -> same tokens; default: random
+  std::map<std::int32_t, float> logit_bias;  // added to the logits of these token ids
+};
+
+struct GenerationOptions {
+  std::optional<int> max_new_tokens;         // default: the package's max_length, else until context ends
+  SamplingOptions sampling;
+  std::vector<std::string> stop;             // stop strings; never emitted, not even in part
+  std::vector<std::int32_t> stop_token_ids;  // extra ids that end generation (beside the package EOS)
+  bool ignore_eos = false;                   // keep generating past EOS tokens
+  bool add_special_tokens = true;            // text prompts: let the tokenizer add BOS etc.
+  bool truncate_prompt = false;              // prompt over the context: false = error, true = keep its end
+  int prefill_chunk = 0;                     // prefill at most this many tokens per step; 0 = all at once
+};
+
+}  // namespace ogai

@@ -1,0 +1,90 @@
+// `ogai generate PKG --prompt TEXT [--chat] [--system TEXT] [sampling flags] [--stream] [--json]`
+// Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
+// {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s}}.
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/model_flags.h"
+
+namespace ogai::cli {
+namespace {
+
+struct GenerateFlags {
+  ModelFlags model;
+  SamplingFlags sampling;
+  std::string prompt;
+  bool chat = false;
+  std::string system;
+  bool stream = false;
+  bool json = false;
+};
+
+nlohmann::json result_json(const GenerationResult& r) {
+  const Timings& t = r.timings;
+  return {{"prompt_ids", r.prompt_ids},
+          {"ids", r.ids},
+          {"text", r.text},
+          {"finish_reason", finish_reason_name(r.finish_reason)},
+          {"timings",
+           {{"load_ms", t.load_ms},
+            {"prefill_ms", t.prefill_ms},
+            {"decode_ms", t.decode_ms},
+            {"ttft_ms", t.ttft_ms},
+            {"decode_tok_s", t.decode_tok_s},
+            {"runtime_ms", t.runtime_ms},
+            {"onnxruntime_ms", t.onnxruntime_ms}}}};
+}
+
+int run_generate(const GenerateFlags& f) {
+  double load_ms = 0;
+  auto model = load_model(f.model, &load_ms);
+  std::string prompt = f.prompt;
+  if (f.chat) {
+    std::vector<ChatMessage> messages;
+    if (!f.system.empty()) messages.push_back({"system", f.system});
+    messages.push_back({"user", f.prompt});
+    prompt = model->render_chat(messages, true);
+  } else if (!f.system.empty()) {
+    std::fprintf(stderr, "ogai generate: --system needs --chat\n");
+    return kExitUsage;
+  }
+  GenerationOptions options = f.sampling.options;
+  if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
+  StreamCallback on_token;
+  if (f.stream && !f.json)
+    on_token = [](const StreamEvent& e) {
+      std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+      std::fflush(stdout);
+      return true;
+    };
+  GenerationResult result = model->generate(prompt, options, on_token);
+  result.timings.load_ms = load_ms;
+  if (f.json) {
+    std::printf("%s\n", result_json(result).dump().c_str());
+  } else {
+    if (!f.stream) std::fwrite(result.text.data(), 1, result.text.size(), stdout);
+    if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app, CommandResult& result) {
+  auto flags = std::make_shared<GenerateFlags>();
+  auto* cmd = app.add_subcommand("generate", "generate text from a prompt");
+  add_model_flags(*cmd, flags->model);
+  cmd->add_option("--prompt", flags->prompt, "the prompt text")->required();
+  cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
+  cmd->add_option("--system", flags->system, "system message (with --chat)");
+  add_sampling_flags(*cmd, flags->sampling);
+  cmd->add_flag("--stream", flags->stream, "print text as it is generated");
+  cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
+  cmd->callback([&result, flags] { result.exit_code = run_generate(*flags); });
+}
+
+}  // namespace ogai::cli

@@ -1,0 +1,66 @@
+#include "cli/model_flags.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace ogai::cli {
+namespace {
+
+template <typename T>
+void add_optional(CLI::App& cmd, const char* name, std::optional<T>& target, const char* help) {
+  cmd.add_option_function<T>(name, [&target](const T& v) { target = v; }, help);
+}
+
+void show_progress(std::string_view stage, double fraction) {
+  std::fprintf(stderr, "\rloading %.*s %3d%%\x1b[K", static_cast<int>(stage.size()), stage.data(),
+               static_cast<int>(fraction * 100));
+  if (fraction >= 1.0) std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
+  cmd.add_option("PKG", flags.package, "package directory (or its inference_metadata file)")->required();
+  cmd.add_option("--ep", flags.ep, "execution provider")->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd.add_option("--threads", flags.threads, "ONNX Runtime intra-op threads (0 = its default)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
+}
+
+void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
+  auto& o = flags.options;
+  auto& s = o.sampling;
+  add_optional(cmd, "--max-new-tokens", o.max_new_tokens, "most tokens to generate");
+  add_optional(cmd, "--temperature", s.temperature, "sampling temperature (0 = greedy)");
+  add_optional(cmd, "--top-k", s.top_k, "keep the k most likely tokens (0 = off)");
+  add_optional(cmd, "--top-p", s.top_p, "nucleus sampling mass in (0, 1]");
+  add_optional(cmd, "--min-p", s.min_p, "drop tokens below min_p times the top probability");
+  add_optional(cmd, "--typical-p", s.typical_p, "locally typical sampling mass in (0, 1]");
+  add_optional(cmd, "--repetition-penalty", s.repetition_penalty, "HF repetition penalty (> 0, 1 = off)");
+  add_optional(cmd, "--frequency-penalty", s.frequency_penalty, "OpenAI frequency penalty");
+  add_optional(cmd, "--presence-penalty", s.presence_penalty, "OpenAI presence penalty");
+  add_optional(cmd, "--seed", s.seed, "random seed (same seed, same output)");
+  cmd.add_option("--stop", o.stop, "stop string (repeatable); never printed");
+  cmd.add_flag("--ignore-eos", o.ignore_eos, "keep generating after end-of-sequence tokens");
+  cmd.add_flag("--truncate-prompt", o.truncate_prompt, "keep the end of a prompt longer than the context");
+  cmd.add_option("--prefill-chunk", o.prefill_chunk, "prefill at most N tokens per step (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms) {
+  LoadOptions options;
+  options.execution_provider = flags.ep;
+  options.intra_op_threads = flags.threads;
+  options.allow_cpu_fallback = flags.allow_cpu_fallback;
+  if (isatty(STDERR_FILENO)) options.progress = show_progress;
+  auto start = std::chrono::steady_clock::now();
+  auto model = Model::load(flags.package, options);
+  if (load_ms != nullptr)
+    *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return model;
+}
+
+}  // namespace ogai::cli

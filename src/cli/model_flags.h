@@ -1,0 +1,35 @@
+// Flags shared by the commands that load a package and generate: the execution provider,
+// threads, and the sampling / stopping options, declared once (one table drives parsing and help).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "ogai/ogai.h"
+
+namespace ogai::cli {
+
+struct ModelFlags {
+  std::string package;
+  std::string ep = "cpu";
+  int threads = 0;
+  bool allow_cpu_fallback = false;
+};
+
+struct SamplingFlags {
+  GenerationOptions options;
+};
+
+// Adds PKG (positional), --ep, --threads, --allow-cpu-fallback.
+void add_model_flags(CLI::App& cmd, ModelFlags& flags);
+// Adds --max-new-tokens, --temperature, --top-k, --top-p, --min-p, --typical-p,
+// --repetition-penalty, --frequency-penalty, --presence-penalty, --seed, --stop (repeatable),
+// --ignore-eos, --truncate-prompt, --prefill-chunk.
+void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags);
+
+// Loads the package, showing progress on stderr when it is a terminal.
+std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms = nullptr);
+
+}  // namespace ogai::cli

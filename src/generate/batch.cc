@@ -1,0 +1,107 @@
+#include "generate/batch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "base/error.h"
+#include "generate/text_stream.h"
+#include "sampling/sampler.h"
+
+namespace ogai::generate {
+namespace {
+
+// One row's sampling and text state.
+struct Row {
+  Row(const SequenceModel& model, const ResolvedRequest& request, GenerationResult& result)
+      : sampler(request.sampling, model.decoder.spec().vocab_size), text(model.tokenizer, request.stop_strings),
+        result(result) {}
+  sampling::Sampler sampler;
+  TextStream text;
+  GenerationResult& result;
+  bool done = false;
+};
+
+// Left-pads the prompts into one [batch, longest] block; `real` marks the prompt tokens.
+std::int64_t pad_prompts(std::span<const std::vector<std::int32_t>> prompts, std::vector<std::int64_t>& tokens,
+                         std::vector<std::uint8_t>& real) {
+  std::size_t longest = 0;
+  for (const auto& p : prompts) longest = std::max(longest, p.size());
+  tokens.assign(prompts.size() * longest, 0);
+  real.assign(prompts.size() * longest, 0);
+  for (std::size_t b = 0; b < prompts.size(); ++b) {
+    std::size_t pad = longest - prompts[b].size();
+    std::copy(prompts[b].begin(), prompts[b].end(), tokens.begin() + b * longest + pad);
+    std::fill(real.begin() + b * longest + pad, real.begin() + (b + 1) * longest, 1);
+  }
+  return static_cast<std::int64_t>(longest);
+}
+
+// Samples the next token of one row from `out` at `position`; returns true when the row ends.
+bool advance_row(Row& row, const ResolvedRequest& request, StepOutput& out, std::int64_t b, std::int64_t position,
+                 std::vector<float>& scratch) {
+  const std::int64_t token = row.sampler.next(out.row_logits(b, position, scratch));
+  row.result.ids.push_back(static_cast<std::int32_t>(token));
+  const bool stop_id = std::find(request.stop_token_ids.begin(), request.stop_token_ids.end(), token) !=
+                       request.stop_token_ids.end();
+  if (!request.stop.is_eos(token) && !stop_id) row.text.push(static_cast<std::int32_t>(token));
+  auto reason = request.stop.check(token, static_cast<std::int64_t>(row.result.ids.size()),
+                                   static_cast<std::int64_t>(row.result.prompt_ids.size() + row.result.ids.size()),
+                                   false, row.text.stopped() || stop_id);
+  if (reason == sampling::FinishReason::kNone) return false;
+  row.result.finish_reason = reason == sampling::FinishReason::kEos    ? FinishReason::kEos
+                             : reason == sampling::FinishReason::kStop ? FinishReason::kStop
+                                                                       : FinishReason::kLength;
+  row.text.finish();
+  row.result.text = row.text.text();
+  return true;
+}
+
+}  // namespace
+
+std::vector<GenerationResult> generate_batch(const SequenceModel& model, const ResolvedRequest& request,
+                                             std::span<const std::vector<std::int32_t>> prompts) {
+  std::vector<GenerationResult> results(prompts.size());
+  if (prompts.empty()) return results;
+  if (!model.decoder.spec().left_padding) {
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+      SequenceState state(model.decoder);
+      results[i] = generate_sequence(model, request, prompts[i], state, {});
+    }
+    return results;
+  }
+  const auto batch = static_cast<std::int64_t>(prompts.size());
+  std::vector<std::unique_ptr<Row>> rows;
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    if (prompts[i].empty()) fail(ErrorCode::kInvalidArgument, "prompts[" + std::to_string(i) + "]", "the prompt has no tokens");
+    request.stop.check_prompt(static_cast<std::int64_t>(prompts[i].size()));
+    results[i].prompt_ids = prompts[i];
+    rows.push_back(std::make_unique<Row>(model, request, results[i]));
+    std::vector<std::int64_t> history(prompts[i].begin(), prompts[i].end());
+    rows.back()->sampler.reset(history);
+  }
+  kv::KvCache cache(model.decoder.spec().cache, batch);
+  AttentionState attention(batch);
+  std::vector<std::int64_t> tokens;
+  std::vector<std::uint8_t> real;
+  std::int64_t seq = pad_prompts(prompts, tokens, real);
+  std::vector<float> scratch;
+  StepOutput out = model.decoder.step(tokens, seq, real, attention, cache);
+  std::int64_t position = seq - 1;
+  for (std::size_t live = rows.size(); live > 0; position = 0) {
+    tokens.assign(static_cast<std::size_t>(batch), 0);
+    real.assign(static_cast<std::size_t>(batch), 0);
+    for (std::int64_t b = 0; b < batch; ++b) {
+      Row& row = *rows[static_cast<std::size_t>(b)];
+      if (row.done) continue;
+      row.done = advance_row(row, request, out, b, position, scratch);
+      if (row.done) --live;
+      tokens[static_cast<std::size_t>(b)] = row.result.ids.back();
+      real[static_cast<std::size_t>(b)] = row.done ? 0 : 1;
+    }
+    if (live > 0) out = model.decoder.step(tokens, 1, real, attention, cache);
+  }
+  return results;
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,78 @@
+// Decoder: runs one decoder graph step by step through ONNX Runtime, feeding inputs by role.
+//
+// A step takes new token ids for every row of a batch, the batch's attention state (which past
+// positions are real, per row) and its KvCache; it builds input_ids [B, S], attention_mask
+// [B, past + S] and position_ids [B, S] (absolute positions counted over real tokens only, as
+// Hugging Face derives them from the mask), runs the graph, commits the KV presents and returns
+// the logits. Feeds are views over the caller's buffers (no copies for batch 1). Thread-safe for concurrent steps on
+// different batches (the ORT session is); a Decoder is immutable after construction.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "generate/decoder_spec.h"
+#include "kv/kv_cache.h"
+#include "ort/session.h"
+
+namespace ogai::generate {
+
+// Per-row bookkeeping of which cache positions hold real tokens (1) or padding (0), plus the
+// scratch buffers a step builds its feeds in (reused, so steady-state decoding allocates nothing).
+class AttentionState {
+ public:
+  explicit AttentionState(std::int64_t batch);
+  std::int64_t batch() const { return static_cast<std::int64_t>(rows_.size()); }
+  std::int64_t length() const { return static_cast<std::int64_t>(rows_[0].mask.size()); }
+  // Real tokens held by a row (= the position id of its next real token).
+  std::int64_t real_tokens(std::int64_t row) const { return rows_[static_cast<std::size_t>(row)].real; }
+  std::span<const std::int64_t> mask(std::int64_t row) const { return rows_[static_cast<std::size_t>(row)].mask; }
+  // Keeps the first `length` positions of every row.
+  void truncate(std::int64_t length);
+
+ private:
+  friend class Decoder;
+  struct Row {
+    std::vector<std::int64_t> mask;  // [positions]: 1 real, 0 padding
+    std::int64_t real = 0;
+  };
+  std::vector<Row> rows_;
+  std::vector<std::int64_t> batch_mask_;  // [batch, positions] scratch when batch > 1
+  std::vector<std::int64_t> positions_;   // [batch, seq] scratch
+};
+
+struct StepOutput {
+  ort::Tensor logits;  // [batch, seq, vocab]
+  ort::Tensor hidden;  // [batch, seq, hidden] when the spec has a hidden output, else empty
+  // Logits of position `pos` of row `row` as float32: a view into `logits` for float32 graphs
+  // (the caller may overwrite it), or converted into `scratch` for float16/bfloat16 ones.
+  std::span<float> row_logits(std::int64_t row, std::int64_t pos, std::vector<float>& scratch);
+  // Read-only float32 view (float32 graphs only).
+  std::span<const float> row_logits(std::int64_t row, std::int64_t pos) const;
+  double run_seconds = 0;  // time spent inside ONNX Runtime for this step
+};
+
+class Decoder {
+ public:
+  Decoder(DecoderSpec spec, const ort::SessionOptions& options);
+
+  const DecoderSpec& spec() const { return spec_; }
+  const ort::Session& session() const { return session_; }
+
+  // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
+  // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
+  // positions to `attention` and the KV to `cache`; on error both are left as before the step.
+  StepOutput step(std::span<const std::int64_t> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
+                  AttentionState& attention, kv::KvCache& cache) const;
+
+ private:
+  void check_against_session() const;
+
+  DecoderSpec spec_;
+  ort::Session session_;
+  std::vector<std::string> input_names_;   // tokens, [mask], [positions], pasts...
+  std::vector<std::string> output_names_;  // logits, [hidden], presents...
+};
+
+}  // namespace ogai::generate

@@ -1,0 +1,30 @@
+// DecoderSpec: the flat view of one decoder graph the generation engine drives — which port
+// carries what, and the KV pairs the state service manages. Built from the package's decoder ABI
+// (metadata) and checked against the live ONNX Runtime session; never guessed from port names.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kv/cache_spec.h"
+
+namespace ogai::generate {
+
+struct DecoderSpec {
+  std::filesystem::path artifact;   // the decoder graph (.onnx or .onnx.textproto)
+  std::string token_input;          // int64 [batch, seq]; empty when the graph takes embeddings only
+  std::string mask_input;           // int64 [batch, past + seq]; empty when absent
+  std::string position_input;       // int64 [batch, seq]; empty when absent
+  std::string logits_output;        // float [batch, seq, vocab]
+  std::string hidden_output;        // [batch, seq, hidden]; empty when absent
+  kv::CacheSpec cache;              // KV pairs in ABI order and their storage mode
+  std::int64_t vocab_size = 0;      // logits' last dim
+  std::int64_t max_length = 0;      // context limit in positions; 0 = unknown
+  // Whether rows of a batch may be left-padded (attention reads the mask per position). False for
+  // explicit-length attention (GroupQueryAttention), which treats the mask as a length.
+  bool left_padding = true;
+};
+
+}  // namespace ogai::generate

@@ -1,0 +1,154 @@
+// The public ogai::Model / ogai::Context API over the generation stage.
+#include "ogai/model.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "chat/chat_template.h"
+#include "generate/batch.h"
+#include "generate/package_config.h"
+#include "generate/sequence.h"
+
+namespace ogai {
+
+struct Model::Impl {
+  PackageConfig config;
+  std::unique_ptr<generate::Decoder> decoder;
+  tokenizer::Tokenizer tokenizer;
+  std::optional<chat::ChatTemplate> chat_template;
+  ModelInfo info;
+
+  generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
+};
+
+struct Context::State {
+  explicit State(const Model& m) : model(&m), sequence(*m.impl().decoder) {}
+  const Model* model;
+  generate::SequenceState sequence;
+};
+
+namespace {
+
+using generate::PackageConfig;
+
+std::vector<std::int64_t> resolve_eos_ids(const PackageConfig& config, const tokenizer::Tokenizer& tokenizer) {
+  std::vector<std::int64_t> ids = config.eos_ids;
+  if (config.eos_token) {
+    auto id = tokenizer.token_to_id(*config.eos_token);
+    if (!id) fail(ErrorCode::kInvalidPackage, "tokenizer_config.json", "eos_token '{}' is not in the tokenizer", *config.eos_token);
+    ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+void report(const LoadOptions& options, std::string_view stage, double fraction) {
+  if (options.progress) options.progress(stage, fraction);
+}
+
+}  // namespace
+
+const char* finish_reason_name(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::kStop: return "stop";
+    case FinishReason::kLength: return "length";
+    case FinishReason::kEos: return "eos";
+    case FinishReason::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  report(options, "metadata", 0.0);
+  metadata::Package validated = metadata::load_package(package);
+  impl->config = generate::make_package_config(validated);
+  report(options, "tokenizer", 0.2);
+  impl->tokenizer = tokenizer::Tokenizer::load(impl->config.tokenizer_json);
+  if (impl->config.has_chat_template) impl->chat_template = chat::ChatTemplate::load(impl->config.root);
+  impl->config.generation.eos_ids = resolve_eos_ids(impl->config, impl->tokenizer);
+  report(options, "model", 0.3);
+  ort::SessionOptions so;
+  so.execution_provider = options.execution_provider;
+  so.allow_cpu_fallback = options.allow_cpu_fallback;
+  so.device_id = options.device_id;
+  so.intra_op_threads = options.intra_op_threads;
+  so.inter_op_threads = options.inter_op_threads;
+  impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+  report(options, "model", 1.0);
+  ModelInfo& info = impl->info;
+  info.package = impl->config.root;
+  info.vocab_size = impl->decoder->spec().vocab_size;
+  info.context_length = impl->config.generation.context_limit;
+  for (auto id : impl->config.generation.eos_ids) info.eos_token_ids.push_back(static_cast<std::int32_t>(id));
+  info.has_chat_template = impl->chat_template.has_value();
+  info.execution_provider = options.execution_provider;
+  log(LogLevel::kInfo, "loaded {} ({} KV pairs, {} mode)", package.string(), impl->config.decoder.cache.pairs.size(),
+      impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+const ModelInfo& Model::info() const { return impl_->info; }
+
+std::vector<std::int32_t> Model::tokenize(std::string_view text, bool add_special_tokens) const {
+  return impl_->tokenizer.encode(text, add_special_tokens);
+}
+
+std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
+  return impl_->tokenizer.decode(ids, skip_special_tokens);
+}
+
+std::string Model::render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt) const {
+  if (!impl_->chat_template)
+    fail(ErrorCode::kInvalidArgument, impl_->config.root.string(), "the package has no chat template");
+  chat::ChatRequest request;
+  for (const auto& m : messages) request.messages.push_back(chat::Json::object({{"role", m.role}, {"content", m.content}}));
+  request.add_generation_prompt = add_generation_prompt;
+  return impl_->chat_template->render(request);
+}
+
+GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
+                                 const StreamCallback& on_token, Context* context) const {
+  auto ids = tokenize(prompt, options.add_special_tokens);
+  return generate(std::span<const std::int32_t>(ids), options, on_token, context);
+}
+
+GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options,
+                                 const StreamCallback& on_token, Context* context) const {
+  auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(prompt_ids.size()));
+  if (context == nullptr) {
+    generate::SequenceState state(*impl_->decoder);
+    return generate::generate_sequence(impl_->sequence_model(), request, prompt_ids, state, on_token);
+  }
+  if (context->state().model != this)
+    fail(ErrorCode::kInvalidArgument, "context", "the context belongs to another model");
+  return generate::generate_sequence(impl_->sequence_model(), request, prompt_ids, context->state().sequence, on_token);
+}
+
+std::vector<GenerationResult> Model::generate_batch(std::span<const std::string> prompts,
+                                                    const GenerationOptions& options) const {
+  std::vector<std::vector<std::int32_t>> ids;
+  std::size_t longest = 0;
+  for (const auto& p : prompts) {
+    ids.push_back(tokenize(p, options.add_special_tokens));
+    longest = std::max(longest, ids.back().size());
+  }
+  auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
+  return generate::generate_batch(impl_->sequence_model(), request, ids);
+}
+
+Context::Context(const Model& model) : state_(std::make_unique<State>(model)) {}
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
+std::span<const std::int32_t> Context::tokens() const { return state_->sequence.tokens; }
+
+void Context::reset() { state_->sequence.reset(*state_->model->impl().decoder); }
+
+}  // namespace ogai

@@ -1,0 +1,112 @@
+#include "generate/package_config.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace ogai::generate {
+namespace {
+
+kv::PairSpec make_pair(const metadata::KvPair& p, const std::string& origin) {
+  const auto& g = p.geometry;
+  if (g.rank != 4 || g.kv_heads <= 0 || g.head_dim <= 0)
+    fail(ErrorCode::kUnsupported, origin,
+         "KV port '{}' must be [batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim (graph says rank {}, "
+         "kv_heads {}, head_dim {})",
+         p.input, g.rank, g.kv_heads, g.head_dim);
+  if (g.sequence_axis != 2)
+    fail(ErrorCode::kUnsupported, origin, "KV port '{}' has sequence_axis {}; ogai executes bnsh caches (axis 2)",
+         p.input, g.sequence_axis);
+  if (!is_float_type(g.dtype))
+    fail(ErrorCode::kInvalidPackage, origin, "KV port '{}' is {}, expected a float type", p.input, dtype_name(g.dtype));
+  return {p.group, p.input, p.output, g.dtype, g.kv_heads, g.head_dim};
+}
+
+bool uses_group_query_attention(const metadata::Package& package, const std::string& component) {
+  auto it = package.graphs.find(component);
+  return it != package.graphs.end() && it->second.op_types.count("com.microsoft:GroupQueryAttention") > 0;
+}
+
+void check_executable(const metadata::DecoderAbi& abi, const std::string& origin) {
+  if (!abi.token_ids_input)
+    fail(ErrorCode::kUnsupported, origin, "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
+         "validated but not executed yet", abi.component);
+  if (!abi.logits_output) fail(ErrorCode::kUnsupported, origin, "decoder '{}' declares no logits output", abi.component);
+  for (const auto& group : abi.groups)
+    if (group.update == metadata::UpdateKind::kReplace || group.update == metadata::UpdateKind::kIndexedScatter)
+      fail(ErrorCode::kUnsupported, origin, "state group '{}' uses update '{}'; ogai executes append-growing caches only",
+           group.name, metadata::update_kind_name(group.update));
+  if (!abi.cross_kv_pairs.empty() || !abi.state_pairs.empty())
+    fail(ErrorCode::kUnsupported, origin, "decoder '{}' has cross-attention or recurrent state, not executed yet",
+         abi.component);
+  if (!abi.other_inputs.empty())
+    fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill",
+         abi.other_inputs.front().port, abi.other_inputs.front().purpose);
+}
+
+kv::StorageMode choose_storage(const metadata::DecoderAbi& abi, bool gqa, const std::string& origin) {
+  const auto aliasing = abi.aliasing.value_or(metadata::Aliasing::kForbidden);
+  if (aliasing == metadata::Aliasing::kForbidden) return kv::StorageMode::kAppend;
+  if (gqa) return kv::StorageMode::kSharedBuffer;
+  if (aliasing == metadata::Aliasing::kRequired)
+    fail(ErrorCode::kInvalidPackage, origin, "aliasing is 'required' but decoder '{}' has no explicit-length attention "
+         "(GroupQueryAttention) that can share past and present buffers", abi.component);
+  return kv::StorageMode::kAppend;
+}
+
+PackageGeneration make_generation(const metadata::Package& package) {
+  PackageGeneration g;
+  const auto& gen = package.document.generation;
+  if (gen && gen->defaults) {
+    const auto& d = *gen->defaults;
+    g.defaults.do_sample = d.do_sample;
+    g.defaults.temperature = d.temperature;
+    g.defaults.top_k = d.top_k;
+    g.defaults.top_p = d.top_p;
+    g.defaults.repetition_penalty = d.repetition_penalty;
+    g.defaults.max_length = d.max_length;
+  }
+  if (gen && !gen->overrides.empty()) {
+    g.overrides_declared = true;
+    for (const auto& [field, o] : gen->overrides) g.overrides[field] = {o.minimum, o.maximum};
+  }
+  g.context_limit = package.max_sequence_length().value_or(0);
+  return g;
+}
+
+}  // namespace
+
+PackageConfig make_package_config(const metadata::Package& package) {
+  const std::string origin = package.files.metadata_file.string();
+  if (!package.decoder)
+    fail(ErrorCode::kUnsupported, origin, "the workflow has no sole decoder (zero or several components declare "
+         "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
+  const metadata::DecoderAbi& abi = *package.decoder;
+  check_executable(abi, origin);
+  PackageConfig c;
+  c.root = package.files.root;
+  DecoderSpec& d = c.decoder;
+  d.artifact = abi.artifact;
+  d.token_input = *abi.token_ids_input;
+  d.mask_input = abi.attention_mask_input.value_or("");
+  d.position_input = abi.position_ids_input.value_or("");
+  d.logits_output = *abi.logits_output;
+  for (const auto& pair : abi.kv_pairs) d.cache.pairs.push_back(make_pair(pair, origin));
+  const bool gqa = uses_group_query_attention(package, abi.component);
+  d.cache.mode = choose_storage(abi, gqa, origin);
+  d.left_padding = !gqa;
+  c.generation = make_generation(package);
+  d.max_length = d.cache.max_length = c.generation.context_limit;
+  const auto& text = package.files.text;
+  if (!text.tokenizer_json)
+    fail(ErrorCode::kInvalidPackage, origin, "the package has no tokenizer.json (declare package.tokenizer.artifacts "
+         "or put tokenizer.json beside the metadata)");
+  c.tokenizer_json = *text.tokenizer_json;
+  c.has_chat_template = text.chat_template_file.has_value() || text.chat_template.has_value();
+  c.eos_ids = text.generation_config_eos_ids;
+  if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);
+  c.eos_token = text.tokenizer_config_eos_token;
+  return c;
+}
+
+}  // namespace ogai::generate

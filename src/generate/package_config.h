@@ -1,0 +1,35 @@
+// What the engine takes from a validated package: the decoder spec (from the decoder ABI, checked
+// for what ogai can execute), the text sources, EOS ids and generation settings.
+//
+// Execution support today: a sole decoder fed by token ids, with attention mask / position inputs
+// by role and self-attention KV groups that grow by appending along axis 2 ([B, H, S, D]).
+// Anything else the metadata can express (inputs_embeds-only decoders, replace/indexed_scatter
+// updates, recurrent or cross-attention state, extra inputs with no role) is refused at load
+// with an error naming it — never run approximately.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "generate/decoder_spec.h"
+#include "generate/request.h"
+#include "metadata/package.h"
+
+namespace ogai::generate {
+
+struct PackageConfig {
+  std::filesystem::path root;
+  DecoderSpec decoder;
+  std::filesystem::path tokenizer_json;
+  bool has_chat_template = false;
+  PackageGeneration generation;  // defaults, overrides, context limit; eos ids filled by the engine
+  // EOS sources, resolved to ids once the tokenizer is loaded.
+  std::vector<std::int64_t> eos_ids;
+  std::optional<std::string> eos_token;  // tokenizer_config.json eos_token, by content
+};
+
+// Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /
+// kInvalidPackage) naming what ogai cannot execute.
+PackageConfig make_package_config(const metadata::Package& package);
+
+}  // namespace ogai::generate

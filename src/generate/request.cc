@@ -1,0 +1,105 @@
+#include "generate/request.h"
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+
+namespace ogai::generate {
+namespace {
+
+// Checks a request-set field against the package's overrides.
+class OverrideGate {
+ public:
+  explicit OverrideGate(const PackageGeneration& package) : package_(package) {}
+
+  template <typename T>
+  void check(const char* field, const std::optional<T>& value) const {
+    if (!value || !package_.overrides_declared) return;
+    auto it = package_.overrides.find(field);
+    if (it == package_.overrides.end())
+      fail(ErrorCode::kInvalidArgument, field, "the package does not allow overriding '{}' (generation.overrides lists: {})",
+           field, listed());
+    double v = static_cast<double>(*value);
+    const OverrideLimit& limit = it->second;
+    if ((limit.minimum && v < *limit.minimum) || (limit.maximum && v > *limit.maximum))
+      fail(ErrorCode::kInvalidArgument, field, "{} is outside the package's allowed range [{}, {}]", v,
+           limit.minimum ? fmt::format("{}", *limit.minimum) : "-inf",
+           limit.maximum ? fmt::format("{}", *limit.maximum) : "+inf");
+  }
+
+ private:
+  std::string listed() const {
+    std::string names;
+    for (const auto& [name, _] : package_.overrides) names += (names.empty() ? "" : ", ") + name;
+    return names.empty() ? "nothing" : names;
+  }
+  const PackageGeneration& package_;
+};
+
+// The request's value, else the package's, else ogai's.
+template <typename R, typename P, typename T>
+T pick(const std::optional<R>& request, const std::optional<P>& package, T fallback) {
+  if (request) return static_cast<T>(*request);
+  if (package) return static_cast<T>(*package);
+  return fallback;
+}
+
+sampling::SamplingParams resolve_sampling(const SamplingOptions& r, const GenerationDefaults& d) {
+  sampling::SamplingParams p;
+  p.temperature = pick(r.temperature, d.temperature, 1.0);
+  p.top_k = pick(r.top_k, d.top_k, std::int64_t{0});
+  p.top_p = pick(r.top_p, d.top_p, 1.0);
+  p.min_p = pick(r.min_p, d.min_p, 0.0);
+  p.typical_p = pick(r.typical_p, d.typical_p, 1.0);
+  p.repetition_penalty = pick(r.repetition_penalty, d.repetition_penalty, 1.0);
+  p.frequency_penalty = r.frequency_penalty.value_or(0.0f);
+  p.presence_penalty = r.presence_penalty.value_or(0.0f);
+  for (const auto& [id, bias] : r.logit_bias) p.logit_bias[id] = bias;
+  p.seed = r.seed;
+  const bool asks_sampling = (r.temperature && *r.temperature > 0) || r.top_k || r.top_p || r.min_p || r.typical_p;
+  p.do_sample = r.do_sample ? *r.do_sample : asks_sampling || d.do_sample.value_or(false);
+  return p;
+}
+
+void check_overrides(const GenerationOptions& o, const PackageGeneration& package) {
+  OverrideGate gate(package);
+  const SamplingOptions& s = o.sampling;
+  gate.check("do_sample", s.do_sample);
+  gate.check("temperature", s.temperature);
+  gate.check("top_k", s.top_k);
+  gate.check("top_p", s.top_p);
+  gate.check("min_p", s.min_p);
+  gate.check("typical_p", s.typical_p);
+  gate.check("repetition_penalty", s.repetition_penalty);
+  gate.check("max_new_tokens", o.max_new_tokens);
+}
+
+}  // namespace
+
+ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
+                                std::int64_t prompt_tokens) {
+  check_overrides(options, package);
+  ResolvedRequest r;
+  r.sampling = resolve_sampling(options.sampling, package.defaults);
+  r.sampling.validate("request");
+  if (options.max_new_tokens) {
+    if (*options.max_new_tokens < 1)
+      fail(ErrorCode::kInvalidArgument, "max_new_tokens", "{} must be at least 1", *options.max_new_tokens);
+    r.stop.max_new_tokens = *options.max_new_tokens;
+  } else if (package.defaults.max_new_tokens) {
+    r.stop.max_new_tokens = *package.defaults.max_new_tokens;
+  } else if (package.defaults.max_length) {
+    r.stop.max_new_tokens = std::max<std::int64_t>(1, *package.defaults.max_length - prompt_tokens);
+  }
+  if (package.context_limit > 0) r.stop.context_limit = package.context_limit;
+  if (!options.ignore_eos) r.stop.eos_ids = package.eos_ids;
+  r.stop_strings = options.stop;
+  for (auto id : options.stop_token_ids) r.stop_token_ids.push_back(id);
+  if (options.prefill_chunk < 0)
+    fail(ErrorCode::kInvalidArgument, "prefill_chunk", "{} must be >= 0", options.prefill_chunk);
+  r.prefill_chunk = options.prefill_chunk;
+  r.truncate_prompt = options.truncate_prompt;
+  return r;
+}
+
+}  // namespace ogai::generate

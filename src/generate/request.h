@@ -1,0 +1,62 @@
+// Resolving a request's options against the package: request values > the package's
+// `generation.defaults` > ogai's own defaults, checked against `generation.overrides`.
+//
+// ogai's own defaults: greedy decoding; a request that sets temperature > 0 or a filtering
+// warper (top_k, top_p, min_p, typical_p) without saying do_sample samples (the OpenAI and
+// llama.cpp convention); temperature 0 is greedy. When the package declares overrides, only the
+// listed fields may be set by a request, within their [minimum, maximum]; anything else fails
+// with ogai::Error naming the field, the value and the allowed range.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ogai/options.h"
+#include "sampling/sampling_params.h"
+#include "sampling/stop_checker.h"
+
+namespace ogai::generate {
+
+// The package's generation.defaults (Hugging Face GenerationConfig names).
+struct GenerationDefaults {
+  std::optional<bool> do_sample;
+  std::optional<double> temperature;
+  std::optional<std::int64_t> top_k;
+  std::optional<double> top_p;
+  std::optional<double> min_p;
+  std::optional<double> typical_p;
+  std::optional<double> repetition_penalty;
+  std::optional<std::int64_t> max_length;      // prompt + generated
+  std::optional<std::int64_t> max_new_tokens;
+};
+
+struct OverrideLimit {
+  std::optional<double> minimum;
+  std::optional<double> maximum;
+};
+
+struct PackageGeneration {
+  GenerationDefaults defaults;
+  bool overrides_declared = false;              // the package has a generation.overrides section
+  std::map<std::string, OverrideLimit> overrides;  // field -> allowed range
+  std::vector<std::int64_t> eos_ids;
+  std::int64_t context_limit = 0;               // positions; 0 = unknown
+};
+
+struct ResolvedRequest {
+  sampling::SamplingParams sampling;
+  sampling::StopChecker stop;        // eos ids (unless ignored), max_new_tokens, context limit
+  std::vector<std::string> stop_strings;
+  std::vector<std::int64_t> stop_token_ids;
+  int prefill_chunk = 0;
+  bool truncate_prompt = false;
+};
+
+// Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable.
+ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
+                                std::int64_t prompt_tokens);
+
+}  // namespace ogai::generate

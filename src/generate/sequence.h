@@ -1,0 +1,38 @@
+// Generating one sequence: prefill (reusing the prefix the state already holds), then the decode
+// loop — sample, stream text, check stop rules, feed the token back.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "generate/decoder.h"
+#include "generate/request.h"
+#include "ogai/generation.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ogai::generate {
+
+// The reusable state of one conversation: the KV cache and the tokens it holds.
+struct SequenceState {
+  explicit SequenceState(const Decoder& decoder) : cache(decoder.spec().cache, 1), attention(1) {}
+  void reset(const Decoder& decoder) { *this = SequenceState(decoder); }
+
+  kv::KvCache cache;
+  AttentionState attention;
+  std::vector<std::int32_t> tokens;  // tokens whose KV is in `cache`
+};
+
+// Everything a sequence needs from the loaded package.
+struct SequenceModel {
+  const Decoder& decoder;
+  const tokenizer::Tokenizer& tokenizer;
+};
+
+// Generates from `prompt`, continuing `state` (its longest common prefix with the prompt is kept,
+// the rest rewound). Throws ogai::Error for a prompt that does not fit (unless truncation was
+// asked) and for ORT failures; `state` stays usable afterwards.
+GenerationResult generate_sequence(const SequenceModel& model, const ResolvedRequest& request,
+                                   std::span<const std::int32_t> prompt, SequenceState& state,
+                                   const StreamCallback& on_token);
+
+}  // namespace ogai::generate

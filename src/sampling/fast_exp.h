@@ -1,0 +1,40 @@
+// exp_nonpositive(x): e^x for x <= 0 in float32, branch-free so loops over it vectorize, and built
+// from +, *, and exact conversions only, so it gives the same bits on every platform (the file
+// that uses it is compiled with -ffp-contract=off: no fused multiply-add on some targets only).
+//
+// Method: x = n ln2 + r with n = round(x / ln2) and |r| <= ln2/2 (ln2 split in a high part exact in
+// float and a low correction); e^r by the degree-6 minimax polynomial of Cephes' expf
+// (S. L. Moshier); the result is scaled by 2^n built in the exponent bits. Relative error about
+// 2 ulp; inputs below -87.3 (where e^x is subnormal) and -inf give 0. Probabilities need no more:
+// PyTorch's vectorized softmax is not correctly rounded either.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace ogai::sampling {
+
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;     // exact in float, few significant bits
+  constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
+  constexpr float kRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
+  constexpr float kMin = -87.3f;
+  const bool underflow = !(x >= kMin);  // also true for -inf
+  const float clamped = underflow ? kMin : x;
+  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float er = (p * r) * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return underflow ? 0.0f : er * scale;
+}
+
+}  // namespace ogai::sampling

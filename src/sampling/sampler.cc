@@ -1,0 +1,150 @@
+#include "sampling/sampler.h"
+
+#include <cmath>
+
+#include "base/error.h"
+#include "sampling/penalties.h"
+#include "sampling/warpers.h"
+
+namespace ogai::sampling {
+namespace {
+
+[[noreturn]] void fail_nothing_left() {
+  fail(ErrorCode::kInvalidArgument, "logits",
+       "every token's logit is -inf after logit_bias and the sampling filters; nothing to pick");
+}
+
+}  // namespace
+
+int64_t argmax(std::span<const float> logits) {
+  int64_t best = -1;
+  float best_value = -INFINITY;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    float x = logits[i];
+    if (!(x <= best_value)) {  // greater, or NaN
+      if (std::isnan(x)) fail_bad_logit(x, i);
+      best_value = x;
+      best = static_cast<int64_t>(i);
+    }
+  }
+  if (best < 0) fail_nothing_left();
+  return best;
+}
+
+Sampler::Sampler(SamplingParams params, int64_t vocab_size)
+    : params_(std::move(params)), vocab_size_(vocab_size),
+      rng_(params_.seed ? *params_.seed : nondeterministic_seed()) {
+  params_.validate();
+  history_.reset(vocab_size, {});
+  for (const auto& [id, value] : params_.logit_bias) {
+    if (id >= vocab_size) {
+      fail(ErrorCode::kInvalidArgument, fmt::format("sampling.logit_bias[{}]", id),
+           "token id {} is outside the vocabulary [0, {})", id, vocab_size);
+    }
+    bias_.emplace_back(static_cast<int32_t>(id), static_cast<float>(value));
+  }
+  plan_chain();
+}
+
+void Sampler::plan_chain() {
+  // HF clamps top_k to [min_tokens_to_keep, V]; at V it keeps everything.
+  top_k_active_ = params_.top_k > 0 &&
+                  std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
+  const bool rank_filters = top_k_active_ || params_.top_p < 1.0 || params_.typical_p < 1.0 ||
+                            (params_.min_p > 0.0 && params_.min_tokens_to_keep > 1);
+  dense_path_ = !rank_filters;
+  if (params_.greedy()) return;  // argmax needs no scratch (distribution() reserves its own)
+  const auto vocab = static_cast<size_t>(vocab_size_);
+  if (dense_path_ || (!top_k_active_ && params_.top_p < 1.0)) dense_.reserve(vocab);
+  if (!dense_path_) candidates_.reserve(vocab);
+}
+
+void Sampler::reset(std::span<const int64_t> prompt_ids) {
+  history_.reset(vocab_size_, prompt_ids);
+  if (params_.seed) rng_ = Rng(*params_.seed);
+}
+
+void Sampler::check_size(std::span<const float> logits) const {
+  if (static_cast<int64_t>(logits.size()) != vocab_size_) {
+    fail(ErrorCode::kInvalidArgument, "logits", "{} values given; the sampler's vocabulary is {}",
+         logits.size(), vocab_size_);
+  }
+}
+
+void Sampler::apply_processors(std::span<float> logits) {
+  if (!bias_.empty()) apply_logit_bias(logits, bias_);
+  if (params_.repetition_penalty != 1.0) {
+    apply_repetition_penalty(logits, history_, static_cast<float>(params_.repetition_penalty));
+  }
+  if (params_.frequency_penalty != 0.0 || params_.presence_penalty != 0.0) {
+    apply_frequency_presence(logits, history_, static_cast<float>(params_.frequency_penalty),
+                             static_cast<float>(params_.presence_penalty));
+  }
+}
+
+void Sampler::apply_warpers(std::span<float> logits) {
+  const auto min_keep = static_cast<size_t>(params_.min_tokens_to_keep);
+  if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
+  if (top_k_active_) {
+    candidates_.gather_top_k(logits, std::max(static_cast<size_t>(params_.top_k), min_keep));
+  } else if (params_.top_p < 1.0) {
+    if (dense_.capacity() < logits.size()) dense_.reserve(logits.size());  // distribution() only
+    dense_.compute(logits);
+    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);  // includes the cut
+  } else {
+    candidates_.gather_all(logits);
+  }
+  if (candidates_.empty()) fail_nothing_left();
+  if (top_k_active_ && params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
+  if (params_.min_p > 0.0) filter_min_p(candidates_, params_.min_p, min_keep);
+  if (params_.typical_p < 1.0) filter_typical_p(candidates_, params_.typical_p, min_keep);
+}
+
+int64_t Sampler::draw() {
+  if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();
+  candidates_.ensure_weights();
+  const double target = rng_.uniform() * candidates_.total_weight();
+  const size_t at = candidates_.find_cumulative(target);
+  std::span<const Candidate> items = candidates_.items();
+  if (at < items.size()) return items[at].id;
+  // Unreachable while target < total; kept for a total of 0 (all weights underflowed).
+  fail_nothing_left();
+}
+
+int64_t Sampler::sample(std::span<float> logits) {
+  check_size(logits);
+  apply_processors(logits);
+  if (params_.greedy()) return argmax(logits);
+  if (dense_path_) return sample_dense(logits);
+  apply_warpers(logits);
+  return draw();
+}
+
+int64_t Sampler::sample_dense(std::span<float> logits) {
+  if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
+  dense_.compute(logits);
+  if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
+  return dense_.draw(rng_.uniform());
+}
+
+int64_t Sampler::next(std::span<float> logits) {
+  int64_t token = sample(logits);
+  accept(token);
+  return token;
+}
+
+std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
+  check_size(logits);
+  if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
+  apply_processors(logits);
+  if (params_.greedy()) {
+    candidates_.gather_all(logits);
+    if (candidates_.empty()) fail_nothing_left();
+  } else {
+    apply_warpers(logits);
+  }
+  candidates_.normalize();
+  return candidates_.items();
+}
+
+}  // namespace ogai::sampling

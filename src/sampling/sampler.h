@@ -1,0 +1,91 @@
+// Sampler: picks the next token from one row of logits, with HF transformers' semantics.
+//
+// Per token, in this order (docs/sampling.md has the formulas and sources):
+//   processors (also in greedy mode), in place on the dense logits:
+//     1. logit_bias            (OpenAI; vLLM applies it before its penalties)
+//     2. repetition_penalty    (HF RepetitionPenaltyLogitsProcessor; prompt + generated)
+//     3. frequency_penalty, 4. presence_penalty   (OpenAI/vLLM; generated tokens only)
+//   then greedy: argmax, ties to the lowest id (torch.argmax);
+//   or sampling: HF's warper order from GenerationMixin._get_logits_processor
+//     5. temperature  6. top_k  7. top_p  8. min_p  9. typical_p
+//     10. multinomial draw over the survivors, driven by Rng (rng.h) seeded with params.seed.
+//
+// Cost per token: O(distinct history ids) for the processors; O(V) for argmax and for the
+// temperature/gather pass (O(V log k) with top-k); the later filters only see the survivors.
+// Chains with no rank-based filter (no top-k/top-p/typical-p; min-p with min_tokens_to_keep 1)
+// draw straight from dense weights (dense_weights.h) without a candidate list; top-p without
+// top-k gathers only a superset of the nucleus from them. Typical-p without top-k must rank the
+// whole vocabulary (O(V log V) worst case).
+// Scratch buffers are allocated in the constructor (and by TokenHistory as ids are first seen);
+// sample() allocates nothing.
+//
+// sample() overwrites `logits` with the processed scores (the dense part of the chain) — pass a
+// buffer you no longer need, such as the model's output for this step.
+// Not thread-safe: one Sampler per sequence.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "sampling/candidates.h"
+#include "sampling/dense_weights.h"
+#include "sampling/rng.h"
+#include "sampling/sampling_params.h"
+#include "sampling/token_history.h"
+
+namespace ogai::sampling {
+
+class Sampler {
+ public:
+  // Validates `params` (ogai::Error naming the field) and checks logit_bias ids < vocab_size.
+  Sampler(SamplingParams params, int64_t vocab_size);
+
+  // Starts a sequence: the history becomes the prompt (for the repetition penalty) and, when
+  // params.seed is set, the generator restarts from it, so a reused Sampler repeats its draws.
+  void reset(std::span<const int64_t> prompt_ids);
+
+  // Runs the chain on `logits` (size V, overwritten) and returns the chosen id. Does not record
+  // it: call accept() with the token the sequence actually continues with, or use next().
+  // Throws ogai::Error when a logit is NaN/+inf or every token ends up at -inf.
+  int64_t sample(std::span<float> logits);
+  // Appends a generated token to the history the penalties read.
+  void accept(int64_t token) { history_.push(token); }
+  // sample() then accept(): the call of a plain decode loop.
+  int64_t next(std::span<float> logits);
+
+  // The distribution sample() would draw from (in greedy mode: the softmax of the processed
+  // logits, whose argmax greedy picks), with normalized p, in rank or id order. Overwrites
+  // `logits` like sample(); the span is valid until the next call. For tests and logprobs; it
+  // always builds the candidate list (allocating it on first use on the dense path).
+  std::span<const Candidate> distribution(std::span<float> logits);
+
+  const SamplingParams& params() const { return params_; }
+  const TokenHistory& history() const { return history_; }
+  int64_t vocab_size() const { return vocab_size_; }
+
+ private:
+  void plan_chain();
+  void check_size(std::span<const float> logits) const;
+  void apply_processors(std::span<float> logits);
+  void apply_warpers(std::span<float> logits);
+  int64_t draw();
+  int64_t sample_dense(std::span<float> logits);
+
+  SamplingParams params_;
+  int64_t vocab_size_;
+  std::vector<std::pair<int32_t, float>> bias_;  // logit_bias in id order, float32
+  TokenHistory history_;
+  bool top_k_active_ = false;  // top_k clamped by HF's rule is below V
+  bool dense_path_ = false;    // no rank-based filter: draw from dense_, skip candidates_
+  Candidates candidates_;      // reserved when ranks are needed (or by distribution())
+  DenseWeights dense_;         // reserved for dense_path_ and for top-p without top-k
+  Rng rng_;
+};
+
+// Greedy choice: index of the largest logit, the lowest such index on ties (torch.argmax).
+// Throws ogai::Error on a NaN logit or when every logit is -inf.
+int64_t argmax(std::span<const float> logits);
+
+}  // namespace ogai::sampling
