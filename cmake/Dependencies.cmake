@@ -7,6 +7,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
+find_package(ICU REQUIRED COMPONENTS uc i18n)
 
 # ONNX protobuf classes from Debian's libonnx-dev (schema 1.12; used only to parse text-format
 # graphs, see src/onnx/textproto.h).

@@ -17,6 +17,7 @@ struct CommandResult {
 };
 
 void add_inspect_command(CLI::App& app, CommandResult& result);
+void add_template_command(CLI::App& app, CommandResult& result);
 void add_validate_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
 
   cli::CommandResult result;
   cli::add_inspect_command(app, result);
+  cli::add_template_command(app, result);
   cli::add_validate_command(app, result);
 
   app.parse_complete_callback([&] {
