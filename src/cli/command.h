@@ -17,5 +17,6 @@ struct CommandResult {
 };
 
 void add_inspect_command(CLI::App& app, CommandResult& result);
+void add_tokenize_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
 
   cli::CommandResult result;
   cli::add_inspect_command(app, result);
+  cli::add_tokenize_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);
