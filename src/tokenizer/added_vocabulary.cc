@@ -96,6 +96,7 @@ void AddedVocabulary::load(const std::optional<JsonValue>& value, const Model& m
       normalizer->normalize(p);
       pattern = std::move(p.text);
     }
+    tokens_[i].decoded = pattern;
     m.patterns.push_back(std::move(pattern));
     m.ids.push_back(t.id);
   }

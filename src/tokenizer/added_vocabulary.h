@@ -21,6 +21,9 @@ namespace ogai::tokenizer {
 
 struct AddedToken {
   std::string content;
+  // The text decoding shows: the normalized content for normalized tokens (Hugging Face keeps
+  // that in its id -> token map), else the content.
+  std::string decoded;
   std::int32_t id = -1;
   bool special = false, single_word = false, lstrip = false, rstrip = false, normalized = true;
 };

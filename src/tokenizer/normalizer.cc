@@ -81,13 +81,19 @@ class Strip final : public Normalizer {
   bool left_, right_;
 };
 
-class StripAccents final : public Normalizer {
+// Removes combining marks: every Mark (Mn, Mc, Me) for the StripAccents normalizer, only
+// nonspacing marks (Mn) inside BertNormalizer.
+class StripMarks final : public Normalizer {
  public:
+  explicit StripMarks(bool nonspacing_only) : nonspacing_only_(nonspacing_only) {}
   void normalize(Piece& piece) const override {
-    map_chars(piece, [](char32_t c, std::size_t at, TextBuilder& b) {
-      if (!is_mark_nonspacing(c)) b.push(c, at);
+    map_chars(piece, [this](char32_t c, std::size_t at, TextBuilder& b) {
+      if (!(nonspacing_only_ ? is_mark_nonspacing(c) : is_mark(c))) b.push(c, at);
     });
   }
+
+ private:
+  bool nonspacing_only_;
 };
 
 class Replace final : public Normalizer {
@@ -140,9 +146,9 @@ class BertNormalizer final : public Normalizer {
     if (clean_) {
       map_chars(piece, [](char32_t c, std::size_t at, TextBuilder& b) {
         if (c == 0 || c == 0xFFFD) return;
-        bool ws = c == '\t' || c == '\n' || c == '\r' || is_whitespace(c);
-        if (!ws && is_other(c)) return;
-        b.push(ws ? U' ' : c, at);
+        bool tab_or_newline = c == '\t' || c == '\n' || c == '\r';
+        if (!tab_or_newline && is_other(c)) return;  // control, format, unassigned, private use
+        b.push(tab_or_newline || is_whitespace(c) ? U' ' : c, at);
       });
     }
     if (chinese_) {
@@ -155,7 +161,7 @@ class BertNormalizer final : public Normalizer {
     }
     if (strip_accents_) {
       UnicodeNormalizer(NormalForm::kNFD).normalize(piece);
-      StripAccents().normalize(piece);
+      StripMarks(true).normalize(piece);
     }
     if (lowercase_) Lowercase().normalize(piece);
   }
@@ -244,7 +250,7 @@ std::unique_ptr<Normalizer> make_normalizer(const JsonValue& v) {
   if (type == "NFKD") return std::make_unique<UnicodeNormalizer>(NormalForm::kNFKD);
   if (type == "Lowercase") return std::make_unique<Lowercase>();
   if (type == "Strip") return std::make_unique<Strip>(v.bool_or("strip_left", true), v.bool_or("strip_right", true));
-  if (type == "StripAccents") return std::make_unique<StripAccents>();
+  if (type == "StripAccents") return std::make_unique<StripMarks>(false);
   if (type == "Replace")
     return std::make_unique<Replace>(pattern_regex(v.at("pattern")), v.string_or("content", ""),
                                      v.source() + ": " + v.path());

@@ -107,7 +107,7 @@ void Pipeline::pad(std::vector<std::int32_t>& ids, std::size_t target) const {
 }
 
 std::optional<std::string_view> Pipeline::token_text(std::int32_t id) const {
-  if (const AddedToken* t = added.by_id(id)) return std::string_view(t->content);
+  if (const AddedToken* t = added.by_id(id)) return std::string_view(t->decoded);
   return model->vocab().token(id);
 }
 

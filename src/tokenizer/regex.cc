@@ -11,8 +11,11 @@ namespace {
 // Oniguruma's \s (Unicode White_Space) as class members.
 constexpr std::string_view kSpaceMembers =
     "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
-// Oniguruma's \w: Letter | Mark | Number | Connector_Punctuation.
-constexpr std::string_view kWordMembers = "\\p{L}\\p{M}\\p{N}\\p{Pc}";
+// Oniguruma's \w as Hugging Face's build behaves (measured against it): Alphabetic | Mark |
+// Decimal_Number | Connector_Punctuation; outside a character class it also matches the
+// Latin-1 digits and fractions U+00B2, U+00B3, U+00B9 and U+00BC-U+00BE.
+constexpr std::string_view kWordMembers = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}";
+constexpr std::string_view kLatin1Numbers = "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
 
 struct JitStack {
   pcre2_match_context* context = nullptr;
@@ -53,8 +56,8 @@ std::string translate_oniguruma(std::string_view p) {
       ++i;
       if (e == 's') out += in_class ? std::string(kSpaceMembers) : "[" + std::string(kSpaceMembers) + "]";
       else if (e == 'S' && !in_class) out += "[^" + std::string(kSpaceMembers) + "]";
-      else if (e == 'w') out += in_class ? std::string(kWordMembers) : "[" + std::string(kWordMembers) + "]";
-      else if (e == 'W' && !in_class) out += "[^" + std::string(kWordMembers) + "]";
+      else if (e == 'w') out += in_class ? std::string(kWordMembers) : "[" + std::string(kWordMembers) + std::string(kLatin1Numbers) + "]";
+      else if (e == 'W' && !in_class) out += "[^" + std::string(kWordMembers) + std::string(kLatin1Numbers) + "]";
       else if (e == 'd') out += in_class ? "\\p{Nd}" : "\\p{Nd}";
       else if (e == 'D' && !in_class) out += "\\P{Nd}";
       else out += {'\\', e};

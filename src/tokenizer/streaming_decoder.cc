@@ -27,8 +27,30 @@ std::string StreamingDecoder::decode_window(bool final) const {
   return tokenizer_.pipeline().decode_tokens(window_, state);
 }
 
+// How much of `text` (carry_ + the window's text) can no longer change: all of it but a trailing
+// run of U+FFFD, and, for byte-fallback decoders, not the text of a trailing run of byte tokens
+// (a byte group is judged as a whole, so a valid group can turn invalid when a byte follows).
+std::size_t StreamingDecoder::stable_length(const std::string& text) {
+  std::size_t stable = without_trailing_replacements(text);
+  const Decoder* decoder = tokenizer_.pipeline().decoder.get();
+  if (!decoder || !decoder->uses_byte_fallback()) return stable;
+  std::size_t bytes = 0;
+  unsigned char b;
+  while (bytes < window_.size() && parse_byte_token(window_[window_.size() - 1 - bytes], &b)) ++bytes;
+  if (bytes == 0) return stable;
+  std::vector<std::string> tail(window_.end() - static_cast<std::ptrdiff_t>(bytes), window_.end());
+  window_.resize(window_.size() - bytes);
+  std::string head = carry_ + (window_.empty() ? std::string() : decode_window(true));
+  window_.insert(window_.end(), tail.begin(), tail.end());
+  std::size_t common = 0;
+  while (common < head.size() && common < text.size() && head[common] == text[common]) ++common;
+  while (common > 0 && common < text.size() && (static_cast<unsigned char>(text[common]) & 0xC0) == 0x80) --common;
+  return std::min(stable, common);
+}
+
 bool StreamingDecoder::can_close_window(const std::string& text) const {
   if (text.ends_with(kReplacement)) return false;
+  if (index_offset_ == 0 && text.empty()) return false;  // a leading Strip may still apply
   const Decoder* decoder = tokenizer_.pipeline().decoder.get();
   if (!decoder) return true;
   if (decoder->strips_end()) return false;
@@ -44,7 +66,7 @@ std::string StreamingDecoder::step(std::int32_t id) {
   if (skip_special_ && p.added.is_special_content(*token)) return {};
   window_.emplace_back(*token);
   std::string text = carry_ + decode_window(true);
-  std::size_t stable = without_trailing_replacements(text);
+  std::size_t stable = stable_length(text);
   std::string out;
   if (stable > emitted_) {
     out = text.substr(emitted_, stable - emitted_);

@@ -38,6 +38,7 @@ class StreamingDecoder {
 
  private:
   std::string decode_window(bool final) const;
+  std::size_t stable_length(const std::string& text);
   bool can_close_window(const std::string& text) const;
   void close_window();
 

@@ -52,6 +52,8 @@ bool is_bert_punctuation(char32_t c) {
 
 bool is_mark_nonspacing(char32_t c) { return (category_mask(c) & U_GC_MN_MASK) != 0; }
 
+bool is_mark(char32_t c) { return (category_mask(c) & U_GC_M_MASK) != 0; }
+
 bool is_other(char32_t c) { return (category_mask(c) & U_GC_C_MASK) != 0; }
 
 bool is_control_or_format(char32_t c) {

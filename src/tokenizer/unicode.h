@@ -19,6 +19,7 @@ bool is_word_char(char32_t c);       // regex \w: Alphabetic | M* | Nd | Pc | Jo
 bool is_punctuation(char32_t c);     // P* (Pc Pd Ps Pe Pi Pf Po)
 bool is_bert_punctuation(char32_t c);  // ASCII punctuation or P*
 bool is_mark_nonspacing(char32_t c);   // Mn
+bool is_mark(char32_t c);              // M* (Mn Mc Me)
 bool is_other(char32_t c);           // C* (Cc Cf Cn Co Cs)
 bool is_control_or_format(char32_t c);  // Cc Cf Co Cs (no Cn)
 bool is_chinese_char(char32_t c);    // the CJK blocks BERT isolates
