@@ -91,7 +91,9 @@ void Bpe::add_merge(std::string_view a, std::string_view b, std::uint32_t rank, 
   std::string_view tail = b;
   const std::string& prefix = options_.continuing_subword_prefix;
   if (!prefix.empty() && tail.starts_with(prefix)) tail.remove_prefix(prefix.size());
-  std::string merged = std::string(a) + std::string(tail);
+  thread_local std::string merged;
+  merged.assign(a);
+  merged.append(tail);
   std::int32_t im = vocab_.find(merged);
   if (ia < 0 || ib < 0 || im < 0) {
     std::string_view missing = ia < 0 ? a : ib < 0 ? b : std::string_view(merged);

@@ -34,10 +34,25 @@ std::string child_path(const std::string& parent, std::string_view key) {
 
 JsonDocument::JsonDocument(std::string_view text, std::string source)
     : source_(std::move(source)), parser_(std::make_unique<simdjson::dom::parser>()) {
-  simdjson::padded_string padded(text);
-  // parse() copies into the parser's own buffer when given a padded_string by reference.
+  parse(simdjson::padded_string(text));
+}
+
+JsonDocument::JsonDocument(const simdjson::padded_string& padded, std::string source)
+    : source_(std::move(source)), parser_(std::make_unique<simdjson::dom::parser>()) {
+  parse(padded);
+}
+
+void JsonDocument::parse(const simdjson::padded_string& padded) {
+  // The DOM keeps its own copies of strings, so `padded` may go away after this.
   auto error = parser_->parse(padded).get(root_);
-  if (error) fail_malformed(text, source_, simdjson::error_message(error));
+  if (error) fail_malformed(std::string_view(padded.data(), padded.size()), source_, simdjson::error_message(error));
+}
+
+std::unique_ptr<JsonDocument> JsonDocument::from_file(const std::filesystem::path& path) {
+  simdjson::padded_string padded;
+  if (simdjson::padded_string::load(path.string()).get(padded))
+    fail(ErrorCode::kRuntime, path.string(), "cannot read the file");
+  return std::unique_ptr<JsonDocument>(new JsonDocument(padded, path.string()));
 }
 
 JsonValue JsonDocument::root() const { return JsonValue(this, root_, ""); }

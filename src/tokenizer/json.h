@@ -23,6 +23,8 @@ class JsonDocument {
  public:
   // Parses `text`; `source` names it in errors (a file path or "<memory>").
   JsonDocument(std::string_view text, std::string source);
+  // Reads and parses a file (one read into a padded buffer, no extra copy).
+  static std::unique_ptr<JsonDocument> from_file(const std::filesystem::path& path);
   JsonDocument(const JsonDocument&) = delete;
   JsonDocument& operator=(const JsonDocument&) = delete;
 
@@ -30,6 +32,8 @@ class JsonDocument {
   const std::string& source() const { return source_; }
 
  private:
+  JsonDocument(const simdjson::padded_string& padded, std::string source);
+  void parse(const simdjson::padded_string& padded);
   std::string source_;
   std::unique_ptr<simdjson::dom::parser> parser_;
   simdjson::dom::element root_;

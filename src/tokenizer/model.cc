@@ -22,7 +22,7 @@ void Vocabulary::finish() {
 void read_vocab_object(const JsonValue& value, Vocabulary& vocab) {
   simdjson::dom::object obj;
   if (value.raw().get_object().get(obj)) value.fail_expected("an object {\"token\": id}");
-  vocab.reserve(obj.size());
+  vocab.reserve(obj.size(), obj.size() * 12);
   for (auto field : obj) {
     std::int64_t id;
     if (field.value.get_int64().get(id) || id < 0 || id > INT32_MAX)

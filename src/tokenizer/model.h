@@ -18,7 +18,7 @@ namespace ogai::tokenizer {
 // A vocabulary: token <-> id in both directions.
 class Vocabulary {
  public:
-  void reserve(std::size_t n) { to_id_.reserve(n); }
+  void reserve(std::size_t n, std::size_t key_bytes = 0) { to_id_.reserve(n, key_bytes); }
   void set(std::string_view token, std::int32_t id) { to_id_.set(token, id); }
   // Builds the id -> token table; call once after the last set().
   void finish();

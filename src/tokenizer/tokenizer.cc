@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "tokenizer/json.h"
 #include "tokenizer/pipeline.h"
 #include "tokenizer/utf8.h"
 
@@ -15,8 +16,8 @@ Tokenizer Tokenizer::load(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) file = path / "tokenizer.json";
   if (!std::filesystem::exists(file, ec))
     fail(ErrorCode::kNotFound, file.string(), "no such file (expected a tokenizer.json or a package directory holding one)");
-  MappedFile mapped(file);
-  return from_json(mapped.view(), file.string());
+  std::unique_ptr<JsonDocument> doc = JsonDocument::from_file(file);
+  return Tokenizer(load_pipeline(doc->root()));
 }
 
 Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source) {

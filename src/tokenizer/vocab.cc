@@ -4,7 +4,8 @@
 
 namespace ogai::tokenizer {
 
-void StringMap::reserve(std::size_t n) {
+void StringMap::reserve(std::size_t n, std::size_t key_bytes) {
+  arena_.reserve(key_bytes);
   std::size_t want = std::bit_ceil(std::max<std::size_t>(16, n * 2));
   if (want <= slots_.size()) return;
   std::vector<Slot> old = std::move(slots_);

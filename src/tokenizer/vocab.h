@@ -32,7 +32,8 @@ inline std::uint64_t hash_bytes(std::string_view s) {
 // into a map).
 class StringMap {
  public:
-  void reserve(std::size_t n);
+  // Room for n keys of about `key_bytes` bytes in all.
+  void reserve(std::size_t n, std::size_t key_bytes = 0);
   void set(std::string_view key, std::int32_t value);
   // The value, or -1 when absent.
   std::int32_t find(std::string_view key) const {
