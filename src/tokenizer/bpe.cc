@@ -49,7 +49,21 @@ void Bpe::read_merges(const JsonValue& merges) {
   simdjson::dom::array arr;
   if (merges.raw().get_array().get(arr)) merges.fail_expected("an array of merges");
   merges_.reserve(arr.size());
-  std::uint32_t rank = 0;
+  // Merges are resolved in batches so that the vocabulary lookups overlap in memory.
+  constexpr std::size_t kBatch = 20;
+  std::string_view keys[3 * kBatch];
+  std::string merged[kBatch];
+  std::int32_t ids[3 * kBatch];
+  std::size_t n = 0;
+  std::uint32_t rank = 0, first_rank = 0;
+  auto flush = [&] {
+    vocab_.find_many(keys, 3 * n, ids);
+    for (std::size_t i = 0; i < n; ++i) merges_.prefetch(ids[3 * i], ids[3 * i + 1]);
+    for (std::size_t i = 0; i < n; ++i)
+      add_merge(keys[3 * i], keys[3 * i + 1], ids + 3 * i, first_rank + static_cast<std::uint32_t>(i), merges);
+    first_rank += static_cast<std::uint32_t>(n);
+    n = 0;
+  };
   for (simdjson::dom::element e : arr) {
     std::string_view line, a, b;
     simdjson::dom::array pair;
@@ -62,9 +76,16 @@ void Bpe::read_merges(const JsonValue& merges) {
     if (!ok)
       fail(ErrorCode::kParse, merges.source(), "expected a merge \"a b\" or [\"a\", \"b\"] at {}[{}]",
            merges.path(), rank);
-    add_merge(a, b, rank, merges);
+    std::string_view tail = b;
+    const std::string& prefix = options_.continuing_subword_prefix;
+    if (!prefix.empty() && tail.starts_with(prefix)) tail.remove_prefix(prefix.size());
+    merged[n].assign(a);
+    merged[n].append(tail);
+    keys[3 * n] = a, keys[3 * n + 1] = b, keys[3 * n + 2] = merged[n];
     ++rank;
+    if (++n == kBatch) flush();
   }
+  flush();
 }
 
 // "a b" -> (a, b). A line with several spaces (tokens that contain spaces, as in some converted
@@ -86,21 +107,15 @@ bool Bpe::split_merge(std::string_view line, std::string_view* a, std::string_vi
   return found == 1;
 }
 
-void Bpe::add_merge(std::string_view a, std::string_view b, std::uint32_t rank, const JsonValue& where) {
-  std::int32_t ia = vocab_.find(a), ib = vocab_.find(b);
-  std::string_view tail = b;
-  const std::string& prefix = options_.continuing_subword_prefix;
-  if (!prefix.empty() && tail.starts_with(prefix)) tail.remove_prefix(prefix.size());
-  thread_local std::string merged;
-  merged.assign(a);
-  merged.append(tail);
-  std::int32_t im = vocab_.find(merged);
-  if (ia < 0 || ib < 0 || im < 0) {
-    std::string_view missing = ia < 0 ? a : ib < 0 ? b : std::string_view(merged);
+// ids: the ids of a, b and their merge (-1 when absent).
+void Bpe::add_merge(std::string_view a, std::string_view b, const std::int32_t* ids, std::uint32_t rank,
+                    const JsonValue& where) {
+  if (ids[0] < 0 || ids[1] < 0 || ids[2] < 0) {
+    std::string missing = ids[0] < 0 ? std::string(a) : ids[1] < 0 ? std::string(b) : std::string(a) + std::string(b);
     fail(ErrorCode::kInvalidPackage, where.source(), "merge {} at {}[{}] uses '{}', which is not in model.vocab",
          rank, where.path(), rank, missing);
   }
-  merges_.insert(ia, ib, {rank, im});
+  merges_.insert(ids[0], ids[1], {rank, ids[2]});
 }
 
 std::int32_t Bpe::unk_id(const std::string& unk) const {

@@ -38,7 +38,8 @@ class Bpe final : public Model {
   };
   void read_merges(const JsonValue& merges);
   bool split_merge(std::string_view line, std::string_view* a, std::string_view* b) const;
-  void add_merge(std::string_view a, std::string_view b, std::uint32_t rank, const JsonValue& where);
+  void add_merge(std::string_view a, std::string_view b, const std::int32_t* ids, std::uint32_t rank,
+                 const JsonValue& where);
   std::int32_t unk_id(const std::string& unk) const;
   void build_symbols(std::string_view piece, std::vector<Symbol>& symbols) const;
   void merge(std::vector<Symbol>& symbols, std::vector<std::int32_t>& ids) const;

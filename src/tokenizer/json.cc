@@ -1,8 +1,16 @@
 #include "tokenizer/json.h"
 
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "base/error.h"
+#include "tokenizer/huge_pages.h"
 
 namespace ogai::tokenizer {
 namespace {
@@ -32,27 +40,67 @@ std::string child_path(const std::string& parent, std::string_view key) {
 
 }  // namespace
 
-JsonDocument::JsonDocument(std::string_view text, std::string source)
-    : source_(std::move(source)), parser_(std::make_unique<simdjson::dom::parser>()) {
-  parse(simdjson::padded_string(text));
+JsonDocument::JsonDocument(std::string source)
+    : source_(std::move(source)), parser_(std::make_unique<simdjson::dom::parser>()) {}
+
+JsonDocument::JsonDocument(std::string_view text, std::string source) : JsonDocument(std::move(source)) {
+  simdjson::padded_string padded(text);
+  parse(padded.data(), padded.size());
 }
 
-JsonDocument::JsonDocument(const simdjson::padded_string& padded, std::string source)
-    : source_(std::move(source)), parser_(std::make_unique<simdjson::dom::parser>()) {
-  parse(padded);
+void JsonDocument::parse(const char* data, std::size_t size) {
+  // Allocate the parser's buffers first and ask for huge pages on them before they are touched.
+  std::size_t capacity = std::max<std::size_t>(size, 1);
+  if (parser_->allocate(capacity) || parser_->doc.allocate(capacity))
+    fail(ErrorCode::kRuntime, source_, "out of memory parsing {} bytes of JSON", size);
+  advise_huge_pages(parser_->doc.tape.get(), 8 * capacity);
+  advise_huge_pages(parser_->doc.string_buf.get(), 5 * capacity / 3);
+  advise_huge_pages(parser_->implementation->structural_indexes.get(), 4 * capacity);
+  // The DOM keeps its own copies of strings, so `data` may go away after this.
+  auto error = parser_->parse(reinterpret_cast<const std::uint8_t*>(data), size, false).get(root_);
+  if (error) fail_malformed(std::string_view(data, size), source_, simdjson::error_message(error));
 }
 
-void JsonDocument::parse(const simdjson::padded_string& padded) {
-  // The DOM keeps its own copies of strings, so `padded` may go away after this.
-  auto error = parser_->parse(padded).get(root_);
-  if (error) fail_malformed(std::string_view(padded.data(), padded.size()), source_, simdjson::error_message(error));
-}
+// The file mapped read-only, followed by zeroed padding: an anonymous mapping of the padded size
+// with the file mapped over its start (no copy, and page-cache pages need no zeroing).
+class PaddedMapping {
+ public:
+  PaddedMapping(const std::filesystem::path& path, std::size_t padding) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(ErrorCode::kNotFound, path.string(), "cannot open: {}", std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+      ::close(fd);
+      fail(ErrorCode::kRuntime, path.string(), "cannot stat: {}", std::strerror(errno));
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    total_ = size_ + padding;
+    void* base = mmap(nullptr, total_, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED || (size_ > 0 && mmap(base, size_, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)) {
+      ::close(fd);
+      if (base != MAP_FAILED) munmap(base, total_);
+      fail(ErrorCode::kRuntime, path.string(), "cannot map the file: {}", std::strerror(errno));
+    }
+    ::close(fd);
+    madvise(base, size_, MADV_WILLNEED);
+    data_ = static_cast<const char*>(base);
+  }
+  ~PaddedMapping() { munmap(const_cast<char*>(data_), total_); }
+  PaddedMapping(const PaddedMapping&) = delete;
+  PaddedMapping& operator=(const PaddedMapping&) = delete;
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0, total_ = 0;
+};
 
 std::unique_ptr<JsonDocument> JsonDocument::from_file(const std::filesystem::path& path) {
-  simdjson::padded_string padded;
-  if (simdjson::padded_string::load(path.string()).get(padded))
-    fail(ErrorCode::kRuntime, path.string(), "cannot read the file");
-  return std::unique_ptr<JsonDocument>(new JsonDocument(padded, path.string()));
+  PaddedMapping file(path, simdjson::SIMDJSON_PADDING);
+  auto doc = std::unique_ptr<JsonDocument>(new JsonDocument(path.string()));
+  doc->parse(file.data(), file.size());
+  return doc;
 }
 
 JsonValue JsonDocument::root() const { return JsonValue(this, root_, ""); }

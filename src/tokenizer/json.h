@@ -32,8 +32,9 @@ class JsonDocument {
   const std::string& source() const { return source_; }
 
  private:
-  JsonDocument(const simdjson::padded_string& padded, std::string source);
-  void parse(const simdjson::padded_string& padded);
+  explicit JsonDocument(std::string source);
+  // Parses `size` bytes at `data`, which must be followed by SIMDJSON_PADDING readable bytes.
+  void parse(const char* data, std::size_t size);
   std::string source_;
   std::unique_ptr<simdjson::dom::parser> parser_;
   simdjson::dom::element root_;

@@ -9,27 +9,54 @@ std::unique_ptr<Model> make_wordpiece(const JsonValue& value);  // word_models.c
 std::unique_ptr<Model> make_wordlevel(const JsonValue& value);  // word_models.cc
 std::unique_ptr<Model> make_unigram(const JsonValue& value);    // unigram.cc
 
+void Vocabulary::set_many(const std::string_view* tokens, const std::int32_t* ids, std::size_t n) {
+  std::uint32_t offsets[64];
+  for (std::size_t done = 0; done < n; done += 64) {
+    std::size_t k = std::min<std::size_t>(64, n - done);
+    to_id_.set_many(tokens + done, ids + done, k, offsets);
+    for (std::size_t i = 0; i < k; ++i)
+      entries_.push_back({ids[done + i], offsets[i], static_cast<std::uint32_t>(tokens[done + i].size())});
+  }
+}
+
+// Builds id -> token from the entries in insertion order (ids usually ascend, so the writes are
+// sequential). With a token listed twice, the later id wins, as in a JSON object read into a map.
 void Vocabulary::finish() {
   std::int32_t max = -1;
-  to_id_.for_each([&](std::string_view, std::int32_t id) { max = std::max(max, id); });
+  for (const Entry& e : entries_) max = std::max(max, e.id);
   to_token_.assign(static_cast<std::size_t>(max + 1), std::string_view());
   present_.assign(static_cast<std::size_t>(max + 1), false);
-  to_id_.for_each([&](std::string_view token, std::int32_t id) {
-    if (id >= 0) to_token_[id] = token, present_[id] = true;
-  });
+  bool duplicates = to_id_.size() != entries_.size();  // only then can an entry be stale
+  for (const Entry& e : entries_) {
+    std::string_view token = to_id_.key_at(e.offset, e.len);
+    if (duplicates && to_id_.find(token) != e.id) continue;
+    to_token_[e.id] = token;
+    present_[e.id] = true;
+  }
+  entries_.clear();
+  entries_.shrink_to_fit();
 }
 
 void read_vocab_object(const JsonValue& value, Vocabulary& vocab) {
   simdjson::dom::object obj;
   if (value.raw().get_object().get(obj)) value.fail_expected("an object {\"token\": id}");
-  vocab.reserve(obj.size(), obj.size() * 12);
+  std::size_t key_bytes = 0;
+  for (auto field : obj) key_bytes += field.key.size();
+  vocab.reserve(obj.size(), key_bytes);
+  constexpr std::size_t kBatch = 32;
+  std::string_view keys[kBatch];
+  std::int32_t ids[kBatch];
+  std::size_t n = 0;
   for (auto field : obj) {
     std::int64_t id;
     if (field.value.get_int64().get(id) || id < 0 || id > INT32_MAX)
       fail(ErrorCode::kParse, value.source(), "expected a non-negative integer id at {}[\"{}\"], got {}",
            value.path(), std::string_view(field.key), json_type_name(field.value));
-    vocab.set(field.key, static_cast<std::int32_t>(id));
+    keys[n] = field.key;
+    ids[n] = static_cast<std::int32_t>(id);
+    if (++n == kBatch) vocab.set_many(keys, ids, n), n = 0;
   }
+  vocab.set_many(keys, ids, n);
   vocab.finish();
 }
 

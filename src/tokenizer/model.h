@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/huge_pages.h"
 #include "tokenizer/json.h"
 #include "tokenizer/vocab.h"
 
@@ -18,11 +19,21 @@ namespace ogai::tokenizer {
 // A vocabulary: token <-> id in both directions.
 class Vocabulary {
  public:
-  void reserve(std::size_t n, std::size_t key_bytes = 0) { to_id_.reserve(n, key_bytes); }
-  void set(std::string_view token, std::int32_t id) { to_id_.set(token, id); }
+  void reserve(std::size_t n, std::size_t key_bytes = 0) {
+    to_id_.reserve(n, key_bytes);
+    entries_.reserve(n);
+  }
+  void set(std::string_view token, std::int32_t id) {
+    entries_.push_back({id, to_id_.set(token, id), static_cast<std::uint32_t>(token.size())});
+  }
+  // set() of n tokens (prefetching; for large vocabularies).
+  void set_many(const std::string_view* tokens, const std::int32_t* ids, std::size_t n);
   // Builds the id -> token table; call once after the last set().
   void finish();
   std::int32_t find(std::string_view token) const { return to_id_.find(token); }
+  void find_many(const std::string_view* tokens, std::size_t n, std::int32_t* out) const {
+    to_id_.find_many(tokens, n, out);
+  }
   std::optional<std::string_view> token(std::int32_t id) const {
     if (id < 0 || static_cast<std::size_t>(id) >= to_token_.size() || !present_[id]) return std::nullopt;
     return to_token_[id];
@@ -31,8 +42,13 @@ class Vocabulary {
   std::int32_t max_id() const { return static_cast<std::int32_t>(to_token_.size()) - 1; }
 
  private:
+  struct Entry {
+    std::int32_t id;
+    std::uint32_t offset, len;
+  };
   StringMap to_id_;
-  std::vector<std::string_view> to_token_;
+  std::vector<Entry, HugePageAllocator<Entry>> entries_;  // in insertion order, until finish()
+  std::vector<std::string_view, HugePageAllocator<std::string_view>> to_token_;
   std::vector<bool> present_;
 };
 

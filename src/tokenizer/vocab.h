@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/huge_pages.h"
+
 namespace ogai::tokenizer {
 
 inline std::uint64_t hash_bytes(std::string_view s) {
@@ -34,7 +36,11 @@ class StringMap {
  public:
   // Room for n keys of about `key_bytes` bytes in all.
   void reserve(std::size_t n, std::size_t key_bytes = 0);
-  void set(std::string_view key, std::int32_t value);
+  // Stores key -> value; returns where the key's bytes live (see key_at()).
+  std::uint32_t set(std::string_view key, std::int32_t value);
+  // set() of n entries, prefetching their slots first.
+  void set_many(const std::string_view* keys, const std::int32_t* values, std::size_t n, std::uint32_t* offsets);
+  std::string_view key_at(std::uint32_t offset, std::size_t len) const { return {arena_.data() + offset, len}; }
   // The value, or -1 when absent.
   std::int32_t find(std::string_view key) const {
     if (slots_.empty()) return -1;
@@ -49,6 +55,9 @@ class StringMap {
     }
   }
   bool contains(std::string_view key) const { return find(key) >= 0; }
+  // find() of n keys at once, prefetching their slots and keys first to hide memory latency
+  // (used when loading hundreds of thousands of merges).
+  void find_many(const std::string_view* keys, std::size_t n, std::int32_t* out) const;
   std::size_t size() const { return count_; }
   // Calls f(key, value) for every entry, in no particular order.
   template <typename F>
@@ -64,8 +73,8 @@ class StringMap {
     std::int32_t value = -1;
   };
   void grow();
-  std::vector<Slot> slots_;
-  std::string arena_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
+  std::vector<char, HugePageAllocator<char>> arena_;
   std::size_t count_ = 0;
 };
 
@@ -90,6 +99,10 @@ class PairMap {
     }
   }
   std::size_t size() const { return count_; }
+  // Hints that (a, b) is about to be inserted or looked up.
+  void prefetch(std::int32_t a, std::int32_t b) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[mix(pack(a, b)) & (slots_.size() - 1)]);
+  }
 
  private:
   static constexpr std::uint64_t kEmpty = ~0ull;
@@ -107,7 +120,7 @@ class PairMap {
     Value value{};
   };
   void grow();
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::size_t count_ = 0;
 };
 
