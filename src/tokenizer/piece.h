@@ -21,7 +21,6 @@ struct Piece {
   std::vector<std::uint32_t> origin;  // empty, or one input offset per byte of text
   std::int32_t token = -1;            // an added token's id, or -1 for text still to tokenize
 
-  bool tracking() const { return !origin.empty() || text.empty(); }
   // The input offset the piece starts at (only meaningful when tracking).
   std::uint32_t start_origin() const { return origin.empty() ? 0 : origin.front(); }
   Piece slice(std::size_t begin, std::size_t end) const;

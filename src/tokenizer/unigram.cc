@@ -16,16 +16,21 @@ namespace {
 class Unigram final : public Model {
  public:
   explicit Unigram(const JsonValue& v) : byte_fallback_(v.bool_or("byte_fallback", false)) {
-    std::vector<JsonValue> items = v.at("vocab").items();
+    JsonValue list = v.at("vocab");
+    simdjson::dom::array items;
+    if (list.raw().get_array().get(items)) list.fail_expected("an array of [piece, score] pairs");
     vocab_.reserve(items.size());
     scores_.reserve(items.size());
     double min_score = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      std::vector<JsonValue> entry = items[i].items();
-      if (entry.size() != 2) items[i].fail_expected("a [piece, score] pair");
-      std::string_view piece = entry[0].as_string();
-      double score = entry[1].as_double();
-      vocab_.set(piece, static_cast<std::int32_t>(i));
+    std::size_t i = 0;
+    for (simdjson::dom::element item : items) {
+      simdjson::dom::array entry;
+      std::string_view piece;
+      double score;
+      if (item.get_array().get(entry) || entry.size() != 2 || entry.at(0).get_string().get(piece) ||
+          entry.at(1).get_double().get(score))
+        fail(ErrorCode::kParse, list.source(), "expected a [piece, score] pair at {}[{}]", list.path(), i);
+      vocab_.set(piece, static_cast<std::int32_t>(i++));
       scores_.push_back(score);
       min_score = std::min(min_score, score);
       max_len_ = std::max(max_len_, piece.size());
@@ -35,7 +40,7 @@ class Unigram final : public Model {
     auto unk = v.find("unk_id");
     if (unk && !unk->is_null()) {
       unk_id_ = unk->as_int();
-      if (unk_id_ < 0 || static_cast<std::size_t>(unk_id_) >= items.size()) unk->fail_invalid("unk_id is not in the vocabulary");
+      if (unk_id_ < 0 || static_cast<std::size_t>(unk_id_) >= scores_.size()) unk->fail_invalid("unk_id is not in the vocabulary");
     }
     for (int b = 0; b < 256; ++b) {
       char buf[8];

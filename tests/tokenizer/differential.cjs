@@ -237,6 +237,19 @@ function cliChecks() {
     check('cli stdin', run([gpt2], text) === JSON.stringify(ids) + '\n', `got ${show(run([gpt2], text))}`);
     check('cli --text', run([path.join(gpt2, 'tokenizer.json'), '--text', text, '--json']) === JSON.stringify(ids) + '\n', 'mismatch');
     check('cli --decode', run([gpt2, '--decode'], JSON.stringify(ids)) === text, 'mismatch');
+  }).then(async () => {
+    // A template post-processor: <s> by default, none with --no-special; --skip-special on decode.
+    const stories = path.join(shared, 'models', 'stories260k');
+    const ref = rustLib.Tokenizer.fromFile(path.join(stories, 'tokenizer.json'));
+    const text = 'Once upon a time';
+    const withSpecial = (await ref.encode(text, null, { addSpecialTokens: true })).getIds();
+    const plain = (await ref.encode(text, null, { addSpecialTokens: false })).getIds();
+    check('cli specials', run([stories, '--text', text]) === JSON.stringify(withSpecial) + '\n', 'mismatch');
+    check('cli --no-special', run([stories, '--text', text, '--no-special']) === JSON.stringify(plain) + '\n', 'mismatch');
+    check('cli --skip-special', run([stories, '--decode', '--skip-special'], JSON.stringify(withSpecial)) ===
+      await ref.decode(withSpecial, true), 'mismatch');
+    check('cli decode with specials', run([stories, '--decode'], JSON.stringify(withSpecial)) ===
+      await ref.decode(withSpecial, false), 'mismatch');
   });
 }
 
