@@ -9,6 +9,17 @@ find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(ICU REQUIRED COMPONENTS uc i18n)
 
+# Tokenizer: simdjson (fast JSON), PCRE2 (regex), utf8proc (normalization forms, graphemes),
+# ICU (character properties, scripts). All Debian packages.
+find_package(simdjson REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+find_package(ICU REQUIRED COMPONENTS uc)
+add_library(tokenizer_deps INTERFACE)
+target_link_libraries(tokenizer_deps INTERFACE simdjson::simdjson PkgConfig::PCRE2 PkgConfig::UTF8PROC ICU::uc
+                      nlohmann_json::nlohmann_json)
+
 # ONNX protobuf classes from Debian's libonnx-dev (schema 1.12; used only to parse text-format
 # graphs, see src/onnx/textproto.h).
 find_path(ONNX_PROTO_INCLUDE_DIR onnx/onnx-ml.pb.h REQUIRED)

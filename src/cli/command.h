@@ -19,5 +19,9 @@ struct CommandResult {
 void add_inspect_command(CLI::App& app, CommandResult& result);
 void add_template_command(CLI::App& app, CommandResult& result);
 void add_validate_command(CLI::App& app, CommandResult& result);
+void add_tokenize_command(CLI::App& app, CommandResult& result);
+void add_generate_command(CLI::App& app, CommandResult& result);
+void add_chat_command(CLI::App& app, CommandResult& result);
+void add_bench_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

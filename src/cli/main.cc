@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   cli::add_inspect_command(app, result);
   cli::add_template_command(app, result);
   cli::add_validate_command(app, result);
+  cli::add_tokenize_command(app, result);
+  cli::add_generate_command(app, result);
+  cli::add_chat_command(app, result);
+  cli::add_bench_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);

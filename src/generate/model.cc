@@ -13,10 +13,15 @@
 namespace ogai {
 
 struct Model::Impl {
-  PackageConfig config;
-  std::unique_ptr<generate::Decoder> decoder;
+  Impl(generate::PackageConfig c, tokenizer::Tokenizer t, std::optional<chat::ChatTemplate> ct,
+       const ort::SessionOptions& options)
+      : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)),
+        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {}
+
+  generate::PackageConfig config;
   tokenizer::Tokenizer tokenizer;
   std::optional<chat::ChatTemplate> chat_template;
+  std::unique_ptr<generate::Decoder> decoder;
   ModelInfo info;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
@@ -64,14 +69,13 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
-  auto impl = std::make_unique<Impl>();
   report(options, "metadata", 0.0);
-  metadata::Package validated = metadata::load_package(package);
-  impl->config = generate::make_package_config(validated);
+  generate::PackageConfig config = generate::make_package_config(metadata::load_package(package));
   report(options, "tokenizer", 0.2);
-  impl->tokenizer = tokenizer::Tokenizer::load(impl->config.tokenizer_json);
-  if (impl->config.has_chat_template) impl->chat_template = chat::ChatTemplate::load(impl->config.root);
-  impl->config.generation.eos_ids = resolve_eos_ids(impl->config, impl->tokenizer);
+  tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::load(config.tokenizer_json);
+  std::optional<chat::ChatTemplate> chat_template;
+  if (config.has_chat_template) chat_template = chat::ChatTemplate::load(config.root);
+  config.generation.eos_ids = resolve_eos_ids(config, tokenizer);
   report(options, "model", 0.3);
   ort::SessionOptions so;
   so.execution_provider = options.execution_provider;
@@ -79,7 +83,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   so.device_id = options.device_id;
   so.intra_op_threads = options.intra_op_threads;
   so.inter_op_threads = options.inter_op_threads;
-  impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+  auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template), so);
   report(options, "model", 1.0);
   ModelInfo& info = impl->info;
   info.package = impl->config.root;
