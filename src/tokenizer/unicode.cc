@@ -165,7 +165,9 @@ std::string normalize_form(std::string_view text, NormalForm form) {
 
 bool grapheme_break(char32_t c1, char32_t c2, std::int32_t* state) {
   // Marks assigned after utf8proc's Unicode version extend the cluster (Extend / SpacingMark).
-  if (is_onig_mark_new(c2)) return false;
+  // Not after a control character: there is always a break after CR, LF and controls (GB4).
+  bool control = c1 < 0x20 || (c1 >= 0x7F && c1 < 0xA0) || c1 == 0x2028 || c1 == 0x2029;
+  if (!control && is_onig_mark_new(c2)) return false;
   return utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(c1), static_cast<utf8proc_int32_t>(c2),
                                           state);
 }
