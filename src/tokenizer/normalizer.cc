@@ -147,7 +147,7 @@ class BertNormalizer final : public Normalizer {
       map_chars(piece, [](char32_t c, std::size_t at, TextBuilder& b) {
         if (c == 0 || c == 0xFFFD) return;
         bool tab_or_newline = c == '\t' || c == '\n' || c == '\r';
-        if (!tab_or_newline && is_other(c)) return;  // control, format, unassigned, private use
+        if (!tab_or_newline && is_bert_control(c)) return;
         b.push(tab_or_newline || is_whitespace(c) ? U' ' : c, at);
       });
     }

@@ -22,6 +22,29 @@ void TextBuilder::push_bytes(std::string_view bytes, std::size_t at) {
   if (track_) out_.origin.insert(out_.origin.end(), bytes.size(), source_.origin[at]);
 }
 
+void apply_transformations(Piece& piece, const std::vector<std::pair<char32_t, int>>& changes) {
+  Piece out;
+  std::size_t offset = 0;  // byte offset of the next input character
+  const std::string& in = piece.text;
+  auto origin_at = [&](std::size_t i) -> std::uint32_t {
+    if (piece.origin.empty()) return 0;
+    return piece.origin[std::min(i, piece.origin.size() - 1)];
+  };
+  auto skip_char = [&] {
+    if (offset < in.size()) offset += utf8_len(static_cast<unsigned char>(in[offset]));
+  };
+  for (auto [c, change] : changes) {
+    std::uint32_t origin = change > 0 ? (offset == 0 ? origin_at(0) : origin_at(offset - 1)) : origin_at(offset);
+    std::size_t before = out.text.size();
+    append_utf8(out.text, c);
+    if (!piece.origin.empty()) out.origin.insert(out.origin.end(), out.text.size() - before, origin);
+    if (change <= 0) skip_char();
+    for (int k = change; k < 0; ++k) skip_char();
+  }
+  out.token = piece.token;
+  piece = std::move(out);
+}
+
 std::vector<Span> spans_from_matches(const std::vector<std::pair<std::size_t, std::size_t>>& matches,
                                      std::size_t size) {
   std::vector<Span> spans;

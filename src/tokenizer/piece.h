@@ -44,6 +44,12 @@ class TextBuilder {
   Piece out_;
 };
 
+// Rebuilds `piece` from Hugging Face-style transformations: each output character with a change
+// (1: inserted; 0: replaces the next input character; -n: replaces it and removes n more).
+// Origins follow Hugging Face's alignment rule, quirks included (an inserted character takes the
+// origin of the character before it). Used where those quirks decide what "first" means.
+void apply_transformations(Piece& piece, const std::vector<std::pair<char32_t, int>>& changes);
+
 // How a split keeps the delimiters it found (Hugging Face's SplitDelimiterBehavior).
 enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
 

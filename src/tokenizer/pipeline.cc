@@ -57,8 +57,13 @@ void Pipeline::encode_text(std::string_view text, std::vector<std::int32_t>& ids
   }
   Piece input;
   input.text = std::string(text);
-  if (track_origins)
-    for (std::size_t i = 0; i < text.size(); ++i) input.origin.push_back(static_cast<std::uint32_t>(i));
+  if (track_origins) {  // each byte gets the offset of the character it belongs to
+    input.origin.resize(text.size());
+    for (std::size_t i = 0, start = 0; i < text.size(); ++i) {
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) start = i;
+      input.origin[i] = static_cast<std::uint32_t>(start);
+    }
+  }
   std::vector<Piece> raw, pieces;
   added.split(std::move(input), false, raw);
   for (Piece& p : raw) {

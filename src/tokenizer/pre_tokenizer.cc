@@ -80,12 +80,14 @@ std::unique_ptr<PreTokenizer> char_split(Pred pred, SplitBehavior behavior) {
 class Split final : public PreTokenizer {
  public:
   Split(std::string regex, SplitBehavior behavior, bool invert, const std::string& where)
-      : scanner_(find_scanner(regex)), regex_(regex, where), behavior_(behavior), invert_(invert) {}
+      : scanner_(find_scanner(regex)), behavior_(behavior), invert_(invert) {
+    if (!scanner_) regex_ = std::make_unique<Regex>(regex, where);
+  }
   void pre_tokenize(std::vector<Piece>& pieces) const override {
     each_text_piece(pieces, [&](Piece& p, std::vector<Piece>& out) {
       Matches m;
       if (scanner_) scanner_(p.text, m);
-      else m = regex_.find_all(p.text);
+      else m = regex_->find_all(p.text);
       std::vector<Span> spans = spans_from_matches(m, p.text.size());
       if (invert_)
         for (Span& s : spans) s.is_match = !s.is_match;
@@ -95,7 +97,7 @@ class Split final : public PreTokenizer {
 
  private:
   Scanner scanner_;
-  Regex regex_;
+  std::unique_ptr<Regex> regex_;  // only when no scanner matches the pattern
   SplitBehavior behavior_;
   bool invert_;
 };
@@ -154,15 +156,15 @@ class Whitespace final : public PreTokenizer {
 class UnicodeScripts final : public PreTokenizer {
  public:
   void pre_tokenize(std::vector<Piece>& pieces) const override {
-    constexpr int kAny = -2;
+    constexpr int kAny = -1, kNone = -2;
     each_text_piece(pieces, [&](Piece& p, std::vector<Piece>& out) {
-      std::vector<std::size_t> cuts;
-      int last = -1;  // none yet
+      std::vector<std::size_t> cuts;  // where a new script starts (a leading space is dropped, as in HF)
+      int last = kNone;
       std::string_view s = p.text;
       for (std::size_t i = 0; i < s.size();) {
         std::size_t at = i;
         char32_t c = next_char(s, i);
-        int script = c == 0x30FC ? USCRIPT_HAN : c == ' ' ? kAny : fixed(script_of(c));
+        int script = c == 0x30FC ? USCRIPT_HAN : fixed(script_of(c));
         if (script != kAny && last != kAny && last != script) cuts.push_back(at);
         if (script != kAny) last = script;
       }

@@ -20,6 +20,10 @@ class Precompiled final : public Normalizer {
       : units_(std::move(units)), normalized_(std::move(normalized)) {}
 
   void normalize(Piece& piece) const override {
+    if (!piece.origin.empty()) {
+      normalize_tracked(piece);
+      return;
+    }
     TextBuilder b(piece);
     bool modified = false;
     std::string_view text = piece.text;
@@ -45,6 +49,37 @@ class Precompiled final : public Normalizer {
   }
 
  private:
+  // The same text, with origins computed from Hugging Face's list of changes (a replacement that
+  // shrinks charges the difference to the previous character, even across graphemes).
+  void normalize_tracked(Piece& piece) const {
+    std::vector<std::pair<char32_t, int>> changes;
+    bool modified = false;
+    auto replace = [&](std::string_view old_part, std::string_view new_part) {
+      modified = true;
+      int diff = static_cast<int>(count_chars(new_part)) - static_cast<int>(count_chars(old_part));
+      for (std::size_t i = 0; i < new_part.size();) changes.push_back({next_char(new_part, i), 0});
+      if (diff > 0)
+        for (int k = 0; k < diff; ++k) changes[changes.size() - 1 - k].second = 1;
+      else if (diff < 0 && !changes.empty())
+        changes.back().second += diff;
+    };
+    std::string_view text = piece.text;
+    for_each_grapheme(text, [&](std::size_t begin, std::size_t end) {
+      std::string_view g = text.substr(begin, end - begin);
+      if (g.size() < 6) {
+        if (auto norm = transform(g)) return replace(g, *norm);
+      }
+      for (std::size_t i = 0; i < g.size();) {
+        std::size_t at = i;
+        char32_t c = next_char(g, i);
+        std::string_view part = g.substr(at, i - at);
+        if (auto norm = transform(part)) replace(part, *norm);
+        else changes.push_back({c, 0});
+      }
+    });
+    if (modified) apply_transformations(piece, changes);
+  }
+
   // The replacement of the shortest trie key that prefixes `chunk`, if any.
   std::optional<std::string_view> transform(std::string_view chunk) const {
     if (units_.empty()) return std::nullopt;

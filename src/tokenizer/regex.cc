@@ -3,7 +3,11 @@
 
 #include <pcre2.h>
 
+#include <unicode/uchar.h>
+
+
 #include "base/error.h"
+#include "tokenizer/unicode16.h"
 
 namespace ogai::tokenizer {
 namespace {
@@ -15,7 +19,66 @@ constexpr std::string_view kSpaceMembers =
 // Decimal_Number | Connector_Punctuation; outside a character class it also matches the
 // Latin-1 digits and fractions U+00B2, U+00B3, U+00B9 and U+00BC-U+00BE.
 constexpr std::string_view kWordMembers = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}";
+const std::string& extra_members(std::string_view property);
 constexpr std::string_view kLatin1Numbers = "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
+
+// PCRE2 10.42 knows Unicode 14.0; Hugging Face's Oniguruma knows 16.0. These are the class
+// members to add to \\p{L}, \\p{N}, \\p{Nd} and \\p{M} for the characters assigned in 15.0 and 16.0
+// (computed once per process, on first use).
+struct NewerMembers {
+  std::string letters, numbers, digits, marks;
+  NewerMembers() {
+    struct Acc {
+      std::string* out;
+      char32_t first = 0, last = 0;
+      bool open = false;
+      void add(char32_t c) {
+        if (open && last + 1 == c) {
+          last = c;
+          return;
+        }
+        flush();
+        first = last = c, open = true;
+      }
+      void flush() {
+        if (!open) return;
+        char buf[48];
+        std::snprintf(buf, sizeof buf, first == last ? "\\x{%X}" : "\\x{%X}-\\x{%X}", static_cast<unsigned>(first),
+                      static_cast<unsigned>(last));
+        *out += buf;
+        open = false;
+      }
+    } l{&letters}, n{&numbers}, d{&digits}, m{&marks};
+    for (char32_t c = 0x370; c <= 0x10FFFF; ++c) {
+      std::uint32_t mask = U_GET_GC_MASK(static_cast<UChar32>(c));
+      bool recent = false;
+      if (mask & (U_GC_L_MASK | U_GC_N_MASK | U_GC_M_MASK)) {
+        UVersionInfo v;
+        u_charAge(static_cast<UChar32>(c), v);
+        recent = v[0] >= 15;
+      }
+      if ((recent && (mask & U_GC_L_MASK)) || is_onig_letter_new(c)) l.add(c);
+      if ((recent && (mask & U_GC_N_MASK)) || is_onig_number_new(c)) n.add(c);
+      if ((recent && (mask & U_GC_ND_MASK)) || is_onig_number_new(c)) d.add(c);
+      if ((recent && (mask & U_GC_M_MASK)) || is_onig_mark_new(c)) m.add(c);
+    }
+    l.flush(), n.flush(), d.flush(), m.flush();
+  }
+};
+
+const std::string& extra_members(std::string_view property) {
+  static const NewerMembers members;
+  static const std::string none;
+  if (property == "L") return members.letters;
+  if (property == "N") return members.numbers;
+  if (property == "Nd") return members.digits;
+  if (property == "M") return members.marks;
+  return none;
+}
+
+std::string word_members() {
+  return std::string(kWordMembers) + extra_members("L") + extra_members("M") + extra_members("Nd");
+}
 
 struct JitStack {
   pcre2_match_context* context = nullptr;
@@ -54,10 +117,23 @@ std::string translate_oniguruma(std::string_view p) {
     if (c == '\\' && i + 1 < p.size()) {
       char e = p[i + 1];
       ++i;
+      if ((e == 'p' || e == 'P') && i + 1 < p.size() && p[i + 1] == '{') {
+        std::size_t close = p.find('}', i + 1);
+        if (close != std::string_view::npos) {
+          std::string_view name = p.substr(i + 2, close - i - 2);
+          std::string prop = std::string("\\") + e + "{" + std::string(name) + "}";
+          bool extend = (name == "L" || name == "N" || name == "Nd" || name == "M") && (e == 'p' || !in_class);
+          i = close;
+          if (!extend) out += prop;
+          else if (in_class) out += prop + extra_members(name);
+          else out += std::string(e == 'p' ? "[" : "[^") + "\\p{" + std::string(name) + "}" + extra_members(name) + "]";
+          continue;
+        }
+      }
       if (e == 's') out += in_class ? std::string(kSpaceMembers) : "[" + std::string(kSpaceMembers) + "]";
       else if (e == 'S' && !in_class) out += "[^" + std::string(kSpaceMembers) + "]";
-      else if (e == 'w') out += in_class ? std::string(kWordMembers) : "[" + std::string(kWordMembers) + std::string(kLatin1Numbers) + "]";
-      else if (e == 'W' && !in_class) out += "[^" + std::string(kWordMembers) + std::string(kLatin1Numbers) + "]";
+      else if (e == 'w') out += in_class ? word_members() : "[" + word_members() + std::string(kLatin1Numbers) + "]";
+      else if (e == 'W' && !in_class) out += "[^" + word_members() + std::string(kLatin1Numbers) + "]";
       else if (e == 'd') out += in_class ? "\\p{Nd}" : "\\p{Nd}";
       else if (e == 'D' && !in_class) out += "\\P{Nd}";
       else out += {'\\', e};

@@ -38,7 +38,7 @@ inline Cls classify(char32_t c) {
   if (c < 128) return static_cast<Cls>(kAscii.cls[c]);
   if (is_whitespace(c)) return kSpace;
   if (is_letter(c)) return kLetter;
-  if (is_numeric(c)) return kNumber;
+  if (is_number(c)) return kNumber;
   return kOther;
 }
 

@@ -7,11 +7,19 @@
 #include <cstdlib>
 
 #include "base/error.h"
+#include "tokenizer/unicode16.h"
 
 namespace ogai::tokenizer {
 namespace {
 
 std::uint32_t category_mask(char32_t c) { return U_GET_GC_MASK(static_cast<UChar32>(c)); }
+
+// The Unicode version (major * 10 + minor) that assigned `c`.
+int age(char32_t c) {
+  UVersionInfo v;
+  u_charAge(static_cast<UChar32>(c), v);
+  return v[0] * 10 + v[1];
+}
 
 }  // namespace
 
@@ -27,12 +35,17 @@ bool is_alphabetic(char32_t c) {
 
 bool is_numeric(char32_t c) {
   if (c < 0x80) return c >= '0' && c <= '9';
-  return (category_mask(c) & U_GC_N_MASK) != 0;
+  return (category_mask(c) & U_GC_N_MASK) != 0 || is_std_numeric_new(c);
+}
+
+bool is_number(char32_t c) {
+  if (c < 0x80) return c >= '0' && c <= '9';
+  return (category_mask(c) & U_GC_N_MASK) != 0 || is_onig_number_new(c);
 }
 
 bool is_letter(char32_t c) {
   if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-  return (category_mask(c) & U_GC_L_MASK) != 0;
+  return (category_mask(c) & U_GC_L_MASK) != 0 || is_onig_letter_new(c);
 }
 
 bool is_alphanumeric(char32_t c) { return is_alphabetic(c) || is_numeric(c); }
@@ -40,24 +53,38 @@ bool is_alphanumeric(char32_t c) { return is_alphabetic(c) || is_numeric(c); }
 bool is_word_char(char32_t c) {
   if (c < 0x80) return c == '_' || is_alphabetic(c) || (c >= '0' && c <= '9');
   if (c == 0x200C || c == 0x200D) return true;
-  return is_alphabetic(c) || (category_mask(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0;
+  return is_alphabetic(c) || (category_mask(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0 ||
+         is_std_word_new(c);
 }
 
-bool is_punctuation(char32_t c) { return (category_mask(c) & U_GC_P_MASK) != 0; }
+bool is_punctuation(char32_t c) {
+  if (c == 0x166D || c == 0x111C9) return true;  // punctuation in Unicode 8.0, recategorized since
+  return (category_mask(c) & U_GC_P_MASK) != 0 && (c < 0x80 || age(c) <= 80);
+}
 
 bool is_bert_punctuation(char32_t c) {
   bool ascii = (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
   return ascii || is_punctuation(c);
 }
 
-bool is_mark_nonspacing(char32_t c) { return (category_mask(c) & U_GC_MN_MASK) != 0; }
+bool is_mark_nonspacing(char32_t c) {
+  if (c == 0x1734) return true;  // Mn in Unicode 8.0, Mc since
+  if (c == 0x1885 || c == 0x1886 || c == 0xA9BD || c == 0x111C9) return false;  // not Mn in Unicode 8.0
+  return (category_mask(c) & U_GC_MN_MASK) != 0 && age(c) <= 80;
+}
 
-bool is_mark(char32_t c) { return (category_mask(c) & U_GC_M_MASK) != 0; }
+bool is_mark(char32_t c) {
+  if (c == 0x1CF2 || c == 0x1CF3) return true;  // marks in Unicode 9.0
+  if (c == 0x111C9) return false;
+  return (category_mask(c) & U_GC_M_MASK) != 0 && age(c) <= 90;
+}
 
 bool is_other(char32_t c) { return (category_mask(c) & U_GC_C_MASK) != 0; }
 
-bool is_control_or_format(char32_t c) {
-  return (category_mask(c) & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0;
+bool is_bert_control(char32_t c) {
+  std::uint32_t m = category_mask(c);
+  if (m & (U_GC_CC_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) return true;
+  return (m & U_GC_CF_MASK) != 0 && age(c) <= 80;
 }
 
 bool is_chinese_char(char32_t c) {
@@ -67,9 +94,15 @@ bool is_chinese_char(char32_t c) {
 }
 
 int script_of(char32_t c) {
+  if (c == ' ') return -1;
+  switch (c) {  // scripts that changed after Unicode 9.0
+    case 0x0589: case 0x061C: return USCRIPT_COMMON;
+    case 0x0953: case 0x0954: return USCRIPT_DEVANAGARI;
+  }
   UErrorCode status = U_ZERO_ERROR;
   UScriptCode s = uscript_getScript(static_cast<UChar32>(c), &status);
-  return U_SUCCESS(status) ? static_cast<int>(s) : static_cast<int>(USCRIPT_UNKNOWN);
+  if (U_FAILURE(status) || s == USCRIPT_UNKNOWN || age(c) > 90) return -1;
+  return static_cast<int>(s);
 }
 
 void append_lowercase(std::string& out, char32_t c) {
@@ -77,12 +110,16 @@ void append_lowercase(std::string& out, char32_t c) {
     out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
   } else if (c == 0x130) {
     out += "i\xCC\x87";
+  } else if (char32_t l = std_lowercase_new(c); l != c) {
+    append_utf8(out, l);
   } else {
     append_utf8(out, static_cast<char32_t>(u_tolower(static_cast<UChar32>(c))));
   }
 }
 
-std::string normalize_form(std::string_view text, NormalForm form) {
+namespace {
+
+std::string utf8proc_normalize(std::string_view text, NormalForm form) {
   int options = UTF8PROC_STABLE;
   switch (form) {
     case NormalForm::kNFC: options |= UTF8PROC_COMPOSE; break;
@@ -100,7 +137,37 @@ std::string normalize_form(std::string_view text, NormalForm form) {
   return out;
 }
 
+}  // namespace
+
+// Hugging Face normalizes with Unicode 9.0 data: a character assigned later has no decomposition
+// and combining class 0 there, so it is kept as is and blocks reordering and composition across
+// it. Normalizing the runs between such characters separately gives exactly that.
+std::string normalize_form(std::string_view text, NormalForm form) {
+  bool ascii = true;
+  for (char ch : text) ascii &= static_cast<unsigned char>(ch) < 0x80;
+  if (ascii) return std::string(text);
+  std::string out;
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t at = i;
+    char32_t c = next_char(text, i);
+    if (c < 0x80) continue;
+    int a = age(c);
+    if (a <= 90 && a > 0) continue;
+    out += utf8proc_normalize(text.substr(run, at - run), form);
+    out.append(text.substr(at, i - at));
+    run = i;
+  }
+  if (run == 0) return utf8proc_normalize(text, form);
+  out += utf8proc_normalize(text.substr(run), form);
+  return out;
+}
+
 bool grapheme_break(char32_t c1, char32_t c2, std::int32_t* state) {
+  // Marks assigned after utf8proc's Unicode version extend the cluster (Extend / SpacingMark).
+  // Not after a control character: there is always a break after CR, LF and controls (GB4).
+  bool control = c1 < 0x20 || (c1 >= 0x7F && c1 < 0xA0) || c1 == 0x2028 || c1 == 0x2029;
+  if (!control && is_onig_mark_new(c2)) return false;
   return utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(c1), static_cast<utf8proc_int32_t>(c2),
                                           state);
 }

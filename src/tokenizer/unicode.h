@@ -13,18 +13,22 @@ namespace ogai::tokenizer {
 bool is_whitespace(char32_t c);      // White_Space (Rust char::is_whitespace, regex \s)
 bool is_alphabetic(char32_t c);      // Alphabetic
 bool is_numeric(char32_t c);         // Nd | Nl | No (Rust char::is_numeric)
-bool is_letter(char32_t c);          // L* (\p{L})
+bool is_number(char32_t c);          // \p{N} as Oniguruma sees it
+bool is_letter(char32_t c);          // \p{L} as Oniguruma sees it
 bool is_alphanumeric(char32_t c);    // Rust char::is_alphanumeric
 bool is_word_char(char32_t c);       // regex \w: Alphabetic | M* | Nd | Pc | Join_Control
-bool is_punctuation(char32_t c);     // P* (Pc Pd Ps Pe Pi Pf Po)
-bool is_bert_punctuation(char32_t c);  // ASCII punctuation or P*
-bool is_mark_nonspacing(char32_t c);   // Mn
-bool is_mark(char32_t c);              // M* (Mn Mc Me)
-bool is_other(char32_t c);           // C* (Cc Cf Cn Co Cs)
-bool is_control_or_format(char32_t c);  // Cc Cf Co Cs (no Cn)
+// Hugging Face takes some properties from old Unicode tables, and these reproduce them (found by
+// comparing every code point against the library): punctuation, controls and nonspacing marks
+// as of Unicode 8.0 (the unicode_categories crate), combining marks as of Unicode 9.0.
+bool is_punctuation(char32_t c);       // P* as of Unicode 8.0
+bool is_bert_punctuation(char32_t c);  // ASCII punctuation or is_punctuation
+bool is_mark_nonspacing(char32_t c);   // Mn as of Unicode 8.0 (BertNormalizer's accent stripping)
+bool is_mark(char32_t c);              // M* as of Unicode 9.0 (the StripAccents normalizer)
+bool is_bert_control(char32_t c);      // Cc, Co, Cs, and Cf as of Unicode 8.0 (BertNormalizer clean_text)
 bool is_chinese_char(char32_t c);    // the CJK blocks BERT isolates
 
-// The script (ICU UScriptCode) of a code point.
+// The script of a code point as Hugging Face's UnicodeScripts sees it (its table is Unicode 9.0):
+// an ICU UScriptCode, or -1 ("Any") for characters unassigned in Unicode 9.0 and for U+0020.
 int script_of(char32_t c);
 
 // Appends the full lowercase mapping of `c` (U+0130 maps to two code points).

@@ -53,6 +53,35 @@ function specialTexts(specials) {
   return out;
 }
 
+// Random code points from many blocks (marks, scripts, symbols, private use, unassigned, planes
+// 1, 2 and 14): these catch differences in Unicode tables, which Hugging Face takes from several
+// Unicode versions.
+const BLOCKS = [[0x20, 0x7e], [0x9, 0xd], [0xa0, 0x24f], [0x300, 0x36f], [0x370, 0x3ff], [0x400, 0x4ff],
+  [0x530, 0x58f], [0x590, 0x6ff], [0x860, 0x8ff], [0x900, 0x97f], [0xe00, 0xe7f], [0x1100, 0x11ff], [0x1700, 0x18af],
+  [0x1cd0, 0x1cff], [0x2000, 0x206f], [0x2070, 0x22ff], [0x2460, 0x24ff], [0x2e00, 0x2e7f], [0x3000, 0x30ff],
+  [0x4e00, 0x4f00], [0xa900, 0xa9ff], [0xac00, 0xad00], [0xe000, 0xe010], [0xfb00, 0xfb4f], [0xfe00, 0xfe0f],
+  [0xff00, 0xffef], [0x111c0, 0x111df], [0x1d400, 0x1d7ff], [0x1e900, 0x1e95f], [0x1f300, 0x1f6ff],
+  [0x1f900, 0x1f9ff], [0x20000, 0x20100], [0xe0001, 0xe007f], [0x10fffe, 0x10ffff],
+  // assigned in Unicode 15.0 and 16.0
+  [0x31350, 0x323af], [0x11f00, 0x11f5f], [0x10d40, 0x10d8f], [0xa7c0, 0xa7df], [0x105c0, 0x105ff],
+  [0x1ccf0, 0x1ccf9], [0x11bc0, 0x11bff], [0x11380, 0x113ff], [0x1e4d0, 0x1e4ff], [0x1c80, 0x1c8f]];
+
+function codePointTexts(seed, count) {
+  const r = rng(seed);
+  const texts = [];
+  for (let k = 0; k < count; ++k) {
+    let t = '';
+    for (let n = 1 + Math.floor(r() * 30); n > 0; --n) {
+      const [a, b] = BLOCKS[Math.floor(r() * BLOCKS.length)];
+      const cp = a + Math.floor(r() * (b - a + 1));
+      t += String.fromCodePoint(cp >= 0xd800 && cp <= 0xdfff ? 0x41 : cp);
+      if (r() < 0.2) t += ' ';
+    }
+    texts.push(t);
+  }
+  return texts;
+}
+
 function corpus(specials, seed = 1234) {
   const r = rng(seed);
   const texts = [...FIXED, ...specialTexts(specials)];
@@ -61,6 +90,7 @@ function corpus(specials, seed = 1234) {
     const parts = [randomText(r, 8), specials.length ? specials[Math.floor(r() * specials.length)] : '', randomText(r, 8)];
     texts.push(parts.join(r() < 0.5 ? ' ' : ''));
   }
+  texts.push(...codePointTexts(seed + 1, process.env.OGAI_LONG_TESTS === '1' ? 1500 : 40));
   texts.push(FIXED.join(' ').repeat(8));
   texts.push(randomText(r, 3000));
   texts.push(' '.repeat(300) + 'x' + '\n'.repeat(50) + '\t'.repeat(20));
@@ -68,4 +98,4 @@ function corpus(specials, seed = 1234) {
   return texts;
 }
 
-module.exports = { corpus, rng, randomText };
+module.exports = { corpus, rng, randomText, codePointTexts };

@@ -189,7 +189,7 @@ async function main() {
       continue;
     }
     const doc = JSON.parse(c.doc);
-    c.texts = corpus((doc.added_tokens || []).map((t) => t.content).concat(c.extraSpecials || []), c.seed || 1234);
+    c.texts = corpus((doc.added_tokens || []).map((t) => t.content).concat(c.extraSpecials || []), Number(process.env.OGAI_TOKENIZER_SEED || c.seed || 1234));
     // Synthetic documents vary one component each: half the corpus (and every long text) is enough.
     if (!c.withJs) c.texts = c.texts.filter((t, i) => i % 2 === 0 || t.length > 1000);
     if (!rust.error) c.rustRef = await reference(c, rust, c.texts);
