@@ -247,3 +247,35 @@ TEST(EngineTest, CacheEqualsRecomputeTinyMoe) {
 
 }  // namespace
 }  // namespace ogai
+
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+
+namespace ogai {
+namespace {
+
+// The engine's greedy output equals the independent numpy reference's (tools/fixtures), written
+// into the build folder by the fixture_reference ctest fixture.
+void expect_reference_greedy(const std::string& package) {
+  SCOPED_TRACE(package);
+  auto reference = nlohmann::json::parse(
+      read_file(fs::path(OGAI_BINARY_DIR) / "fixtures/reference" / package / "reference.json"));
+  auto model = Model::load(kFixtures / package);
+  const auto& prompts = reference.at("prompt_ids");
+  const auto& greedy_ids = reference.at("greedy_ids");
+  ASSERT_FALSE(prompts.empty());
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    auto prompt = prompts[i].get<std::vector<std::int32_t>>();
+    auto expected = greedy_ids[i].get<std::vector<std::int32_t>>();
+    GenerationOptions o = greedy(static_cast<int>(expected.size()));
+    o.ignore_eos = true;
+    EXPECT_EQ(model->generate(prompt, o).ids, expected) << "prompt " << i;
+  }
+}
+
+TEST(EngineTest, GreedyMatchesNumpyReferenceTinyE2b) { expect_reference_greedy("tiny-e2b"); }
+TEST(EngineTest, GreedyMatchesNumpyReferenceTinyMoe) { expect_reference_greedy("tiny-moe"); }
+
+}  // namespace
+}  // namespace ogai
