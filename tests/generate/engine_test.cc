@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "generate/decoder.h"
 #include "generate/package_config.h"
@@ -142,6 +143,25 @@ TEST(EngineTest, BatchOfDifferentLengthsEqualsEachAlone) {
     EXPECT_EQ(batch[i].text, alone.text) << prompts[i];
     EXPECT_EQ(batch[i].finish_reason, alone.finish_reason);
   }
+}
+
+TEST(EngineTest, ConcurrentRequestsOnOneModelAreIndependent) {
+  std::vector<std::thread> threads;
+  std::vector<GenerationResult> results(4);
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      GenerationOptions o = greedy(30);
+      if (i % 2 == 1) {
+        o.sampling.temperature = 0.9f;
+        o.sampling.seed = 11;
+      }
+      results[static_cast<std::size_t>(i)] = stories()->generate("Once upon a time", o);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(results[0].ids, std::vector<std::int32_t>(kGolden.begin(), kGolden.begin() + 30));
+  EXPECT_EQ(results[2].ids, results[0].ids);
+  EXPECT_EQ(results[1].ids, results[3].ids);
+  EXPECT_NE(results[1].ids, results[0].ids);
 }
 
 TEST(EngineTest, PromptOverTheContextIsAClearError) {
