@@ -23,5 +23,6 @@ void add_tokenize_command(CLI::App& app, CommandResult& result);
 void add_generate_command(CLI::App& app, CommandResult& result);
 void add_chat_command(CLI::App& app, CommandResult& result);
 void add_bench_command(CLI::App& app, CommandResult& result);
+void add_serve_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cli::add_generate_command(app, result);
   cli::add_chat_command(app, result);
   cli::add_bench_command(app, result);
+  cli::add_serve_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);

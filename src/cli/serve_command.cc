@@ -1,0 +1,88 @@
+// `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
+//  [--max-body-bytes N] [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
+// (docs/serve.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr once it accepts
+// connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
+// cancelled, every thread is joined) and it exits 0.
+#include <pthread.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/model_flags.h"
+#include "serve/server.h"
+
+namespace ogai::cli {
+namespace {
+
+struct ServeFlags {
+  ModelFlags model;
+  serve::ServerOptions server;
+};
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+// Waits for SIGINT / SIGTERM (blocked in every thread, so only this one sees them) and stops the
+// server; gives up when `done` is set (the server stopped for another reason).
+void wait_for_stop_signal(serve::Server& server, const std::atomic<bool>& done) {
+  const sigset_t set = stop_signals();
+  const timespec tick{0, 100'000'000};
+  while (!done) {
+    int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      std::fprintf(stderr, "ogai serve: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      server.stop();
+      return;
+    }
+  }
+}
+
+int run_serve(const ServeFlags& f) {
+  // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+  auto model = load_model(f.model);
+  serve::Server server(model, f.server);
+  const int port = server.bind();
+  std::fprintf(stderr, "ogai serve: listening on http://%s:%d (model \"%s\", %d concurrent, queue %d)\n",
+               f.server.host.c_str(), port, server.model_name().c_str(), f.server.max_concurrent, f.server.queue);
+  std::atomic<bool> done{false};
+  std::thread waiter([&] { wait_for_stop_signal(server, done); });
+  server.run();
+  done = true;
+  waiter.join();
+  std::fprintf(stderr, "ogai serve: stopped\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandResult& result) {
+  auto flags = std::make_shared<ServeFlags>();
+  auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
+  add_model_flags(*cmd, flags->model);
+  auto& s = flags->server;
+  cmd->add_option("--host", s.host, "address to listen on")->capture_default_str();
+  cmd->add_option("--port", s.port, "port to listen on (0 = any free port)")
+      ->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--max-concurrent", s.max_concurrent, "generations running at once")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--queue", s.queue, "requests that may wait beyond those (more get 429)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
+  cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->callback([&result, flags] { result.exit_code = run_serve(*flags); });
+}
+
+}  // namespace ogai::cli

@@ -1,0 +1,48 @@
+// ApiError: a failed HTTP request as OpenAI's API reports it, an HTTP status and the body
+// {"error": {"message", "type", "param", "code"}}. Request parsing and the server throw it; the
+// route catches it and writes it, so every bad request gets a 4xx/5xx answer and the server keeps
+// serving. Engine errors (ogai::Error) are mapped here, at the one boundary where serve calls the
+// engine. Plain value type; thread-compatible.
+#pragma once
+
+#include <exception>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ogai/error.h"
+
+namespace ogai::serve {
+
+// The two generation endpoints; they name request fields differently (messages vs prompt).
+enum class Endpoint { kChat, kCompletion };
+
+struct ApiError : std::exception {
+  int status = 400;
+  std::string message;
+  std::string type = "invalid_request_error";
+  std::string param;  // the request field at fault; empty = null
+  std::string code;   // a machine-readable reason; empty = null
+
+  const char* what() const noexcept override { return message.c_str(); }
+};
+
+// 400 invalid_request_error naming `param`.
+ApiError invalid_request(std::string param, std::string message, std::string code = {});
+// A valid request using something ogai does not implement (400, code "unsupported").
+ApiError unsupported(std::string param, std::string message);
+// 500 server_error.
+ApiError internal_error(std::string message);
+// 503: the server is stopping and no longer takes or finishes work.
+ApiError shutting_down();
+
+// Maps an engine error raised while preparing or generating a request of `endpoint`:
+// invalid arguments, unsupported requests and unreadable input -> 400 with the engine's field
+// translated to the OpenAI request field (request.temperature -> temperature, max_new_tokens ->
+// max_tokens, prompt -> messages/prompt); anything else -> 500.
+ApiError from_engine_error(const Error& error, Endpoint endpoint);
+
+// {"error": {"message", "type", "param", "code"}}.
+nlohmann::json error_json(const ApiError& error);
+
+}  // namespace ogai::serve

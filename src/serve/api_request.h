@@ -1,0 +1,39 @@
+// ApiRequest: one OpenAI-style generation request (POST /v1/chat/completions or /v1/completions)
+// parsed from its JSON body into ogai's GenerationOptions, without touching a model.
+//
+// Fields read (null = absent): model (required), messages (chat, required) or prompt
+// (completions, required), max_completion_tokens / max_tokens, temperature, top_p, seed, stop
+// (string or list), frequency_penalty, presence_penalty, logit_bias, n (1 only), stream,
+// stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
+// ignore_eos. Features ogai does not implement are refused by name when a request asks for them
+// (tools / function calling, logprobs, n > 1, non-text response_format, non-text content parts,
+// echo, best_of, suffix); other unknown fields are ignored, as OpenAI clients send extras.
+// Value ranges of sampling fields are the engine's to check (it names the field and the range).
+// Every problem throws ApiError (400) naming the field.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ogai/ogai.h"
+#include "serve/api_error.h"
+
+namespace ogai::serve {
+
+struct ApiRequest {
+  Endpoint endpoint = Endpoint::kChat;
+  std::string model;
+  std::vector<ChatMessage> messages;        // chat: roles system/user/assistant ("developer" -> system)
+  std::optional<std::string> prompt_text;   // completions: a text prompt ...
+  std::vector<std::int32_t> prompt_ids;     // ... or a prompt given as token ids (unchecked against the vocab)
+  GenerationOptions options;
+  bool stream = false;
+  bool include_usage = false;               // stream_options.include_usage
+};
+
+ApiRequest parse_chat_request(const std::string& body);
+ApiRequest parse_completion_request(const std::string& body);
+
+}  // namespace ogai::serve

@@ -1,0 +1,86 @@
+#include "serve/api_response.h"
+
+namespace ogai::serve {
+namespace {
+
+bool is_chat(const ResponseMeta& meta) { return meta.endpoint == Endpoint::kChat; }
+
+nlohmann::json envelope(const ResponseMeta& meta, const char* object) {
+  return {{"id", meta.id}, {"object", object}, {"created", meta.created}, {"model", meta.model}};
+}
+
+nlohmann::json nullable(const char* s) { return s == nullptr ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+}  // namespace
+
+const char* openai_finish_reason(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::kStop:
+    case FinishReason::kEos: return "stop";
+    case FinishReason::kLength: return "length";
+    case FinishReason::kCancelled: return "cancelled";
+  }
+  return "stop";
+}
+
+nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_tokens) {
+  return {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}};
+}
+
+nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result) {
+  nlohmann::json choice = {{"index", 0}, {"logprobs", nullptr},
+                           {"finish_reason", openai_finish_reason(result.finish_reason)}};
+  if (is_chat(meta))
+    choice["message"] = {{"role", "assistant"}, {"content", result.text}, {"refusal", nullptr}};
+  else
+    choice["text"] = result.text;
+  nlohmann::json j = envelope(meta, is_chat(meta) ? "chat.completion" : "text_completion");
+  j["choices"] = nlohmann::json::array({choice});
+  j["usage"] = usage_json(result.prompt_ids.size(), result.ids.size());
+  return j;
+}
+
+nlohmann::json chunk_json(const ResponseMeta& meta, std::string_view text, const char* finish, bool role,
+                          bool usage_null) {
+  nlohmann::json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", nullable(finish)}};
+  if (!is_chat(meta)) {
+    choice["text"] = std::string(text);
+  } else if (role) {
+    choice["delta"] = {{"role", "assistant"}, {"content", ""}};
+  } else {
+    choice["delta"] = nlohmann::json::object();
+    if (!text.empty() || finish == nullptr) choice["delta"]["content"] = std::string(text);
+  }
+  nlohmann::json j = envelope(meta, is_chat(meta) ? "chat.completion.chunk" : "text_completion");
+  j["choices"] = nlohmann::json::array({choice});
+  if (usage_null) j["usage"] = nullptr;
+  return j;
+}
+
+nlohmann::json usage_chunk_json(const ResponseMeta& meta, std::size_t prompt_tokens, std::size_t completion_tokens) {
+  nlohmann::json j = envelope(meta, is_chat(meta) ? "chat.completion.chunk" : "text_completion");
+  j["choices"] = nlohmann::json::array();
+  j["usage"] = usage_json(prompt_tokens, completion_tokens);
+  return j;
+}
+
+nlohmann::json model_json(const std::string& name, std::int64_t created, std::int64_t context_length) {
+  return {{"id", name}, {"object", "model"}, {"created", created}, {"owned_by", "ogai"},
+          {"context_length", context_length}};
+}
+
+nlohmann::json model_list_json(const std::string& name, std::int64_t created, std::int64_t context_length) {
+  return {{"object", "list"}, {"data", nlohmann::json::array({model_json(name, created, context_length)})}};
+}
+
+std::string to_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string sse_event(const nlohmann::json& value) { return "data: " + to_text(value) + "\n\n"; }
+
+std::string sse_done() { return "data: [DONE]\n\n"; }
+
+}  // namespace ogai::serve

@@ -1,0 +1,72 @@
+#include "serve/generation_channel.h"
+
+namespace ogai::serve {
+
+bool GenerationChannel::on_token(std::string_view text) {
+  {
+    std::lock_guard lock(mutex_);
+    if (cancelled_) return false;
+    if (keep_text_) {
+      text_.append(text);
+      ++events_;
+    }
+  }
+  if (keep_text_) changed_.notify_all();
+  return true;
+}
+
+void GenerationChannel::complete(GenerationResult result) {
+  {
+    std::lock_guard lock(mutex_);
+    result_ = std::move(result);
+    ended_ = true;
+  }
+  changed_.notify_all();
+}
+
+void GenerationChannel::fail(ApiError error) {
+  {
+    std::lock_guard lock(mutex_);
+    error_ = std::move(error);
+    ended_ = true;
+  }
+  changed_.notify_all();
+}
+
+GenerationChannel::Update GenerationChannel::take() {
+  Update u;
+  u.text = std::move(text_);
+  text_.clear();
+  u.events = events_;
+  events_ = 0;
+  if (ended_ && !taken_end_) {
+    u.result = std::move(result_);
+    u.error = std::move(error_);
+    taken_end_ = true;
+  }
+  return u;
+}
+
+GenerationChannel::Update GenerationChannel::wait() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return events_ > 0 || ended_; });
+  return take();
+}
+
+GenerationChannel::Update GenerationChannel::wait_finished() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return ended_; });
+  return take();
+}
+
+void GenerationChannel::cancel() {
+  std::lock_guard lock(mutex_);
+  cancelled_ = true;
+}
+
+bool GenerationChannel::cancelled() const {
+  std::lock_guard lock(mutex_);
+  return cancelled_;
+}
+
+}  // namespace ogai::serve

@@ -1,0 +1,60 @@
+// GenerationChannel: the hand-off between the worker that generates one request and the HTTP
+// thread that answers it. The worker pushes text as tokens arrive and ends with complete() or
+// fail(); the HTTP thread takes what arrived with wait(). Either side may give up: the HTTP side
+// calls cancel() when its client went away, and the worker's next on_token() returns false, which
+// cancels the generation. Shared by both sides through shared_ptr; all methods are thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ogai/ogai.h"
+#include "serve/api_error.h"
+
+namespace ogai::serve {
+
+class GenerationChannel {
+ public:
+  // `keep_text`: collect streamed text for the HTTP side (streaming); off, only the end is kept.
+  explicit GenerationChannel(bool keep_text) : keep_text_(keep_text) {}
+
+  // Worker side. on_token returns false once the HTTP side cancelled.
+  bool on_token(std::string_view text);
+  void complete(GenerationResult result);
+  void fail(ApiError error);
+
+  struct Update {
+    std::string text;                       // text pushed since the last wait()
+    int events = 0;                         // on_token calls since the last wait()
+    std::optional<GenerationResult> result; // set once the generation completed
+    std::optional<ApiError> error;          // set once it failed
+    bool finished() const { return result.has_value() || error.has_value(); }
+  };
+  // Blocks until there is new text, a token event, or the end; takes what is pending. After the
+  // end has been taken, returns an empty Update at once.
+  Update wait();
+  // Blocks until the end (collecting text too).
+  Update wait_finished();
+
+  void cancel();
+  bool cancelled() const;
+
+ private:
+  Update take();  // lock held
+
+  const bool keep_text_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::string text_;
+  int events_ = 0;
+  std::optional<GenerationResult> result_;
+  std::optional<ApiError> error_;
+  bool ended_ = false;     // complete() or fail() was called
+  bool taken_end_ = false; // the end was handed to the HTTP side
+  bool cancelled_ = false;
+};
+
+}  // namespace ogai::serve

@@ -1,0 +1,135 @@
+// POST /v1/chat/completions and /v1/completions: parse, build the prompt, admit the job to the
+// scheduler, then answer it whole or as server-sent events while a worker generates.
+#include <fmt/format.h>
+
+#include "serve/prompt.h"
+#include "serve/server_impl.h"
+#include "serve/stream_encoder.h"
+
+namespace ogai::serve {
+namespace {
+
+ApiError model_not_found(const std::string& asked, const std::string& served) {
+  ApiError e = invalid_request("model", "the model '" + asked + "' does not exist; this server serves '" + served + "'",
+                               "model_not_found");
+  e.status = 404;
+  return e;
+}
+
+ApiError queue_full(int max_concurrent, int queue) {
+  ApiError e;
+  e.status = 429;
+  e.type = "rate_limit_error";
+  e.code = "queue_full";
+  e.message = fmt::format("the server is busy: {} generations are running and {} more are waiting; retry later",
+                          max_concurrent, queue);
+  return e;
+}
+
+// Writes one streaming response from its first update to the end; false when the client is gone.
+bool pump(GenerationChannel& channel, const StreamEncoder& encoder, GenerationChannel::Update update,
+          httplib::DataSink& sink) {
+  std::string out = encoder.start();
+  for (;;) {
+    out += encoder.text(update.text);
+    if (update.error) out += encoder.error(*update.error);
+    else if (update.result) out += encoder.finish(*update.result);
+    if (!out.empty() && !sink.write(out.data(), out.size())) {
+      channel.cancel();  // the client went away: the worker's next token ends the generation
+      return false;
+    }
+    out.clear();
+    if (update.finished()) break;
+    update = channel.wait();
+  }
+  sink.done();
+  return true;
+}
+
+}  // namespace
+
+std::string Server::Impl::next_id(Endpoint endpoint) {
+  std::uint64_t bits;
+  {
+    std::lock_guard lock(id_mutex);
+    bits = id_rng();
+  }
+  return fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", bits);
+}
+
+void Server::Impl::handle_generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  try {
+    ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(req.body) : parse_completion_request(req.body);
+    if (request.model != name) throw model_not_found(request.model, name);
+    std::vector<std::int32_t> prompt = prompt_ids(*model, request);
+    std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
+    if (job->request.stream)
+      answer_stream(job, res);
+    else
+      answer_whole(*job, res);
+  } catch (const ApiError& e) {
+    if (e.status == 429) res.set_header("Retry-After", "1");
+    write_error(res, e);
+  } catch (const Error& e) {
+    write_error(res, from_engine_error(e, endpoint));
+  }
+}
+
+std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::int32_t> prompt) {
+  auto job = std::make_shared<Job>();
+  job->meta = {request.endpoint, next_id(request.endpoint), static_cast<std::int64_t>(std::time(nullptr)), name};
+  job->channel = std::make_shared<GenerationChannel>(request.stream);
+  job->request = std::move(request);
+  job->prompt = std::move(prompt);
+  job->admitted = std::chrono::steady_clock::now();
+  Scheduler::Task task{[this, job] { run_job(*job); }, [job] { job->channel->fail(shutting_down()); }};
+  switch (scheduler.submit(std::move(task))) {
+    case Scheduler::Admission::kAccepted: return job;
+    case Scheduler::Admission::kQueueFull: throw queue_full(options.max_concurrent, options.queue);
+    case Scheduler::Admission::kStopping: throw shutting_down();
+  }
+  throw internal_error("unknown admission result");
+}
+
+void Server::Impl::run_job(Job& job) {
+  metrics.observe_queue_wait(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - job.admitted).count());
+  GenerationChannel& channel = *job.channel;
+  auto on_token = [&](const StreamEvent& e) { return !scheduler.stopping() && channel.on_token(e.text); };
+  try {
+    GenerationResult result = model->generate(job.prompt, job.request.options, on_token);
+    metrics.observe_generation(result);
+    if (result.finish_reason == FinishReason::kCancelled && scheduler.stopping())
+      channel.fail(shutting_down());
+    else
+      channel.complete(std::move(result));
+  } catch (const Error& e) {
+    channel.fail(from_engine_error(e, job.meta.endpoint));
+  } catch (const std::exception& e) {
+    channel.fail(internal_error(e.what()));
+  }
+}
+
+void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
+  GenerationChannel::Update end = job.channel->wait_finished();
+  if (end.error) throw *end.error;
+  res.set_content(to_text(completion_json(job.meta, *end.result)), "application/json");
+}
+
+// Waits for the first token before answering, so a request the engine refuses (a sampling value
+// out of range, say) still gets its 4xx instead of a stream that fails.
+void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res) {
+  GenerationChannel::Update first = job->channel->wait();
+  if (first.error) throw *first.error;
+  auto encoder = std::make_shared<StreamEncoder>(job->meta, job->request.include_usage);
+  auto pending = std::make_shared<GenerationChannel::Update>(std::move(first));
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [job, encoder, pending](std::size_t, httplib::DataSink& sink) {
+        return pump(*job->channel, *encoder, std::move(*pending), sink);
+      },
+      [job](bool) { job->channel->cancel(); });  // ends a generation whose response was never sent
+}
+
+}  // namespace ogai::serve

@@ -1,0 +1,81 @@
+#include "serve/json_fields.h"
+
+#include <cmath>
+#include <limits>
+
+#include "serve/api_error.h"
+
+namespace ogai::serve {
+
+const char* json_type_name(const nlohmann::json& value) {
+  if (value.is_boolean()) return "boolean";
+  if (value.is_number()) return "number";
+  return value.type_name();  // "null", "object", "array", "string", ...
+}
+
+FieldReader::FieldReader(const nlohmann::json& object, std::string prefix)
+    : object_(object), prefix_(std::move(prefix)) {}
+
+const nlohmann::json* FieldReader::get(const char* name) const {
+  auto it = object_.find(name);
+  if (it == object_.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string json_preview(const nlohmann::json& value) {
+  constexpr std::size_t kMax = 60;
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  return text;
+}
+
+void FieldReader::wrong_type(const char* name, const char* expected, const nlohmann::json& value) const {
+  throw invalid_request(param(name), param(name) + ": expected " + expected + ", got " + json_type_name(value) + " " +
+                                         json_preview(value));
+}
+
+std::optional<double> FieldReader::number(const char* name) const {
+  const nlohmann::json* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number()) wrong_type(name, "a number", *v);
+  return v->get<double>();
+}
+
+std::optional<std::int64_t> FieldReader::integer(const char* name) const {
+  const nlohmann::json* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  if (v->is_number_integer() && !v->is_number_unsigned()) return v->get<std::int64_t>();
+  if (v->is_number_unsigned()) {
+    auto u = v->get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(u);
+    throw invalid_request(param(name), param(name) + ": " + std::to_string(u) + " is too large");
+  }
+  wrong_type(name, "an integer", *v);
+}
+
+std::optional<bool> FieldReader::boolean(const char* name) const {
+  const nlohmann::json* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_boolean()) wrong_type(name, "a boolean", *v);
+  return v->get<bool>();
+}
+
+std::optional<std::string> FieldReader::string(const char* name) const {
+  const nlohmann::json* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) wrong_type(name, "a string", *v);
+  return v->get<std::string>();
+}
+
+nlohmann::json parse_json_object(const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw invalid_request("", "the request body is not valid JSON (" + std::to_string(body.size()) + " bytes)",
+                          "invalid_json");
+  if (!j.is_object())
+    throw invalid_request("", std::string("the request body must be a JSON object, got ") + json_type_name(j),
+                          "invalid_json");
+  return j;
+}
+
+}  // namespace ogai::serve

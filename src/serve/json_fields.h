@@ -1,0 +1,45 @@
+// Typed reads of optional fields in a JSON request object. A field that is absent or null reads
+// as "not set"; a field of the wrong type throws ApiError 400 naming the field and the type it
+// should have. Holds a reference to the object; the object must outlive the reader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ogai::serve {
+
+// JSON type names as a client reads them: "string", "number", "object", "array", "boolean", "null".
+const char* json_type_name(const nlohmann::json& value);
+
+// The value as compact JSON, cut to 60 characters (for error messages).
+std::string json_preview(const nlohmann::json& value);
+
+class FieldReader {
+ public:
+  // `prefix` is prepended to field names in errors (e.g. "stream_options.").
+  explicit FieldReader(const nlohmann::json& object, std::string prefix = {});
+
+  // The field's value, or nullptr when it is absent or null.
+  const nlohmann::json* get(const char* name) const;
+  std::optional<double> number(const char* name) const;
+  std::optional<std::int64_t> integer(const char* name) const;   // an integral JSON number
+  std::optional<bool> boolean(const char* name) const;
+  std::optional<std::string> string(const char* name) const;
+
+  // The field name as errors show it.
+  std::string param(const char* name) const { return prefix_ + name; }
+
+ private:
+  [[noreturn]] void wrong_type(const char* name, const char* expected, const nlohmann::json& value) const;
+
+  const nlohmann::json& object_;
+  std::string prefix_;
+};
+
+// Parses a request body; not JSON or not an object -> ApiError 400.
+nlohmann::json parse_json_object(const std::string& body);
+
+}  // namespace ogai::serve

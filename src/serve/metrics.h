@@ -1,0 +1,45 @@
+// Metrics: what GET /metrics reports, in Prometheus' text exposition format (version 0.0.4):
+//   ogai_http_requests_total{endpoint,status}   counter  every answered HTTP request
+//   ogai_generations_total{finish_reason}       counter  eos / stop / length / cancelled
+//   ogai_prompt_tokens_total                    counter
+//   ogai_generated_tokens_total                 counter
+//   ogai_requests_in_flight                     gauge    generations running now
+//   ogai_queue_depth                            gauge    requests waiting for a worker
+//   ogai_time_to_first_token_seconds            summary  prefill + first sampling
+//   ogai_decode_tokens_per_second               summary  per generation, after the first token
+//   ogai_queue_wait_seconds                     summary  admission to start of generation
+// Endpoint labels are the server's routes; any other path counts as "other". Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "ogai/ogai.h"
+#include "serve/summary.h"
+
+namespace ogai::serve {
+
+class Metrics {
+ public:
+  void count_request(const std::string& endpoint, int status);
+  void observe_generation(const GenerationResult& result);
+  void observe_queue_wait(double seconds) { queue_wait_.observe(seconds); }
+
+  // `in_flight` and `queued` are read from the scheduler at scrape time.
+  std::string prometheus_text(int in_flight, int queued) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, std::uint64_t> requests_;  // (endpoint, status) -> count
+  std::map<std::string, std::uint64_t> finishes_;                  // finish reason -> count
+  std::atomic<std::uint64_t> prompt_tokens_{0};
+  std::atomic<std::uint64_t> generated_tokens_{0};
+  Summary ttft_;
+  Summary decode_rate_;
+  Summary queue_wait_;
+};
+
+}  // namespace ogai::serve

@@ -1,0 +1,128 @@
+#include "serve/parse_prompt.h"
+
+#include <climits>
+
+namespace ogai::serve {
+namespace {
+
+std::string at(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
+
+bool non_empty_array(const nlohmann::json* v) { return v != nullptr && (!v->is_array() || !v->empty()); }
+
+std::string content_text(const nlohmann::json& content, const std::string& param) {
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array())
+    throw invalid_request(param, param + ": expected a string or an array of content parts, got " +
+                                     std::string(json_type_name(content)));
+  std::string text;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    const auto& part = content[i];
+    std::string part_param = at(param, i);
+    if (!part.is_object()) throw invalid_request(part_param, part_param + ": expected a content part object");
+    FieldReader f(part, part_param + ".");
+    auto type = f.string("type");
+    if (type != "text")
+      throw unsupported(part_param + ".type", part_param + ".type: only \"text\" content parts are supported, got " +
+                                                  (type ? "\"" + *type + "\"" : std::string("none")));
+    auto part_text = f.string("text");
+    if (!part_text) throw invalid_request(part_param + ".text", part_param + ".text: required in a text part");
+    if (i > 0) text += "\n";
+    text += *part_text;
+  }
+  return text;
+}
+
+ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
+  std::string param = at("messages", i);
+  if (!m.is_object())
+    throw invalid_request(param, param + ": expected a message object, got " + std::string(json_type_name(m)));
+  FieldReader f(m, param + ".");
+  auto role = f.string("role");
+  if (!role) throw invalid_request(f.param("role"), f.param("role") + ": required");
+  if (*role == "tool" || *role == "function" || non_empty_array(f.get("tool_calls")) || f.get("function_call"))
+    throw unsupported(param, param + ": tool and function calls are not supported");
+  if (*role == "developer") role = "system";
+  if (*role != "system" && *role != "user" && *role != "assistant")
+    throw invalid_request(f.param("role"), f.param("role") + ": '" + *role +
+                                               "' is not one of system, developer, user, assistant");
+  const nlohmann::json* content = f.get("content");
+  if (content == nullptr) {
+    if (*role != "assistant") throw invalid_request(f.param("content"), f.param("content") + ": required");
+    return {*role, ""};
+  }
+  return {*role, content_text(*content, f.param("content"))};
+}
+
+void refuse_chat_features(const FieldReader& f) {
+  if (non_empty_array(f.get("tools")) || non_empty_array(f.get("functions")))
+    throw unsupported(f.get("tools") ? "tools" : "functions", "tools / function calling is not supported");
+  if (f.boolean("logprobs").value_or(false)) throw unsupported("logprobs", "logprobs are not supported");
+  if (f.integer("top_logprobs").value_or(0) > 0) throw unsupported("top_logprobs", "logprobs are not supported");
+  if (const nlohmann::json* format = f.get("response_format")) {
+    if (!format->is_object())
+      throw invalid_request("response_format", "response_format: expected an object, got " + json_preview(*format));
+    auto type = FieldReader(*format, "response_format.").string("type");
+    if (type && *type != "text")
+      throw unsupported("response_format", "response_format: only {\"type\": \"text\"} is supported, got \"" +
+                                               *type + "\"");
+  }
+  if (f.get("audio") != nullptr) throw unsupported("audio", "audio output is not supported");
+}
+
+void refuse_completion_features(const FieldReader& f) {
+  if (f.boolean("echo").value_or(false)) throw unsupported("echo", "echo is not supported");
+  if (f.integer("best_of").value_or(1) != 1) throw unsupported("best_of", "best_of other than 1 is not supported");
+  if (!f.string("suffix").value_or("").empty()) throw unsupported("suffix", "suffix (insertion) is not supported");
+  if (f.get("logprobs") != nullptr) throw unsupported("logprobs", "logprobs are not supported");
+}
+
+std::vector<std::int32_t> read_ids(const nlohmann::json& array) {
+  std::vector<std::int32_t> ids;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const auto& id = array[i];
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT_MAX)
+      throw invalid_request("prompt", at("prompt", i) + ": expected a token id (a non-negative integer), got " +
+                                          json_preview(id));
+    ids.push_back(id.get<std::int32_t>());
+  }
+  return ids;
+}
+
+}  // namespace
+
+void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
+  const nlohmann::json* messages = fields.get("messages");
+  if (messages == nullptr) throw invalid_request("messages", "messages: required (a non-empty array of messages)");
+  if (!messages->is_array() || messages->empty())
+    throw invalid_request("messages", "messages: expected a non-empty array of messages, got " + json_preview(*messages));
+  for (std::size_t i = 0; i < messages->size(); ++i) request.messages.push_back(read_message((*messages)[i], i));
+  refuse_chat_features(fields);
+}
+
+void read_completion_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
+  const nlohmann::json* prompt = fields.get("prompt");
+  if (prompt == nullptr) throw invalid_request("prompt", "prompt: required (a string)");
+  refuse_completion_features(fields);
+  if (prompt->is_string()) {
+    request.prompt_text = prompt->get<std::string>();
+    return;
+  }
+  if (!prompt->is_array() || prompt->empty())
+    throw invalid_request("prompt", "prompt: expected a string or token ids, got " + json_preview(*prompt));
+  const nlohmann::json& first = (*prompt)[0];
+  if (first.is_string() || first.is_array()) {
+    if (prompt->size() != 1)
+      throw unsupported("prompt", "prompt: " + std::to_string(prompt->size()) +
+                                      " prompts were given; ogai completes one prompt per request");
+    if (first.is_string()) {
+      request.prompt_text = first.get<std::string>();
+      return;
+    }
+    if (first.empty()) throw invalid_request("prompt", "prompt: the token id array is empty");
+    request.prompt_ids = read_ids(first);
+    return;
+  }
+  request.prompt_ids = read_ids(*prompt);
+}
+
+}  // namespace ogai::serve

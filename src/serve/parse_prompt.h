@@ -1,0 +1,20 @@
+// The endpoint-specific part of request parsing: chat `messages` (with the chat-only refusals:
+// tools, logprobs, response_format, ...) and completion `prompt` (with echo, best_of, suffix,
+// logprobs refused). Internal to serve; see api_request.h for the contract.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "serve/api_request.h"
+#include "serve/json_fields.h"
+
+namespace ogai::serve {
+
+// messages: a non-empty array of {role, content}; content is a string, null (assistant only) or an
+// array of {"type": "text", "text"} parts joined with "\n".
+void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request);
+// prompt: a string, an array holding one string, an array of token ids, or an array holding one
+// array of token ids.
+void read_completion_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request);
+
+}  // namespace ogai::serve

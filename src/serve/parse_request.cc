@@ -1,0 +1,125 @@
+// Reading the shared sampling / stopping fields and the refusals of unsupported features; the
+// endpoint-specific prompt fields live in parse_prompt.cc.
+#include <charconv>
+#include <climits>
+
+#include "serve/api_request.h"
+#include "serve/json_fields.h"
+#include "serve/parse_prompt.h"
+
+namespace ogai::serve {
+namespace {
+
+std::optional<float> to_float(std::optional<double> v) {
+  if (!v) return std::nullopt;
+  return static_cast<float>(*v);
+}
+
+std::optional<int> to_int(const FieldReader& f, const char* name) {
+  auto v = f.integer(name);
+  if (!v) return std::nullopt;
+  if (*v < INT_MIN || *v > INT_MAX)
+    throw invalid_request(name, std::string(name) + ": " + std::to_string(*v) + " is out of range");
+  return static_cast<int>(*v);
+}
+
+std::vector<std::string> read_stop(const FieldReader& f) {
+  const nlohmann::json* v = f.get("stop");
+  if (v == nullptr) return {};
+  if (v->is_string()) return {v->get<std::string>()};
+  if (!v->is_array()) throw invalid_request("stop", "stop: expected a string or an array of strings, got " +
+                                                        std::string(json_type_name(*v)));
+  std::vector<std::string> stops;
+  for (const auto& s : *v) {
+    if (!s.is_string()) throw invalid_request("stop", "stop: every entry must be a string, got " + json_preview(s));
+    stops.push_back(s.get<std::string>());
+  }
+  return stops;
+}
+
+std::map<std::int32_t, float> read_logit_bias(const FieldReader& f) {
+  const nlohmann::json* v = f.get("logit_bias");
+  if (v == nullptr) return {};
+  if (!v->is_object())
+    throw invalid_request("logit_bias", "logit_bias: expected an object of token id -> bias, got " +
+                                            std::string(json_type_name(*v)));
+  std::map<std::int32_t, float> bias;
+  for (const auto& [key, value] : v->items()) {
+    std::int32_t id = 0;
+    auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+    if (ec != std::errc() || end != key.data() + key.size() || key.empty())
+      throw invalid_request("logit_bias", "logit_bias: key '" + key + "' is not a token id (an integer)");
+    if (!value.is_number())
+      throw invalid_request("logit_bias", "logit_bias[" + key + "]: expected a number, got " + json_preview(value));
+    bias[id] = value.get<float>();
+  }
+  return bias;
+}
+
+void read_max_tokens(const FieldReader& f, GenerationOptions& o) {
+  const char* name = f.get("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+  if (auto v = to_int(f, name)) {
+    if (*v < 1) throw invalid_request(name, std::string(name) + ": " + std::to_string(*v) + " must be at least 1");
+    o.max_new_tokens = *v;
+  }
+}
+
+void read_sampling(const FieldReader& f, SamplingOptions& s) {
+  s.temperature = to_float(f.number("temperature"));
+  s.top_p = to_float(f.number("top_p"));
+  s.top_k = to_int(f, "top_k");
+  s.min_p = to_float(f.number("min_p"));
+  s.typical_p = to_float(f.number("typical_p"));
+  s.repetition_penalty = to_float(f.number("repetition_penalty"));
+  s.frequency_penalty = to_float(f.number("frequency_penalty"));
+  s.presence_penalty = to_float(f.number("presence_penalty"));
+  if (auto seed = f.integer("seed")) s.seed = static_cast<std::uint64_t>(*seed);  // negative seeds wrap
+  s.logit_bias = read_logit_bias(f);
+}
+
+void read_stream(const FieldReader& f, ApiRequest& r) {
+  r.stream = f.boolean("stream").value_or(false);
+  const nlohmann::json* options = f.get("stream_options");
+  if (options == nullptr) return;
+  if (!options->is_object())
+    throw invalid_request("stream_options", "stream_options: expected an object, got " +
+                                                std::string(json_type_name(*options)));
+  r.include_usage = FieldReader(*options, "stream_options.").boolean("include_usage").value_or(false);
+}
+
+// Refusals shared by both endpoints.
+void refuse_unsupported(const FieldReader& f) {
+  if (auto n = f.integer("n"); n && *n != 1)
+    throw unsupported("n", "n: " + std::to_string(*n) + " choices were asked for; ogai returns one choice (n=1) only");
+}
+
+ApiRequest parse_common(const std::string& body, Endpoint endpoint,
+                        void (*read_prompt)(const nlohmann::json&, const FieldReader&, ApiRequest&)) {
+  nlohmann::json j = parse_json_object(body);
+  FieldReader f(j);
+  ApiRequest r;
+  r.endpoint = endpoint;
+  auto model = f.string("model");
+  if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
+  r.model = *model;
+  read_prompt(j, f, r);
+  refuse_unsupported(f);
+  read_max_tokens(f, r.options);
+  read_sampling(f, r.options.sampling);
+  r.options.stop = read_stop(f);
+  r.options.ignore_eos = f.boolean("ignore_eos").value_or(false);
+  read_stream(f, r);
+  return r;
+}
+
+}  // namespace
+
+ApiRequest parse_chat_request(const std::string& body) {
+  return parse_common(body, Endpoint::kChat, read_chat_prompt);
+}
+
+ApiRequest parse_completion_request(const std::string& body) {
+  return parse_common(body, Endpoint::kCompletion, read_completion_prompt);
+}
+
+}  // namespace ogai::serve

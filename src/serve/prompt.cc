@@ -1,0 +1,67 @@
+#include "serve/prompt.h"
+
+#include <string>
+
+namespace ogai::serve {
+namespace {
+
+const char* prompt_param(Endpoint endpoint) { return endpoint == Endpoint::kChat ? "messages" : "prompt"; }
+
+std::vector<std::int32_t> chat_ids(const Model& model, const ApiRequest& request) {
+  if (!model.info().has_chat_template)
+    throw invalid_request("messages", "this model's package has no chat template; use /v1/completions");
+  std::string text;
+  try {
+    text = model.render_chat(request.messages, /*add_generation_prompt=*/true);
+  } catch (const Error& e) {
+    throw invalid_request("messages", std::string("messages: the chat template refused them: ") + e.what());
+  }
+  return model.tokenize(text, /*add_special_tokens=*/false);
+}
+
+void check_ids(const Model& model, const std::vector<std::int32_t>& ids, const char* param) {
+  const std::int64_t vocab = model.info().vocab_size;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (vocab > 0 && ids[i] >= vocab)
+      throw invalid_request(param, std::string(param) + "[" + std::to_string(i) + "]: token id " +
+                                       std::to_string(ids[i]) + " is outside the vocabulary [0, " +
+                                       std::to_string(vocab) + ")");
+}
+
+void check_context(const Model& model, std::size_t prompt_tokens, const char* param) {
+  const std::int64_t context = model.info().context_length;
+  if (context > 0 && static_cast<std::int64_t>(prompt_tokens) >= context)
+    throw invalid_request(param, std::string(param) + ": the prompt has " + std::to_string(prompt_tokens) +
+                                     " tokens; the model's context holds " + std::to_string(context) +
+                                     " positions, leaving no room to generate",
+                          "context_length_exceeded");
+}
+
+void check_logit_bias(const Model& model, const SamplingOptions& sampling) {
+  const std::int64_t vocab = model.info().vocab_size;
+  for (const auto& [id, bias] : sampling.logit_bias)
+    if (id < 0 || (vocab > 0 && id >= vocab))
+      throw invalid_request("logit_bias", "logit_bias: token id " + std::to_string(id) +
+                                              " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+}
+
+}  // namespace
+
+std::vector<std::int32_t> prompt_ids(const Model& model, const ApiRequest& request) {
+  const char* param = prompt_param(request.endpoint);
+  std::vector<std::int32_t> ids;
+  if (request.endpoint == Endpoint::kChat) {
+    ids = chat_ids(model, request);
+  } else if (request.prompt_text) {
+    ids = model.tokenize(*request.prompt_text, /*add_special_tokens=*/true);
+  } else {
+    ids = request.prompt_ids;
+    check_ids(model, ids, param);
+  }
+  if (ids.empty()) throw invalid_request(param, std::string(param) + ": the prompt has no tokens");
+  check_context(model, ids.size(), param);
+  check_logit_bias(model, request.options.sampling);
+  return ids;
+}
+
+}  // namespace ogai::serve

@@ -1,0 +1,19 @@
+// The token ids a parsed request generates from, with the checks that need the model: chat
+// messages go through the package's chat template and are tokenized without special tokens (the
+// template writes them), as `ogai generate --chat` does; a text prompt is tokenized with them; ids
+// must be in the vocabulary; the prompt must leave room in the context (400
+// context_length_exceeded); logit_bias ids must be in the vocabulary. Throws ApiError.
+// Thread-safe (uses only the Model's const API).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ogai/ogai.h"
+#include "serve/api_request.h"
+
+namespace ogai::serve {
+
+std::vector<std::int32_t> prompt_ids(const Model& model, const ApiRequest& request);
+
+}  // namespace ogai::serve

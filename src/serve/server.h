@@ -1,0 +1,59 @@
+// ogai::serve::Server: an OpenAI-compatible HTTP server over one loaded Model.
+//
+//   GET  /health                 {"status":"ok"} (503 while stopping)
+//   GET  /metrics                Prometheus text (metrics.h)
+//   GET  /v1/models[/{id}]       the one served model
+//   POST /v1/chat/completions    messages through the package's chat template
+//   POST /v1/completions         a prompt string (or token ids)
+// Both POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
+//
+// Each generation runs on one of `max_concurrent` worker threads with its own state (the Model is
+// shared and immutable); up to `queue` more requests wait in FIFO order, beyond that 429. Every
+// bad request is answered with a 4xx and an OpenAI-style error body; the server keeps serving. A
+// streaming client that disconnects cancels its generation. stop() (e.g. on SIGINT) refuses new
+// work with 503, answers queued requests 503, cancels running generations and returns from run()
+// once every thread has ended.
+//
+// Thread safety: bind() and run() from one thread; stop() from any thread, any number of times.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "ogai/ogai.h"
+
+namespace ogai::serve {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                            // 0 = any free port (bind() returns it)
+  int max_concurrent = 4;                     // generations running at once (>= 1)
+  int queue = 64;                             // requests waiting beyond those (>= 0); more -> 429
+  std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
+  std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413
+};
+
+class Server {
+ public:
+  // Throws ogai::Error (kInvalidArgument) for options out of range.
+  Server(std::shared_ptr<const Model> model, ServerOptions options);
+  ~Server();  // stop()s and waits for every thread
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds host:port and returns the port bound. Throws ogai::Error (kRuntime) if it cannot.
+  int bind();
+  // Serves until stop(); returns once every connection and generation has ended.
+  void run();
+  void stop();
+
+  const std::string& model_name() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ogai::serve

@@ -1,0 +1,67 @@
+// Server::Impl: the server's state and its HTTP handlers (internal to serve; the one place with
+// server.cc and generation_route.cc that includes the HTTP library).
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <random>
+
+#include "serve/api_request.h"
+#include "serve/api_response.h"
+#include "serve/generation_channel.h"
+#include "serve/metrics.h"
+#include "serve/scheduler.h"
+#include "serve/server.h"
+
+namespace ogai::serve {
+
+// One admitted generation, shared by the HTTP thread that answers it and the worker that runs it.
+struct Job {
+  ResponseMeta meta;
+  ApiRequest request;
+  std::vector<std::int32_t> prompt;
+  std::shared_ptr<GenerationChannel> channel;
+  std::chrono::steady_clock::time_point admitted;
+};
+
+struct Server::Impl {
+  Impl(std::shared_ptr<const Model> m, ServerOptions o);
+
+  // Routes (server.cc).
+  void add_routes();
+  void add_method_guards();
+  void add_error_handlers();
+  void answer_models(const httplib::Request& req, httplib::Response& res) const;
+
+  // Generation (generation_route.cc).
+  void handle_generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+  std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
+  void run_job(Job& job);
+  void answer_whole(Job& job, httplib::Response& res);
+  void answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res);
+  std::string next_id(Endpoint endpoint);
+
+  std::shared_ptr<const Model> model;
+  ServerOptions options;
+  std::string name;
+  std::int64_t created = 0;
+  Scheduler scheduler;
+  Metrics metrics;
+  httplib::Server http;
+
+  std::mutex lifecycle;       // guards the three flags below
+  bool stop_requested = false;
+  bool serving = false;       // run() is about to listen or listening
+  std::atomic<bool> listen_returned{false};
+
+  std::mutex id_mutex;
+  std::mt19937_64 id_rng;
+};
+
+// Writes `error` as the response (status and JSON body).
+void write_error(httplib::Response& res, const ApiError& error);
+
+}  // namespace ogai::serve

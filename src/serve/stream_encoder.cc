@@ -1,0 +1,24 @@
+#include "serve/stream_encoder.h"
+
+namespace ogai::serve {
+
+std::string StreamEncoder::start() const {
+  if (meta_.endpoint != Endpoint::kChat) return {};
+  return sse_event(chunk_json(meta_, "", nullptr, /*role=*/true, include_usage_));
+}
+
+std::string StreamEncoder::text(std::string_view text) const {
+  if (text.empty()) return {};
+  return sse_event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_));
+}
+
+std::string StreamEncoder::finish(const GenerationResult& result) const {
+  std::string out =
+      sse_event(chunk_json(meta_, "", openai_finish_reason(result.finish_reason), /*role=*/false, include_usage_));
+  if (include_usage_) out += sse_event(usage_chunk_json(meta_, result.prompt_ids.size(), result.ids.size()));
+  return out + sse_done();
+}
+
+std::string StreamEncoder::error(const ApiError& error) const { return sse_event(error_json(error)); }
+
+}  // namespace ogai::serve

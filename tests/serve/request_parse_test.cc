@@ -1,0 +1,161 @@
+// Parsing OpenAI request bodies into ApiRequest: every field, and every refusal names its field.
+#include <gtest/gtest.h>
+
+#include "serve/api_request.h"
+
+namespace ogai::serve {
+namespace {
+
+// Runs `parse` and returns the ApiError it throws (fails the test if it does not throw).
+template <typename F>
+ApiError error_of(F parse) {
+  try {
+    parse();
+  } catch (const ApiError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an ApiError";
+  return {};
+}
+
+ApiError chat_error(const std::string& body) { return error_of([&] { parse_chat_request(body); }); }
+ApiError completion_error(const std::string& body) { return error_of([&] { parse_completion_request(body); }); }
+
+TEST(ParseChat, ReadsMessagesAndEveryOption) {
+  ApiRequest r = parse_chat_request(R"({
+    "model": "m", "messages": [{"role": "system", "content": "be brief"},
+                               {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                               {"role": "assistant", "content": null},
+                               {"role": "developer", "content": "dev"}],
+    "max_completion_tokens": 7, "max_tokens": 99, "temperature": 0.5, "top_p": 0.9, "top_k": 40, "min_p": 0.05,
+    "typical_p": 0.8, "repetition_penalty": 1.1, "frequency_penalty": 0.25, "presence_penalty": -0.5, "seed": 42,
+    "stop": ["x", "yz"], "logit_bias": {"5": -100, "17": 2.5}, "n": 1, "stream": true,
+    "stream_options": {"include_usage": true}, "ignore_eos": true, "user": "ignored"})");
+  EXPECT_EQ(r.endpoint, Endpoint::kChat);
+  EXPECT_EQ(r.model, "m");
+  ASSERT_EQ(r.messages.size(), 4u);
+  EXPECT_EQ(r.messages[0].role, "system");
+  EXPECT_EQ(r.messages[1].content, "a\nb");
+  EXPECT_EQ(r.messages[2].role, "assistant");
+  EXPECT_EQ(r.messages[2].content, "");
+  EXPECT_EQ(r.messages[3].role, "system");  // developer -> system
+  const auto& o = r.options;
+  EXPECT_EQ(o.max_new_tokens, 7);  // max_completion_tokens wins over max_tokens
+  EXPECT_FLOAT_EQ(*o.sampling.temperature, 0.5f);
+  EXPECT_FLOAT_EQ(*o.sampling.top_p, 0.9f);
+  EXPECT_EQ(o.sampling.top_k, 40);
+  EXPECT_FLOAT_EQ(*o.sampling.min_p, 0.05f);
+  EXPECT_FLOAT_EQ(*o.sampling.typical_p, 0.8f);
+  EXPECT_FLOAT_EQ(*o.sampling.repetition_penalty, 1.1f);
+  EXPECT_FLOAT_EQ(*o.sampling.frequency_penalty, 0.25f);
+  EXPECT_FLOAT_EQ(*o.sampling.presence_penalty, -0.5f);
+  EXPECT_EQ(o.sampling.seed, 42u);
+  EXPECT_EQ(o.stop, (std::vector<std::string>{"x", "yz"}));
+  EXPECT_EQ(o.sampling.logit_bias, (std::map<std::int32_t, float>{{5, -100.0f}, {17, 2.5f}}));
+  EXPECT_TRUE(o.ignore_eos);
+  EXPECT_TRUE(r.stream);
+  EXPECT_TRUE(r.include_usage);
+}
+
+TEST(ParseChat, NullAndAbsentFieldsAreUnset) {
+  ApiRequest r = parse_chat_request(
+      R"({"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":null,"stop":null,"max_tokens":null})");
+  EXPECT_FALSE(r.options.max_new_tokens);
+  EXPECT_FALSE(r.options.sampling.temperature);
+  EXPECT_FALSE(r.options.sampling.seed);
+  EXPECT_TRUE(r.options.stop.empty());
+  EXPECT_FALSE(r.stream);
+  EXPECT_FALSE(r.include_usage);
+}
+
+TEST(ParseChat, StopStringAndMaxTokens) {
+  ApiRequest r = parse_chat_request(R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stop":"\n","max_tokens":3})");
+  EXPECT_EQ(r.options.stop, std::vector<std::string>{"\n"});
+  EXPECT_EQ(r.options.max_new_tokens, 3);
+}
+
+TEST(ParseChat, NegativeSeedWraps) {
+  ApiRequest r = parse_chat_request(R"({"model":"m","messages":[{"role":"user","content":"hi"}],"seed":-1})");
+  EXPECT_EQ(r.options.sampling.seed, ~std::uint64_t{0});
+}
+
+TEST(ParseChat, MalformedBodies) {
+  EXPECT_EQ(chat_error("{not json").code, "invalid_json");
+  EXPECT_EQ(chat_error("[1,2]").code, "invalid_json");
+  EXPECT_EQ(chat_error("").status, 400);
+}
+
+TEST(ParseChat, RequiredFields) {
+  EXPECT_EQ(chat_error(R"({"messages":[{"role":"user","content":"x"}]})").param, "model");
+  EXPECT_EQ(chat_error(R"({"model":"m"})").param, "messages");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[]})").param, "messages");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"content":"x"}]})").param, "messages[0].role");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user"}]})").param, "messages[0].content");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"wizard","content":"x"}]})").param, "messages[0].role");
+}
+
+TEST(ParseChat, WrongTypesNameTheField) {
+  const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  for (auto [field, value] : std::vector<std::pair<std::string, std::string>>{
+           {"temperature", "\"hot\""}, {"top_p", "true"}, {"top_k", "1.5"}, {"max_tokens", "\"10\""},
+           {"seed", "[1]"}, {"stop", "5"}, {"stream", "1"}, {"logit_bias", "[1]"}, {"n", "\"1\""},
+           {"stream_options", "true"}}) {
+    ApiError e = chat_error(head + "\"" + field + "\":" + value + "}");
+    EXPECT_EQ(e.status, 400) << field;
+    EXPECT_EQ(e.param, field) << field;
+    EXPECT_NE(e.message.find(field), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(chat_error(head + R"("model":5})").param, "model");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":"hi"})").param, "messages");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":5}]})").param, "messages[0].content");
+  EXPECT_EQ(chat_error(head + R"("stream_options":{"include_usage":"yes"}})").param, "stream_options.include_usage");
+  EXPECT_EQ(chat_error(head + R"("logit_bias":{"abc":1}})").param, "logit_bias");
+  EXPECT_EQ(chat_error(head + R"("logit_bias":{"5":"big"}})").param, "logit_bias");
+  EXPECT_EQ(chat_error(head + R"("stop":["a",3]})").param, "stop");
+  EXPECT_EQ(chat_error(head + R"("max_tokens":0})").param, "max_tokens");
+  EXPECT_EQ(chat_error(head + R"("max_completion_tokens":-3})").param, "max_completion_tokens");
+  EXPECT_EQ(chat_error(head + R"("top_k":99999999999})").param, "top_k");
+}
+
+TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
+  const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  EXPECT_EQ(chat_error(head + R"("n":2})").param, "n");
+  EXPECT_EQ(chat_error(head + R"("n":2})").code, "unsupported");
+  EXPECT_EQ(chat_error(head + R"("tools":[{"type":"function","function":{"name":"f"}}]})").param, "tools");
+  EXPECT_EQ(chat_error(head + R"("logprobs":true})").param, "logprobs");
+  EXPECT_EQ(chat_error(head + R"("top_logprobs":3})").param, "top_logprobs");
+  EXPECT_EQ(chat_error(head + R"("response_format":{"type":"json_object"}})").param, "response_format");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
+                .param,
+            "messages[0].content[0].type");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"tool","content":"x","tool_call_id":"1"}]})").code,
+            "unsupported");
+  // Harmless defaults are accepted.
+  EXPECT_NO_THROW(parse_chat_request(head + R"("n":1,"tools":[],"logprobs":false,"response_format":{"type":"text"}})"));
+}
+
+TEST(ParseCompletion, PromptForms) {
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"Once"})").prompt_text, "Once");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":["Once"]})").prompt_text, "Once");
+  auto ids = parse_completion_request(R"({"model":"m","prompt":[1,403,407]})");
+  EXPECT_FALSE(ids.prompt_text);
+  EXPECT_EQ(ids.prompt_ids, (std::vector<std::int32_t>{1, 403, 407}));
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":[[1,2]]})").prompt_ids, (std::vector<std::int32_t>{1, 2}));
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"x"})").endpoint, Endpoint::kCompletion);
+}
+
+TEST(ParseCompletion, Refusals) {
+  EXPECT_EQ(completion_error(R"({"model":"m"})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":5})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":[]})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":[1,-2]})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":["a","b"]})").code, "unsupported");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true})").param, "echo");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2})").param, "best_of");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","suffix":"end"})").param, "suffix");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":2})").param, "logprobs");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3})").param, "n");
+}
+
+}  // namespace
+}  // namespace ogai::serve
