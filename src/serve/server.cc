@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "serve/connection_drain.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
@@ -154,7 +155,12 @@ void Server::Impl::add_error_handlers() {
     }
     write_error(res, internal_error(what));
   });
-  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+    drain.begin(req.remote_port);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {  // after the response
+    drain.end(req.remote_port);
     metrics.count_request(endpoint_label(req.path), res.status);
   });
 }
@@ -173,6 +179,7 @@ int Server::bind() {
   const ServerOptions& o = impl_->options;
   int port = o.port == 0 ? impl_->http.bind_to_any_port(o.host) : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
   if (port < 0) fail(ErrorCode::kRuntime, o.host + ":" + std::to_string(o.port), "cannot listen there (in use, or not a local address)");
+  impl_->port = port;
   return port;
 }
 
@@ -202,6 +209,7 @@ void Server::stop() {
   // run() may not have reached listen yet: httplib's stop() only acts on a running server.
   while (!impl_->http.is_running() && !impl_->listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   impl_->http.stop();
+  impl_->drain.close_idle(impl_->port);  // idle keep-alive connections end now, not at their timeout
 }
 
 }  // namespace ogai::serve

@@ -11,6 +11,7 @@
 
 #include "serve/api_request.h"
 #include "serve/api_response.h"
+#include "serve/connection_drain.h"
 #include "serve/generation_channel.h"
 #include "serve/metrics.h"
 #include "serve/scheduler.h"
@@ -48,8 +49,10 @@ struct Server::Impl {
   ServerOptions options;
   std::string name;
   std::int64_t created = 0;
+  int port = -1;  // bound by bind()
   Scheduler scheduler;
   Metrics metrics;
+  ConnectionDrain drain;
   httplib::Server http;
 
   std::mutex lifecycle;       // guards the three flags below
