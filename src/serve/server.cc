@@ -12,6 +12,9 @@
 namespace ogai::serve {
 namespace {
 
+constexpr int kListenBacklog = 1024;     // connections waiting to be accepted (the kernel may cap it)
+constexpr int kKeepAliveRequests = 100;  // requests per connection before the server closes it
+
 struct Route {
   const char* pattern;  // httplib regex
   const char* label;    // metrics label
@@ -79,6 +82,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
   const std::size_t threads = static_cast<std::size_t>(options.max_concurrent + options.queue + 8);
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(options.max_body_bytes);
+  http.set_tcp_nodelay(true);
+  http.set_keep_alive_max_count(kKeepAliveRequests);  // a response's header and body writes must not wait for the client's delayed ACK
   add_routes();
   add_method_guards();
   add_error_handlers();
@@ -179,6 +184,7 @@ int Server::bind() {
   const ServerOptions& o = impl_->options;
   int port = o.port == 0 ? impl_->http.bind_to_any_port(o.host) : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
   if (port < 0) fail(ErrorCode::kRuntime, o.host + ":" + std::to_string(o.port), "cannot listen there (in use, or not a local address)");
+  impl_->http.set_listen_backlog(kListenBacklog);
   impl_->port = port;
   return port;
 }

@@ -28,6 +28,13 @@ struct Job {
   std::chrono::steady_clock::time_point admitted;
 };
 
+// httplib's server with the listen backlog it fixes at 5 raised: a burst of clients connecting at
+// once would otherwise overflow it and wait a second for their SYN to be retried.
+class HttpServer : public httplib::Server {
+ public:
+  void set_listen_backlog(int backlog) { ::listen(svr_sock_, backlog); }
+};
+
 struct Server::Impl {
   Impl(std::shared_ptr<const Model> m, ServerOptions o);
 
@@ -53,7 +60,7 @@ struct Server::Impl {
   Scheduler scheduler;
   Metrics metrics;
   ConnectionDrain drain;
-  httplib::Server http;
+  HttpServer http;
 
   std::mutex lifecycle;       // guards the three flags below
   bool stop_requested = false;
