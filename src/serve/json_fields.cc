@@ -22,6 +22,12 @@ const nlohmann::json* FieldReader::get(const char* name) const {
   return &*it;
 }
 
+float to_float_saturated(double value) {
+  if (value > std::numeric_limits<float>::max()) return std::numeric_limits<float>::infinity();
+  if (value < -std::numeric_limits<float>::max()) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(value);
+}
+
 std::string json_preview(const nlohmann::json& value) {
   constexpr std::size_t kMax = 60;
   std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

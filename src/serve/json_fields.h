@@ -14,6 +14,10 @@ namespace ogai::serve {
 // JSON type names as a client reads them: "string", "number", "object", "array", "boolean", "null".
 const char* json_type_name(const nlohmann::json& value);
 
+// A JSON number as a float; beyond float's range it becomes +-infinity (which the engine's range
+// checks then refuse, quoting it) instead of an undefined conversion.
+float to_float_saturated(double value);
+
 // The value as compact JSON, cut to 60 characters (for error messages).
 std::string json_preview(const nlohmann::json& value);
 

@@ -12,7 +12,7 @@ namespace {
 
 std::optional<float> to_float(std::optional<double> v) {
   if (!v) return std::nullopt;
-  return static_cast<float>(*v);
+  return to_float_saturated(*v);
 }
 
 std::optional<int> to_int(const FieldReader& f, const char* name) {
@@ -51,7 +51,7 @@ std::map<std::int32_t, float> read_logit_bias(const FieldReader& f) {
       throw invalid_request("logit_bias", "logit_bias: key '" + key + "' is not a token id (an integer)");
     if (!value.is_number())
       throw invalid_request("logit_bias", "logit_bias[" + key + "]: expected a number, got " + json_preview(value));
-    bias[id] = value.get<float>();
+    bias[id] = to_float_saturated(value.get<double>());
   }
   return bias;
 }

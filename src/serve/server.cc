@@ -82,6 +82,12 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
   const std::size_t threads = static_cast<std::size_t>(options.max_concurrent + options.queue + 8);
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(options.max_body_bytes);
+  // httplib's default also sets SO_REUSEPORT, which would let a second server bind the same port
+  // and silently take half of its connections; only SO_REUSEADDR (restart past TIME_WAIT) here.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   http.set_tcp_nodelay(true);
   http.set_keep_alive_max_count(kKeepAliveRequests);  // a response's header and body writes must not wait for the client's delayed ACK
   add_routes();

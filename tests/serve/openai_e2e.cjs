@@ -180,6 +180,15 @@ describe('ogai serve on tiny-e2b (Gemma-style chat template)', () => {
     assert.equal(s.usage.prompt_tokens, cli.prompt_ids.length);
   });
 
+  it('completes like ogai generate', async () => {
+    const cli = cliGenerate(tinyE2b, 'hello world', ['--max-new-tokens', '10']);
+    const r = await client.completions.create({ model: 'tiny', prompt: 'hello world', max_tokens: 10 });
+    assert.equal(r.choices[0].text, cli.text);
+    assert.equal(r.usage.prompt_tokens, cli.prompt_ids.length);
+    const s = await streamText(await client.completions.create({ model: 'tiny', prompt: 'hello world', max_tokens: 10, stream: true }));
+    assert.equal(s.text, cli.text);
+  });
+
   it('refuses another model name with 404', async () => {
     await assert.rejects(client.chat.completions.create({ model: 'stories260k', messages: [{ role: 'user', content: 'x' }] }),
                          (e) => e.status === 404 && e.code === 'model_not_found');

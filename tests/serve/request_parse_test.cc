@@ -1,6 +1,8 @@
 // Parsing OpenAI request bodies into ApiRequest: every field, and every refusal names its field.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "serve/api_request.h"
 
 namespace ogai::serve {
@@ -77,6 +79,13 @@ TEST(ParseChat, StopStringAndMaxTokens) {
 TEST(ParseChat, NegativeSeedWraps) {
   ApiRequest r = parse_chat_request(R"({"model":"m","messages":[{"role":"user","content":"hi"}],"seed":-1})");
   EXPECT_EQ(r.options.sampling.seed, ~std::uint64_t{0});
+}
+
+TEST(ParseChat, HugeNumbersSaturate) {
+  ApiRequest r = parse_chat_request(
+      R"({"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":1e300,"logit_bias":{"3":-1e300}})");
+  EXPECT_TRUE(std::isinf(*r.options.sampling.temperature) && *r.options.sampling.temperature > 0);
+  EXPECT_TRUE(std::isinf(r.options.sampling.logit_bias.at(3)) && r.options.sampling.logit_bias.at(3) < 0);
 }
 
 TEST(ParseChat, MalformedBodies) {

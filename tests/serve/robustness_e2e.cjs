@@ -139,6 +139,13 @@ describe('ogai serve robustness', () => {
     assert.ok(end - start < 4096, `RSS grew from ${start} KiB to ${end} KiB over 8 rounds`);
   });
 
+  it('refuses to start on a port in use, saying so', async () => {
+    const port = new URL(server.url).port;
+    const second = await startServer(ogai, stories, ['--port', port]).then((s) => s, (e) => e);
+    if (second.proc) await stopServer(second, 'SIGKILL');
+    assert.ok(/exited 1/.test(second.message) && /cannot listen/.test(second.message), 'a second server took the port');
+  });
+
   it('reports metrics in Prometheus text', async () => {
     const text = (await http(server.url + '/metrics')).text;
     assert.ok(metric(text, 'ogai_http_requests_total{endpoint="/v1/completions",status="200"}') > 0);
@@ -185,13 +192,16 @@ describe('ogai serve admission and shutdown', () => {
     const queued = postJson(server.url + '/v1/completions', completion({ max_tokens: 50 }));
     const reader = (async () => { let n = 0; for await (const _ of stream) n++; return n; })()
       .then((chunks) => ({ chunks }), (error) => ({ error }));
-    await sleep(20);
+    await waitFor('one generation running and one queued', async () => {
+      const text = (await http(server.url + '/metrics')).text;
+      return metric(text, 'ogai_requests_in_flight') === 1 && metric(text, 'ogai_queue_depth') === 1;
+    });
     const end = await stopServer(server, 'SIGTERM');
     assert.equal(end.code, 0, end.stderr);
     assert.match(end.stderr, /SIGTERM received, stopping[\s\S]*stopped/);
     assert.ok(end.ms < 5000, `took ${end.ms} ms to stop`);
-    const q = await queued.catch((e) => ({ status: 'connection closed' }));
-    assert.ok(q.status === 503 || q.status === 200, `queued request got ${q.status}`);
+    const q = await queued.catch((e) => ({ status: `no answer (${e.cause})` }));
+    assert.equal(q.status, 503, `queued request got ${q.status}`);
     // The stream ends with the server's shutting_down error event (or, on a machine fast enough
     // to finish 480 tokens before the signal, completes).
     const ended = await reader;

@@ -4,10 +4,11 @@
 const { spawn } = require('child_process');
 const fs = require('fs');
 
-// Starts `ogai serve PKG --port 0 ...args`; resolves once it prints its address on stderr.
+// Starts `ogai serve PKG ...args` (with --port 0 unless args name a port); resolves once it prints its address on stderr.
 function startServer(ogai, pkg, args = []) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(ogai, ['serve', pkg, '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const port = args.includes('--port') ? [] : ['--port', '0'];
+    const proc = spawn(ogai, ['serve', pkg, ...port, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`ogai serve did not start:\n${stderr}`)); }, 30000);
     proc.stderr.on('data', (d) => {
