@@ -29,6 +29,10 @@ float to_float_saturated(double value) {
 }
 
 std::string json_preview(const nlohmann::json& value) {
+  // Containers are described, not dumped: dumping recurses, and a request may nest arrays
+  // millions deep.
+  if (value.is_array()) return "an array of " + std::to_string(value.size()) + " items";
+  if (value.is_object()) return "an object of " + std::to_string(value.size()) + " keys";
   constexpr std::size_t kMax = 60;
   std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > kMax) text = text.substr(0, kMax) + "...";

@@ -18,7 +18,8 @@ const char* json_type_name(const nlohmann::json& value);
 // checks then refuse, quoting it) instead of an undefined conversion.
 float to_float_saturated(double value);
 
-// The value as compact JSON, cut to 60 characters (for error messages).
+// For error messages: a scalar as compact JSON cut to 60 characters; an array or object as
+// "an array of N items" / "an object of N keys" (never dumped: that would recurse).
 std::string json_preview(const nlohmann::json& value);
 
 class FieldReader {

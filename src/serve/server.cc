@@ -51,6 +51,10 @@ ApiError http_error(const httplib::Request& req, int status, std::size_t max_bod
     case 413:
       e.code = "request_too_large";
       e.message = "the request body is larger than the limit of " + std::to_string(max_body) + " bytes";
+      if (req.get_header_value("Content-Type").starts_with("application/x-www-form-urlencoded"))
+        e.message = "form-urlencoded request bodies are limited to " +
+                    std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+                    " bytes; send the JSON body with Content-Type: application/json";
       break;
     case 400: e.message = "malformed HTTP request"; break;
     default: e.message = "HTTP error " + std::to_string(status);

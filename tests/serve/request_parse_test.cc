@@ -88,6 +88,15 @@ TEST(ParseChat, HugeNumbersSaturate) {
   EXPECT_TRUE(std::isinf(r.options.sampling.logit_bias.at(3)) && r.options.sampling.logit_bias.at(3) < 0);
 }
 
+TEST(ParseChat, DeeplyNestedValuesAreRefusedWithoutRecursing) {
+  const std::size_t depth = 200'000;  // dumping this recursively overflows an 8 MiB stack
+  std::string body = R"({"model":"m","messages":[{"role":"user","content":"x"}],"temperature":)";
+  body += std::string(depth, '[') + std::string(depth, ']') + "}";
+  ApiError e = chat_error(body);
+  EXPECT_EQ(e.param, "temperature");
+  EXPECT_NE(e.message.find("an array of 1 items"), std::string::npos) << e.message;
+}
+
 TEST(ParseChat, MalformedBodies) {
   EXPECT_EQ(chat_error("{not json").code, "invalid_json");
   EXPECT_EQ(chat_error("[1,2]").code, "invalid_json");

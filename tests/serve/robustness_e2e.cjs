@@ -65,6 +65,9 @@ describe('ogai serve robustness', () => {
       [400, 'context_length_exceeded', 'prompt', () => postJson(url + '/v1/completions', completion({ prompt: long }))],
       [400, 'context_length_exceeded', 'messages', () => postJson(url + '/v1/chat/completions', chat({ messages: [{ role: 'user', content: long }] }))],
       [413, 'request_too_large', null, () => postJson(url + '/v1/completions', completion({ prompt: 'x'.repeat(70000) }))],
+      [413, 'request_too_large', null, () => http(url + '/v1/completions', { method: 'POST', body: JSON.stringify(completion({ prompt: 'y'.repeat(9000) })),
+                                                                     headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+      [400, null, 'temperature', () => postJson(url + '/v1/completions', `{"model":"${MODEL}","prompt":"x","temperature":${'['.repeat(30000)}${']'.repeat(30000)}}`)],
       [404, 'not_found', null, () => http(url + '/v1/engines')],
       [404, 'not_found', null, () => postJson(url + '/v2/completions', completion())],
       [405, 'method_not_allowed', null, () => http(url + '/v1/chat/completions')],
@@ -90,7 +93,7 @@ describe('ogai serve robustness', () => {
       assert.equal(results[2 * i + 1].status, 200);
       assert.equal(results[2 * i + 1].json.choices[0].text, expectedGood);
     }
-    assert.equal(results[2 * 25].headers.get('allow'), 'POST');
+    assert.equal(results[2 * bad.findIndex((b) => b[0] === 405)].headers.get('allow'), 'POST');
     assert.equal((await http(url + '/health')).status, 200);
   });
 
