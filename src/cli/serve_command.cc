@@ -76,9 +76,9 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--port", s.port, "port to listen on (0 = any free port)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
   cmd->add_option("--max-concurrent", s.max_concurrent, "generations running at once")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::Range(1, serve::kMaxConcurrentLimit))->capture_default_str();
   cmd->add_option("--queue", s.queue, "requests that may wait beyond those (more get 429)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::Range(0, serve::kQueueLimit))->capture_default_str();
   cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
       ->check(CLI::PositiveNumber)->capture_default_str();

@@ -78,10 +78,14 @@ std::optional<std::string> FieldReader::string(const char* name) const {
 }
 
 nlohmann::json parse_json_object(const std::string& body) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    throw invalid_request("", "the request body is not valid JSON (" + std::to_string(body.size()) + " bytes)",
-                          "invalid_json");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string why = e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 9: ..."
+    if (auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
+    throw invalid_request("", "the request body is not valid JSON: " + why, "invalid_json");
+  }
   if (!j.is_object())
     throw invalid_request("", std::string("the request body must be a JSON object, got ") + json_type_name(j),
                           "invalid_json");

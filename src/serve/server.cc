@@ -65,7 +65,16 @@ ApiError http_error(const httplib::Request& req, int status, std::size_t max_bod
 
 void check_options(const ServerOptions& o) {
   if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
+  if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
+    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", o.max_concurrent, kMaxConcurrentLimit);
+  if (o.queue < 0 || o.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
   if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
+}
+
+ServerOptions checked(ServerOptions o) {
+  check_options(o);
+  return o;
 }
 
 }  // namespace
@@ -76,9 +85,8 @@ void write_error(httplib::Response& res, const ApiError& error) {
 }
 
 Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
-    : model(std::move(m)), options(std::move(o)), scheduler(options.max_concurrent, options.queue),
+    : model(std::move(m)), options(checked(std::move(o))), scheduler(options.max_concurrent, options.queue),
       id_rng(std::random_device{}()) {
-  check_options(options);
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
   created = static_cast<std::int64_t>(std::time(nullptr));
   // Every admitted request holds one HTTP thread while it waits or runs; the rest answer health,
@@ -186,6 +194,7 @@ Server::Server(std::shared_ptr<const Model> model, ServerOptions options)
 Server::~Server() {
   stop();
   impl_->scheduler.join();
+  impl_->http.close_unused_listener();  // bound, never run
 }
 
 const std::string& Server::model_name() const { return impl_->name; }

@@ -25,11 +25,15 @@
 
 namespace ogai::serve {
 
+// Every admitted request holds an HTTP thread while it waits or runs, so both are bounded.
+constexpr int kMaxConcurrentLimit = 1024;
+constexpr int kQueueLimit = 4096;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                            // 0 = any free port (bind() returns it)
-  int max_concurrent = 4;                     // generations running at once (>= 1)
-  int queue = 64;                             // requests waiting beyond those (>= 0); more -> 429
+  int max_concurrent = 4;                     // generations running at once, [1, kMaxConcurrentLimit]
+  int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
   std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413
 };

@@ -30,9 +30,15 @@ struct Job {
 
 // httplib's server with the listen backlog it fixes at 5 raised: a burst of clients connecting at
 // once would otherwise overflow it and wait a second for their SYN to be retried.
+// It also closes a listener that was bound but never served (httplib's destructor leaves it open).
 class HttpServer : public httplib::Server {
  public:
   void set_listen_backlog(int backlog) { ::listen(svr_sock_, backlog); }
+  void close_unused_listener() {
+    if (is_running()) return;
+    socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
+    if (sock != INVALID_SOCKET) ::close(sock);
+  }
 };
 
 struct Server::Impl {

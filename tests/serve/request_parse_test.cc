@@ -99,6 +99,9 @@ TEST(ParseChat, DeeplyNestedValuesAreRefusedWithoutRecursing) {
 
 TEST(ParseChat, MalformedBodies) {
   EXPECT_EQ(chat_error("{not json").code, "invalid_json");
+  EXPECT_NE(chat_error(R"({"model": "m",})").message.find("line 1, column 15"), std::string::npos)
+      << chat_error(R"({"model": "m",})").message;
+  EXPECT_NE(chat_error("{\"model\": \"\xff\"}").message.find("UTF-8"), std::string::npos);
   EXPECT_EQ(chat_error("[1,2]").code, "invalid_json");
   EXPECT_EQ(chat_error("").status, 400);
 }
