@@ -35,6 +35,13 @@ ApiError unsupported(std::string param, std::string message) {
   return invalid_request(std::move(param), std::move(message), "unsupported");
 }
 
+ApiError model_not_found(const std::string& asked, const std::string& served) {
+  ApiError e = invalid_request("model", "the model '" + asked + "' does not exist; this server serves '" + served + "'",
+                               "model_not_found");
+  e.status = 404;
+  return e;
+}
+
 ApiError internal_error(std::string message) {
   ApiError e;
   e.status = 500;

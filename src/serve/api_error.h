@@ -31,6 +31,8 @@ struct ApiError : std::exception {
 ApiError invalid_request(std::string param, std::string message, std::string code = {});
 // A valid request using something ogai does not implement (400, code "unsupported").
 ApiError unsupported(std::string param, std::string message);
+// 404 model_not_found: `asked` is not the model this server serves.
+ApiError model_not_found(const std::string& asked, const std::string& served);
 // 500 server_error.
 ApiError internal_error(std::string message);
 // 503: the server is stopping and no longer takes or finishes work.

@@ -9,13 +9,6 @@
 namespace ogai::serve {
 namespace {
 
-ApiError model_not_found(const std::string& asked, const std::string& served) {
-  ApiError e = invalid_request("model", "the model '" + asked + "' does not exist; this server serves '" + served + "'",
-                               "model_not_found");
-  e.status = 404;
-  return e;
-}
-
 ApiError queue_full(int max_concurrent, int queue) {
   ApiError e;
   e.status = 429;

@@ -100,8 +100,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  http.set_tcp_nodelay(true);
-  http.set_keep_alive_max_count(kKeepAliveRequests);  // a response's header and body writes must not wait for the client's delayed ACK
+  http.set_tcp_nodelay(true);  // a response's header and body writes must not wait for the client's delayed ACK
+  http.set_keep_alive_max_count(kKeepAliveRequests);
   add_routes();
   add_method_guards();
   add_error_handlers();
@@ -132,11 +132,7 @@ void Server::Impl::answer_models(const httplib::Request& req, httplib::Response&
     res.set_content(to_text(model_list_json(name, created, context)), "application/json");
     return;
   }
-  if (req.matches[1].str() != name) {
-    ApiError e = invalid_request("model", "the model '" + req.matches[1].str() + "' does not exist; this server serves '" + name + "'", "model_not_found");
-    e.status = 404;
-    return write_error(res, e);
-  }
+  if (req.matches[1].str() != name) return write_error(res, model_not_found(req.matches[1].str(), name));
   res.set_content(to_text(model_json(name, created, context)), "application/json");
 }
 
