@@ -25,7 +25,7 @@ class BenchTest(unittest.TestCase):
             lines = r.stdout.splitlines()
             self.assertEqual(len(lines), 1, r.stdout)
             doc = json.loads(lines[0])
-            self.assertEqual(set(doc), {"package", "prompt_len", "gen", "runs", *RATES})
+            self.assertEqual(list(doc), ["package", "prompt_len", "gen", "runs", *RATES])
             self.assertEqual((doc["package"], doc["prompt_len"], doc["gen"], doc["runs"]), (package, 16, 12, 2))
             for key in RATES:
                 self.assertIsInstance(doc[key], (int, float), key)

@@ -147,36 +147,48 @@ class ScriptedFixtureTest(unittest.TestCase):
         self.assertIn("/nonexistent/ogai-package", r.stderr)
 
 
+class Terminal:
+    """The primary side of a pseudo-terminal, read as a stream: read_until consumes up to a needle."""
+
+    def __init__(self, test, fd):
+        self.test, self.fd, self.buffer = test, fd, ""
+
+    def read_until(self, needle, timeout=60):
+        deadline = time.monotonic() + timeout
+        while needle not in self.buffer:
+            left = deadline - time.monotonic()
+            self.test.assertGreater(left, 0, f"timed out waiting for {needle!r}; saw {self.buffer!r}")
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 4096)
+                self.test.assertTrue(chunk, f"ogai chat closed the terminal; saw {self.buffer!r}")
+                self.buffer += chunk.decode("utf-8", "replace")
+        end = self.buffer.index(needle) + len(needle)
+        seen, self.buffer = self.buffer[:end], self.buffer[end:]
+        return seen
+
+    def type(self, line):
+        os.write(self.fd, (line + "\r").encode())
+
+
 class TerminalTest(unittest.TestCase):
     """The interactive REPL on a pseudo-terminal: banner, streamed reply, /stats, /quit."""
-
-    def read_until(self, fd, needle, timeout=60):
-        seen, deadline = b"", time.monotonic() + timeout
-        while needle not in seen.decode("utf-8", "replace"):
-            left = deadline - time.monotonic()
-            self.assertGreater(left, 0, f"timed out waiting for {needle!r}; saw {seen!r}")
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 4096)
-                self.assertTrue(chunk, f"ogai chat closed the terminal; saw {seen!r}")
-                seen += chunk
-        return seen.decode("utf-8", "replace")
 
     def test_interactive_session(self):
         primary, secondary = pty.openpty()
         proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20"], stdin=secondary,
                                 stdout=secondary, stderr=secondary, close_fds=True)
         os.close(secondary)
+        term = Terminal(self, primary)
         try:
-            self.read_until(primary, "/reset")  # the banner names the commands
-            self.read_until(primary, "> ")
-            os.write(primary, (STORIES_PROMPT + "\r").encode())
-            screen = self.read_until(primary, GOLDEN_TEXT[:40])
-            self.read_until(primary, "> ")
-            os.write(primary, b"/stats\r")
-            screen = self.read_until(primary, "context holds")
-            self.assertIn("prompt 5 tokens, reply 20 tokens (length)", screen)
-            os.write(primary, b"/quit\r")
+            self.assertIn("/reset", term.read_until("> "))  # the banner names the commands
+            term.type(STORIES_PROMPT)
+            term.read_until(GOLDEN_TEXT[:40])
+            term.read_until("> ")
+            term.type("/stats")
+            self.assertIn("prompt 5 tokens, reply 20 tokens (length)", term.read_until("context holds"))
+            term.read_until("> ")
+            term.type("/quit")
             self.assertEqual(proc.wait(timeout=30), 0)
         finally:
             if proc.poll() is None:
