@@ -189,6 +189,28 @@ class StopTest(unittest.TestCase):
         self.assertEqual(doc["finish_reason"], "length")
 
 
+class EosTest(unittest.TestCase):
+    """A copy of stories260k whose generation_config.json also names the golden's third id as EOS."""
+
+    def setUp(self):
+        self.package = copy_package(STORIES, temp_dir(self))
+        with open(os.path.join(self.package, "generation_config.json"), "w", encoding="utf-8") as f:
+            json.dump({"bos_token_id": 1, "eos_token_id": [2, GOLDEN_IDS[2]]}, f)
+
+    def test_eos_ends_generation(self):
+        doc = generate_json(self, "--max-new-tokens", "60", package=self.package)
+        self.assertEqual(doc["finish_reason"], "eos")
+        self.assertEqual(doc["ids"], GOLDEN_IDS[:3])  # the EOS id is reported, its text is not
+        before = ogai("tokenize", STORIES, "--decode", stdin=json.dumps(GOLDEN_IDS[:2]))
+        self.assertEqual(doc["text"], before.stdout)
+        self.assertTrue(GOLDEN_TEXT.startswith(doc["text"]))
+
+    def test_ignore_eos_keeps_going(self):
+        doc = generate_json(self, "--max-new-tokens", "60", "--ignore-eos", package=self.package)
+        self.assertEqual(doc["ids"], GOLDEN_IDS)
+        self.assertEqual(doc["finish_reason"], "length")
+
+
 def ort_has_cuda():
     """Whether the ONNX Runtime library this build links ships the CUDA execution provider."""
     with open(os.path.join(BINARY, "CMakeCache.txt"), encoding="utf-8") as f:
