@@ -22,7 +22,9 @@ std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const
       fail(ErrorCode::kInvalidArgument, "prompt",
            "{} tokens leave no room in the model's context of {} positions (ask to truncate the prompt to keep its end)",
            ids.size(), *limit);
-    ids.erase(ids.begin(), ids.end() - (*limit - 1));
+    // Keep the prompt's end, leaving room for max_new_tokens (or at least one token).
+    const std::int64_t room = std::clamp<std::int64_t>(request.stop.max_new_tokens.value_or(1), 1, *limit - 1);
+    ids.erase(ids.begin(), ids.end() - (*limit - room));
   }
   request.stop.check_prompt(static_cast<std::int64_t>(ids.size()));
   return ids;

@@ -40,7 +40,8 @@ void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& op
       return;
     } catch (const Ort::Exception& e) {
       if (!options.allow_cpu_fallback)
-        fail(ErrorCode::kRuntime, origin, "the CUDA execution provider failed to start: {}", e.what());
+        fail(ErrorCode::kRuntime, origin,
+             "the CUDA execution provider failed to start: {} (choose --ep cpu, or allow the CPU fallback)", e.what());
       log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
       return;
     }
@@ -54,6 +55,7 @@ void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& op
 }
 
 Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin) {
+  environment();  // the process-wide env registers ORT's default logger, which appending an EP needs
   Ort::SessionOptions so;
   if (options.intra_op_threads > 0) so.SetIntraOpNumThreads(options.intra_op_threads);
   if (options.inter_op_threads > 0) so.SetInterOpNumThreads(options.inter_op_threads);

@@ -176,9 +176,11 @@ TEST(EngineTest, PromptOverTheContextIsAClearError) {
   GenerationOptions o = greedy(5);
   o.truncate_prompt = true;
   auto r = stories()->generate(long_prompt, o);
-  EXPECT_EQ(r.prompt_ids.size(), 511u);
-  EXPECT_EQ(r.ids.size(), 1u);  // the context is full after one token
+  EXPECT_EQ(r.prompt_ids.size(), 507u);  // room left for the 5 new tokens
+  EXPECT_EQ(r.ids.size(), 5u);
   EXPECT_EQ(r.finish_reason, FinishReason::kLength);
+  o.max_new_tokens.reset();
+  EXPECT_EQ(stories()->generate(long_prompt, o).prompt_ids.size(), 511u);  // unbounded: at least one token
 }
 
 TEST(EngineTest, InvalidSamplingValuesNameTheField) {
