@@ -16,6 +16,7 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const transformersFolder = require('../peers/transformers_folder.cjs');
 const { env, AutoTokenizer, AutoModelForCausalLM } = require('../peers/peers.cjs')('@huggingface/transformers');
 
 const [ogaiBin] = process.argv.slice(2);
@@ -33,23 +34,6 @@ const CASES = [
   { prompt: 'Lily and Ben went to the park', tokens: 64 },
   { prompt: 'Tom had a red ball. He', tokens: 64 },
 ];
-
-// The transformers.js folder layout, as symlinks into the assembled package.
-function modelFolder() {
-  const root = path.join(binary, 'transformers_js');
-  const dir = path.join(root, 'stories260k');
-  fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
-  const files = [['model.onnx', 'onnx/model.onnx'], ['tokenizer.json'], ['tokenizer_config.json'],
-    ['generation_config.json'], ['config.json']];
-  for (const [from, to] of files) {
-    const source = path.join(pkg, from);
-    if (!fs.existsSync(source)) throw new Error(`${source} is missing: the package is assembled at configure time`);
-    const link = path.join(dir, to || from);
-    fs.rmSync(link, { force: true });
-    fs.symlinkSync(source, link);
-  }
-  return root;
-}
 
 // The 60 golden ids and their text from the model's README.
 function golden() {
@@ -89,7 +73,7 @@ function firstDifference(a, b) {
 
 async function main() {
   env.allowRemoteModels = false;
-  env.localModelPath = modelFolder();
+  env.localModelPath = transformersFolder(pkg, path.join(binary, 'transformers_js'), 'stories260k');
   const options = { dtype: 'fp32', session_options: { intraOpNumThreads: 1 } };
   const tokenizer = await AutoTokenizer.from_pretrained('stories260k');
   const model = await AutoModelForCausalLM.from_pretrained('stories260k', options);
