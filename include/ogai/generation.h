@@ -35,6 +35,8 @@ struct GenerationResult {
   std::string text;                      // generated text, stop string excluded
   FinishReason finish_reason = FinishReason::kLength;
   Timings timings;
+  int draft_tokens = 0;           // speculative decoding: tokens the drafter proposed
+  int accepted_draft_tokens = 0;  // ... and the model accepted
 };
 
 // One generated token and the text it made printable (possibly empty: incomplete UTF-8, or text

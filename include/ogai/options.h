@@ -37,6 +37,20 @@ struct SamplingOptions {
   std::map<std::int32_t, float> logit_bias;  // added to the logits of these token ids
 };
 
+// Speculative decoding: a drafter proposes tokens, the model verifies them all in one step and
+// keeps the longest prefix it agrees with. The output is identical to plain greedy decoding
+// (greedy only: a request that samples with a drafter is an error).
+struct SpeculativeOptions {
+  enum class Drafter {
+    kNone,       // plain decoding (default)
+    kAssistant,  // the package's `speculative.proposer` (e.g. the Gemma-4 assistant borrowing the KV)
+    kNgram,      // model-free prompt lookup: continue the latest earlier occurrence of the last n-gram
+  };
+  Drafter drafter = Drafter::kNone;
+  int max_draft_tokens = 0;  // per step; 0 = the package's max_proposal_width (assistant) or 4 (n-gram)
+  int ngram_max = 3;         // n-gram drafter: longest suffix to match (tries ngram_max down to 1)
+};
+
 struct GenerationOptions {
   std::optional<int> max_new_tokens;         // default: the package's max_length, else until context ends
   SamplingOptions sampling;
@@ -46,6 +60,7 @@ struct GenerationOptions {
   bool add_special_tokens = true;            // text prompts: let the tokenizer add BOS etc.
   bool truncate_prompt = false;              // prompt over the context: false = error, true = keep its end
   int prefill_chunk = 0;                     // prefill at most this many tokens per step; 0 = all at once
+  SpeculativeOptions speculative;
 };
 
 }  // namespace ogai

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <span>
 
+#include "base/dtype.h"
+
 namespace ogai {
 
 inline float half_to_float(std::uint16_t h) {
@@ -41,5 +43,15 @@ inline float bfloat16_to_float(std::uint16_t b) {
 inline void half_to_float(std::span<const std::uint16_t> in, std::span<float> out) {
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = half_to_float(in[i]);
 }
+
+// float32 -> float16, rounding to nearest even; overflow becomes infinity, NaN stays NaN.
+std::uint16_t float_to_half(float f);
+
+// float32 -> bfloat16, rounding to nearest even.
+std::uint16_t float_to_bfloat16(float f);
+
+// Copies `count` elements between float32 / float16 / bfloat16 buffers, converting as needed.
+// Throws ogai::Error for any other element type.
+void convert_floats(const void* src, DataType src_type, void* dst, DataType dst_type, std::size_t count);
 
 }  // namespace ogai

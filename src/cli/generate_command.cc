@@ -23,9 +23,9 @@ struct GenerateFlags {
   bool json = false;
 };
 
-nlohmann::json result_json(const GenerationResult& r) {
+nlohmann::json result_json(const GenerationResult& r, bool speculative) {
   const Timings& t = r.timings;
-  return {{"prompt_ids", r.prompt_ids},
+  nlohmann::json j = {{"prompt_ids", r.prompt_ids},
           {"ids", r.ids},
           {"text", r.text},
           {"finish_reason", finish_reason_name(r.finish_reason)},
@@ -37,6 +37,8 @@ nlohmann::json result_json(const GenerationResult& r) {
             {"decode_tok_s", t.decode_tok_s},
             {"runtime_ms", t.runtime_ms},
             {"onnxruntime_ms", t.onnxruntime_ms}}}};
+  if (speculative) j["speculative"] = {{"draft_tokens", r.draft_tokens}, {"accepted_draft_tokens", r.accepted_draft_tokens}};
+  return j;
 }
 
 int run_generate(const GenerateFlags& f) {
@@ -64,7 +66,7 @@ int run_generate(const GenerateFlags& f) {
   GenerationResult result = model->generate(prompt, options, on_token);
   result.timings.load_ms = load_ms;
   if (f.json) {
-    std::printf("%s\n", result_json(result).dump().c_str());
+    std::printf("%s\n", result_json(result, options.speculative.drafter != SpeculativeOptions::Drafter::kNone).dump().c_str());
   } else {
     if (!f.stream) std::fwrite(result.text.data(), 1, result.text.size(), stdout);
     if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);

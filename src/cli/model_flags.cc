@@ -48,6 +48,13 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   cmd.add_flag("--truncate-prompt", o.truncate_prompt, "keep the end of a prompt longer than the context");
   cmd.add_option("--prefill-chunk", o.prefill_chunk, "prefill at most N tokens per step (0 = all)")
       ->check(CLI::NonNegativeNumber);
+  using Drafter = SpeculativeOptions::Drafter;
+  const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
+  cmd.add_option("--speculative", o.speculative.drafter,
+                 "speculative decoding (greedy only): 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
+      ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
+  cmd.add_option("--draft-tokens", o.speculative.max_draft_tokens, "tokens proposed per speculative step")
+      ->check(CLI::PositiveNumber);
 }
 
 std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms) {

@@ -5,20 +5,19 @@
 #include <memory>
 
 #include "base/error.h"
-#include "generate/text_stream.h"
+#include "generate/output_stream.h"
 #include "sampling/sampler.h"
 
 namespace ogai::generate {
 namespace {
 
-// One row's sampling and text state.
+// One row's sampling and output state.
 struct Row {
   Row(const SequenceModel& model, const ResolvedRequest& request, GenerationResult& result)
-      : sampler(request.sampling, model.decoder.spec().vocab_size), text(model.tokenizer, request.stop_strings),
-        result(result) {}
+      : sampler(request.sampling, model.decoder.spec().vocab_size), output(model.tokenizer, request, kNoCallback, result) {}
+  static inline const StreamCallback kNoCallback{};
   sampling::Sampler sampler;
-  TextStream text;
-  GenerationResult& result;
+  OutputStream output;
   bool done = false;
 };
 
@@ -35,26 +34,6 @@ std::int64_t pad_prompts(std::span<const std::vector<std::int32_t>> prompts, std
     std::fill(real.begin() + b * longest + pad, real.begin() + (b + 1) * longest, 1);
   }
   return static_cast<std::int64_t>(longest);
-}
-
-// Samples the next token of one row from `out` at `position`; returns true when the row ends.
-bool advance_row(Row& row, const ResolvedRequest& request, StepOutput& out, std::int64_t b, std::int64_t position,
-                 std::vector<float>& scratch) {
-  const std::int64_t token = row.sampler.next(out.row_logits(b, position, scratch));
-  row.result.ids.push_back(static_cast<std::int32_t>(token));
-  const bool stop_id = std::find(request.stop_token_ids.begin(), request.stop_token_ids.end(), token) !=
-                       request.stop_token_ids.end();
-  if (!request.stop.is_eos(token) && !stop_id) row.text.push(static_cast<std::int32_t>(token));
-  auto reason = request.stop.check(token, static_cast<std::int64_t>(row.result.ids.size()),
-                                   static_cast<std::int64_t>(row.result.prompt_ids.size() + row.result.ids.size()),
-                                   false, row.text.stopped() || stop_id);
-  if (reason == sampling::FinishReason::kNone) return false;
-  row.result.finish_reason = reason == sampling::FinishReason::kEos    ? FinishReason::kEos
-                             : reason == sampling::FinishReason::kStop ? FinishReason::kStop
-                                                                       : FinishReason::kLength;
-  row.text.finish();
-  row.result.text = row.text.text();
-  return true;
 }
 
 }  // namespace
@@ -94,9 +73,13 @@ std::vector<GenerationResult> generate_batch(const SequenceModel& model, const R
     for (std::int64_t b = 0; b < batch; ++b) {
       Row& row = *rows[static_cast<std::size_t>(b)];
       if (row.done) continue;
-      row.done = advance_row(row, request, out, b, position, scratch);
-      if (row.done) --live;
-      tokens[static_cast<std::size_t>(b)] = row.result.ids.back();
+      const std::int64_t token = row.sampler.next(out.row_logits(b, position, scratch));
+      row.done = row.output.push(token);
+      if (row.done) {
+        row.output.finish();
+        --live;
+      }
+      tokens[static_cast<std::size_t>(b)] = token;
       real[static_cast<std::size_t>(b)] = row.done ? 0 : 1;
     }
     if (live > 0) out = model.decoder.step(tokens, 1, real, attention, cache);

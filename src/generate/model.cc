@@ -8,7 +8,9 @@
 #include "chat/chat_template.h"
 #include "generate/batch.h"
 #include "generate/package_config.h"
+#include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
+#include "generate/speculative.h"
 
 namespace ogai {
 
@@ -16,13 +18,20 @@ struct Model::Impl {
   Impl(generate::PackageConfig c, tokenizer::Tokenizer t, std::optional<chat::ChatTemplate> ct,
        const ort::SessionOptions& options)
       : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)),
-        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {}
+        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {
+    if (config.assistant) assistant = std::make_unique<generate::AssistantDrafter>(std::move(*config.assistant), options);
+  }
 
   generate::PackageConfig config;
   tokenizer::Tokenizer tokenizer;
   std::optional<chat::ChatTemplate> chat_template;
   std::unique_ptr<generate::Decoder> decoder;
+  std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   ModelInfo info;
+
+  GenerationResult run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
+                       std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                       const StreamCallback& on_token) const;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
 };
@@ -54,6 +63,29 @@ void report(const LoadOptions& options, std::string_view stage, double fraction)
 }
 
 }  // namespace
+
+GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
+                                  std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                                  const StreamCallback& on_token) const {
+  using Drafter = SpeculativeOptions::Drafter;
+  if (speculative.drafter == Drafter::kNone)
+    return generate::generate_sequence(sequence_model(), request, prompt, state, on_token);
+  if (speculative.max_draft_tokens < 0)
+    fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", speculative.max_draft_tokens);
+  if (speculative.drafter == Drafter::kNgram) {
+    generate::NgramDrafter drafter(speculative.ngram_max);
+    int k = speculative.max_draft_tokens > 0 ? speculative.max_draft_tokens : 4;
+    return generate::generate_speculative(sequence_model(), drafter, k, request, prompt, state, on_token);
+  }
+  if (!assistant)
+    fail(ErrorCode::kInvalidArgument, "speculative", "this package has no executable assistant drafter: {}",
+         config.assistant_unavailable);
+  int k = speculative.max_draft_tokens > 0 ? speculative.max_draft_tokens : std::max(config.max_proposal_width, 1);
+  if (config.max_proposal_width > 0 && k > config.max_proposal_width)
+    fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} exceeds the package's max_proposal_width {}", k,
+         config.max_proposal_width);
+  return generate::generate_speculative(sequence_model(), *assistant, k, request, prompt, state, on_token);
+}
 
 const char* finish_reason_name(FinishReason reason) {
   switch (reason) {
@@ -127,15 +159,17 @@ GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(prompt_ids.size()));
   if (context == nullptr) {
     generate::SequenceState state(*impl_->decoder);
-    return generate::generate_sequence(impl_->sequence_model(), request, prompt_ids, state, on_token);
+    return impl_->run(request, options.speculative, prompt_ids, state, on_token);
   }
   if (context->state().model != this)
     fail(ErrorCode::kInvalidArgument, "context", "the context belongs to another model");
-  return generate::generate_sequence(impl_->sequence_model(), request, prompt_ids, context->state().sequence, on_token);
+  return impl_->run(request, options.speculative, prompt_ids, context->state().sequence, on_token);
 }
 
 std::vector<GenerationResult> Model::generate_batch(std::span<const std::string> prompts,
                                                     const GenerationOptions& options) const {
+  if (options.speculative.drafter != SpeculativeOptions::Drafter::kNone)
+    fail(ErrorCode::kInvalidArgument, "speculative", "speculative decoding runs one sequence at a time, not batches");
   std::vector<std::vector<std::int32_t>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {

@@ -74,6 +74,40 @@ PackageGeneration make_generation(const metadata::Package& package) {
   return g;
 }
 
+// The assistant drafter of a `speculative` section with chained proposal execution and a folded
+// carry (catalogue example 24). Throws kUnsupported naming what ogai cannot execute.
+AssistantSpec make_assistant(const metadata::Package& package, DecoderSpec& target) {
+  const auto& spec = *package.document.speculative;
+  const auto& abi = *package.decoder;
+  if (spec.target != abi.component)
+    fail(ErrorCode::kUnsupported, "speculative.target", "'{}' is not the package's decoder '{}'", spec.target, abi.component);
+  if (!spec.chained) fail(ErrorCode::kUnsupported, "speculative.proposal_execution", "block proposers are not executed yet");
+  const auto& chained = *spec.chained;
+  if (!chained.recurrent.empty() || !chained.folded_carry_output || !chained.folded_carry_seed || !chained.token_embedding)
+    fail(ErrorCode::kUnsupported, "speculative.proposal_execution",
+         "ogai executes chained proposers with a folded carry and a token_embedding table (no recurrent state)");
+  if (spec.vocabulary.kind != "identical")
+    fail(ErrorCode::kUnsupported, "speculative.vocabulary", "vocabulary '{}' is not executed yet", spec.vocabulary.kind);
+  auto artifact = package.files.component_artifacts.find(spec.proposer);
+  if (artifact == package.files.component_artifacts.end())
+    fail(ErrorCode::kUnsupported, "speculative.proposer", "'{}' has no ONNX artifact", spec.proposer);
+  AssistantSpec a;
+  a.artifact = artifact->second;
+  a.embeds_input = chained.token_embedding_input;
+  a.logits_output = chained.logits_output;
+  a.carry_output = *chained.folded_carry_output;
+  for (const auto& borrow : abi.borrowed) {
+    if (borrow.component != spec.proposer) continue;
+    auto owner = std::find_if(abi.kv_pairs.begin(), abi.kv_pairs.end(), [&](auto& p) { return p.cell == borrow.cell; });
+    if (owner == abi.kv_pairs.end())
+      fail(ErrorCode::kUnsupported, "speculative", "borrowed cell '{}' is not a KV pair of the decoder", borrow.cell);
+    a.borrows.push_back({borrow.input, static_cast<std::size_t>(owner - abi.kv_pairs.begin())});
+  }
+  a.embedding = onnx::read_initializer_data(abi.artifact, chained.token_embedding->second);
+  target.hidden_output = chained.folded_carry_seed->second;
+  return a;
+}
+
 }  // namespace
 
 PackageConfig make_package_config(const metadata::Package& package) {
@@ -106,6 +140,16 @@ PackageConfig make_package_config(const metadata::Package& package) {
   c.eos_ids = text.generation_config_eos_ids;
   if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);
   c.eos_token = text.tokenizer_config_eos_token;
+  if (package.document.speculative) {
+    c.max_proposal_width = static_cast<int>(package.document.speculative->max_proposal_width);
+    try {
+      c.assistant = make_assistant(package, c.decoder);
+    } catch (const Error& e) {
+      c.assistant_unavailable = e.what();
+    }
+  } else {
+    c.assistant_unavailable = "the package has no speculative section";
+  }
   return c;
 }
 

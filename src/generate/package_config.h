@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "generate/assistant_drafter.h"
 #include "generate/decoder_spec.h"
 #include "generate/request.h"
 #include "metadata/package.h"
@@ -26,6 +27,10 @@ struct PackageConfig {
   // EOS sources, resolved to ids once the tokenizer is loaded.
   std::vector<std::int64_t> eos_ids;
   std::optional<std::string> eos_token;  // tokenizer_config.json eos_token, by content
+  // The package's speculative proposer, when ogai can execute it; otherwise why not.
+  std::optional<AssistantSpec> assistant;
+  std::string assistant_unavailable;
+  int max_proposal_width = 0;
 };
 
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /

@@ -63,6 +63,18 @@ void KvCache::commit(std::span<ort::Tensor> presents, std::int64_t new_tokens) {
   length_ += new_tokens;
 }
 
+ort::Tensor KvCache::borrow(std::size_t index) const {
+  OGAI_CHECK(index < pasts_.size());
+  const ort::Tensor& past = pasts_[index];
+  const PairSpec& pair = spec_->pairs[index];
+  ort::Shape shape = past_shape(pair, length_);
+  if (spec_->mode == StorageMode::kAppend || (batch_ == 1 && pair.kv_heads == 1))
+    return ort::Tensor::view(past.dtype(), std::move(shape), const_cast<void*>(past.raw_data()));
+  ort::Tensor copy = ort::Tensor::allocate(past.dtype(), std::move(shape));
+  copy_sequence_prefix(past, copy, length_);
+  return copy;
+}
+
 void KvCache::rewind(std::int64_t length) {
   if (length < 0 || length > length_)
     fail(ErrorCode::kInvalidArgument, "kv cache", "cannot rewind to {} positions: it holds {}", length, length_);

@@ -46,6 +46,12 @@ class KvCache {
   // graph produced into the slots from bind_presents(). Checks their shapes.
   void commit(std::span<ort::Tensor> presents, std::int64_t new_tokens);
 
+  // A read-only view of pair `index` holding exactly length() positions, for another graph that
+  // borrows this state (e.g. a speculative drafter): the past tensor itself in kAppend mode, a view
+  // of the shared buffer when its prefix is contiguous (batch 1, one KV head), else a copy.
+  // Valid until the next step, rewind or growth.
+  ort::Tensor borrow(std::size_t index) const;
+
   // Keeps only the first `length` positions (speculative rollback, chat edits).
   void rewind(std::int64_t length);
   // A deep copy: snapshot for rollback, or fork for a branching request.

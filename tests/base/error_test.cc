@@ -56,5 +56,29 @@ TEST(HalfTest, ConvertsNormalsSubnormalsAndSpecials) {
   EXPECT_EQ(bfloat16_to_float(0x3f80), 1.0f);
 }
 
+TEST(HalfTest, FloatToHalfRoundTripsEveryHalf) {
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const auto bits = static_cast<std::uint16_t>(h);
+    const float f = half_to_float(bits);
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(half_to_float(float_to_half(f))));
+      continue;
+    }
+    ASSERT_EQ(float_to_half(f), bits) << std::hex << h;
+  }
+  EXPECT_EQ(float_to_half(1e6f), 0x7c00);                  // overflow -> inf
+  EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3c00);    // halfway rounds to even (down)
+  EXPECT_EQ(float_to_half(1.0f + 3.0f / 2048), 0x3c02);    // halfway rounds to even (up)
+  EXPECT_EQ(float_to_bfloat16(1.0f), 0x3f80);
+  float in[3] = {1.5f, -2.0f, 0.25f};
+  std::uint16_t half[3];
+  float back[3];
+  convert_floats(in, DataType::kFloat32, half, DataType::kFloat16, 3);
+  convert_floats(half, DataType::kFloat16, back, DataType::kFloat32, 3);
+  EXPECT_EQ(back[1], -2.0f);
+  EXPECT_EQ(back[2], 0.25f);
+  EXPECT_THROW(convert_floats(in, DataType::kInt64, back, DataType::kFloat32, 1), Error);
+}
+
 }  // namespace
 }  // namespace ogai

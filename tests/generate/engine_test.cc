@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "generate/decoder.h"
 #include "generate/package_config.h"
@@ -144,6 +145,25 @@ TEST(EngineTest, BatchOfDifferentLengthsEqualsEachAlone) {
   }
 }
 
+TEST(EngineTest, ConcurrentRequestsOnOneModelAreIndependent) {
+  std::vector<std::thread> threads;
+  std::vector<GenerationResult> results(4);
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      GenerationOptions o = greedy(30);
+      if (i % 2 == 1) {
+        o.sampling.temperature = 0.9f;
+        o.sampling.seed = 11;
+      }
+      results[static_cast<std::size_t>(i)] = stories()->generate("Once upon a time", o);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(results[0].ids, std::vector<std::int32_t>(kGolden.begin(), kGolden.begin() + 30));
+  EXPECT_EQ(results[2].ids, results[0].ids);
+  EXPECT_EQ(results[1].ids, results[3].ids);
+  EXPECT_NE(results[1].ids, results[0].ids);
+}
+
 TEST(EngineTest, PromptOverTheContextIsAClearError) {
   std::vector<std::int32_t> long_prompt(600, 261);
   try {
@@ -244,6 +264,38 @@ TEST(EngineTest, CacheEqualsRecomputeTinyMoe) {
   expect_cache_equals_recompute(kFixtures / "tiny-moe", kv::StorageMode::kAppend, 1e-3f);
   expect_cache_equals_recompute(kFixtures / "tiny-moe", kv::StorageMode::kSharedBuffer, 1e-3f);
 }
+
+}  // namespace
+}  // namespace ogai
+
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+
+namespace ogai {
+namespace {
+
+// The engine's greedy output equals the independent numpy reference's (tools/fixtures), written
+// into the build folder by the fixture_reference ctest fixture.
+void expect_reference_greedy(const std::string& package) {
+  SCOPED_TRACE(package);
+  auto reference = nlohmann::json::parse(
+      read_file(fs::path(OGAI_BINARY_DIR) / "fixtures/reference" / package / "reference.json"));
+  auto model = Model::load(kFixtures / package);
+  const auto& prompts = reference.at("prompt_ids");
+  const auto& greedy_ids = reference.at("greedy_ids");
+  ASSERT_FALSE(prompts.empty());
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    auto prompt = prompts[i].get<std::vector<std::int32_t>>();
+    auto expected = greedy_ids[i].get<std::vector<std::int32_t>>();
+    GenerationOptions o = greedy(static_cast<int>(expected.size()));
+    o.ignore_eos = true;
+    EXPECT_EQ(model->generate(prompt, o).ids, expected) << "prompt " << i;
+  }
+}
+
+TEST(EngineTest, GreedyMatchesNumpyReferenceTinyE2b) { expect_reference_greedy("tiny-e2b"); }
+TEST(EngineTest, GreedyMatchesNumpyReferenceTinyMoe) { expect_reference_greedy("tiny-moe"); }
 
 }  // namespace
 }  // namespace ogai

@@ -103,6 +103,26 @@ TEST(KvCacheTest, SharedBufferGrowsGeometricallyAndKeepsPrefix) {
   EXPECT_THROW(cache.reserve(65), Error);
 }
 
+TEST(KvCacheTest, BorrowGivesExactlyTheHeldPositions) {
+  CacheSpec spec = two_group_spec(StorageMode::kSharedBuffer);
+  KvCache cache(spec, 1);
+  cache.reserve(8);
+  std::vector<ort::Tensor> slots(2);
+  cache.bind_presents(slots);
+  auto v0 = slots[0].span<float>();
+  for (std::size_t i = 0; i < v0.size(); ++i) v0[i] = static_cast<float>(i);
+  auto v1 = slots[1].span<float>();
+  for (std::size_t i = 0; i < v1.size(); ++i) v1[i] = static_cast<float>(i);
+  cache.commit(slots, 3);
+  ort::Tensor two_heads = cache.borrow(0);  // [1, 2, 3, 4] out of capacity 8: copied
+  EXPECT_EQ(two_heads.shape(), (ort::Shape{1, 2, 3, 4}));
+  EXPECT_NE(two_heads.raw_data(), cache.pasts()[0].raw_data());
+  EXPECT_EQ(two_heads.span<float>()[12], 32.0f);  // head 1 starts at position 0 of its row
+  ort::Tensor one_head = cache.borrow(1);  // [1, 1, 3, 8]: a view of the buffer's prefix
+  EXPECT_EQ(one_head.shape(), (ort::Shape{1, 1, 3, 8}));
+  EXPECT_EQ(one_head.raw_data(), cache.pasts()[1].raw_data());
+}
+
 TEST(SequenceCopyTest, CopiesEachHeadRow) {
   ort::Tensor src = ort::Tensor::allocate(DataType::kFloat32, {1, 2, 3, 1});
   auto s = src.span<float>();

@@ -114,3 +114,33 @@ TEST(GraphInfoTest, TruncatedModelIsRejected) {
 
 }  // namespace
 }  // namespace ogai
+
+#include "base/half.h"
+#include "onnx/initializer_data.h"
+
+#include <cmath>
+
+namespace ogai {
+namespace {
+
+TEST(InitializerDataTest, ReadsEmbeddedAndExternalTablesIdentically) {
+  const fs::path packages = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages";
+  auto f32 = onnx::read_initializer_data(packages / "tiny-e2b/model.onnx", "model.embed_tokens.weight");
+  EXPECT_EQ(f32.dtype, DataType::kFloat32);
+  ASSERT_EQ(f32.dims.size(), 2u);
+  EXPECT_EQ(f32.dims[0], 515);
+  EXPECT_EQ(f32.bytes.size(), static_cast<std::size_t>(f32.dims[0] * f32.dims[1] * 4));
+  auto f16 = onnx::read_initializer_data(packages / "tiny-e2b-fp16/model.onnx", "model.embed_tokens.weight");
+  EXPECT_EQ(f16.dtype, DataType::kFloat16);  // stored in model.onnx.data
+  EXPECT_EQ(f16.dims, f32.dims);
+  EXPECT_EQ(f16.bytes.size(), f32.bytes.size() / 2);
+  // The float16 package casts the same weights: the values agree to half precision.
+  const auto* a = reinterpret_cast<const float*>(f32.bytes.data());
+  const auto* h = reinterpret_cast<const std::uint16_t*>(f16.bytes.data());
+  for (std::size_t i = 0; i < f16.bytes.size() / 2; ++i)
+    ASSERT_NEAR(half_to_float(h[i]), a[i], 1e-3f * std::max(1.0f, std::abs(a[i]))) << i;
+  EXPECT_THROW(onnx::read_initializer_data(packages / "tiny-e2b/model.onnx", "no.such.table"), Error);
+}
+
+}  // namespace
+}  // namespace ogai

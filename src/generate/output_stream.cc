@@ -1,0 +1,47 @@
+#include "generate/output_stream.h"
+
+#include <algorithm>
+
+namespace ogai::generate {
+namespace {
+
+FinishReason to_public(sampling::FinishReason reason) {
+  switch (reason) {
+    case sampling::FinishReason::kStop: return FinishReason::kStop;
+    case sampling::FinishReason::kEos: return FinishReason::kEos;
+    case sampling::FinishReason::kCancelled: return FinishReason::kCancelled;
+    default: return FinishReason::kLength;
+  }
+}
+
+}  // namespace
+
+OutputStream::OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request,
+                           const StreamCallback& on_token, GenerationResult& result)
+    : request_(request), on_token_(on_token), result_(result), text_(tokenizer, request.stop_strings) {}
+
+bool OutputStream::is_stop_id(std::int64_t token) const {
+  const auto& ids = request_.stop_token_ids;
+  return std::find(ids.begin(), ids.end(), token) != ids.end();
+}
+
+bool OutputStream::push(std::int64_t token) {
+  result_.ids.push_back(static_cast<std::int32_t>(token));
+  const bool stop_id = is_stop_id(token);
+  const bool ends = request_.stop.is_eos(token) || stop_id;
+  std::string_view piece = ends ? std::string_view() : text_.push(static_cast<std::int32_t>(token));
+  const bool cancelled = on_token_ && !on_token_(StreamEvent{static_cast<std::int32_t>(token), piece});
+  reason_ = request_.stop.check(token, static_cast<std::int64_t>(result_.ids.size()),
+                                static_cast<std::int64_t>(result_.prompt_ids.size() + result_.ids.size()), cancelled,
+                                text_.stopped() || stop_id);
+  return done();
+}
+
+void OutputStream::finish() {
+  std::string_view tail = text_.finish();
+  if (!tail.empty() && on_token_ && !result_.ids.empty()) on_token_(StreamEvent{result_.ids.back(), tail});
+  result_.text = text_.text();
+  result_.finish_reason = to_public(reason_);
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,39 @@
+// OutputStream: what happens to each generated token of one sequence, shared by every decode loop
+// (plain, batched, speculative): record the id, turn it into text (TextStream: final UTF-8 only,
+// stop strings held back), call the caller's stream callback, and apply the stop rules (EOS and
+// stop ids, stop strings, max_new_tokens, context limit, cancellation). When the sequence ends,
+// finish() releases held-back text and fills the result's ids, text and finish reason.
+// Not thread-safe; one per sequence.
+#pragma once
+
+#include "generate/request.h"
+#include "generate/text_stream.h"
+#include "ogai/generation.h"
+
+namespace ogai::generate {
+
+class OutputStream {
+ public:
+  // `result.prompt_ids` must already hold the prompt as fed; `on_token` may be empty.
+  OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request, const StreamCallback& on_token,
+               GenerationResult& result);
+
+  // Records one generated token; returns true when the sequence must end with it.
+  bool push(std::int64_t token);
+  // Ends the stream: flushes held-back text (to the callback too) and sets the finish reason.
+  void finish();
+
+  bool done() const { return reason_ != sampling::FinishReason::kNone; }
+  std::size_t generated() const { return result_.ids.size(); }
+
+ private:
+  bool is_stop_id(std::int64_t token) const;
+
+  const ResolvedRequest& request_;
+  const StreamCallback& on_token_;
+  GenerationResult& result_;
+  TextStream text_;
+  sampling::FinishReason reason_ = sampling::FinishReason::kNone;
+};
+
+}  // namespace ogai::generate

@@ -1,0 +1,77 @@
+#include "generate/sequence_steps.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace ogai::generate {
+namespace {
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const ResolvedRequest& request) {
+  if (prompt.empty()) fail(ErrorCode::kInvalidArgument, "prompt", "the prompt has no tokens");
+  std::vector<std::int32_t> ids(prompt.begin(), prompt.end());
+  const auto& limit = request.stop.context_limit;
+  if (limit && static_cast<std::int64_t>(ids.size()) >= *limit) {
+    if (!request.truncate_prompt)
+      fail(ErrorCode::kInvalidArgument, "prompt",
+           "{} tokens leave no room in the model's context of {} positions (ask to truncate the prompt to keep its end)",
+           ids.size(), *limit);
+    ids.erase(ids.begin(), ids.end() - (*limit - 1));
+  }
+  request.stop.check_prompt(static_cast<std::int64_t>(ids.size()));
+  return ids;
+}
+
+void truncate_state(SequenceState& state, std::size_t length) {
+  if (length >= state.tokens.size()) return;
+  state.cache.rewind(static_cast<std::int64_t>(length));
+  state.attention.truncate(static_cast<std::int64_t>(length));
+  state.tokens.resize(length);
+}
+
+std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt) {
+  auto mismatch = std::mismatch(state.tokens.begin(), state.tokens.end(), prompt.begin(), prompt.end());
+  std::size_t common = std::min<std::size_t>(mismatch.first - state.tokens.begin(), prompt.size() - 1);
+  truncate_state(state, common);
+  return common;
+}
+
+StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
+                double& run_seconds) {
+  std::int64_t ids_inline[16];
+  std::vector<std::int64_t> ids_heap;
+  std::int64_t* ids = ids_inline;
+  if (tokens.size() > 16) {
+    ids_heap.resize(tokens.size());
+    ids = ids_heap.data();
+  }
+  std::copy(tokens.begin(), tokens.end(), ids);
+  const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
+  StepOutput out;
+  for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
+    const std::size_t n = std::min(step, tokens.size() - begin);
+    out = decoder.step(std::span<const std::int64_t>(ids + begin, n), static_cast<std::int64_t>(n), {},
+                       state.attention, state.cache);
+    run_seconds += out.run_seconds;
+    state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);
+  }
+  return out;
+}
+
+void fill_timings(GenerationResult& result, const PhaseTimes& times) {
+  Timings& t = result.timings;
+  t.prefill_ms = ms_between(times.start, times.prefilled);
+  t.ttft_ms = ms_between(times.start, times.first_token);
+  t.decode_ms = ms_between(times.first_token, times.end);
+  t.decode_tok_s = result.ids.size() > 1 && t.decode_ms > 0 ? (result.ids.size() - 1) / (t.decode_ms / 1e3) : 0;
+  t.onnxruntime_ms = times.run_seconds * 1e3;
+  t.runtime_ms = ms_between(times.start, times.end) - t.onnxruntime_ms;
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,37 @@
+// The steps every single-sequence decode loop shares (plain and speculative): fitting the prompt
+// to the context, reusing the prefix a SequenceState already holds, feeding tokens to the
+// decoder, and filling the timings.
+#pragma once
+
+#include <chrono>
+#include <span>
+#include <vector>
+
+#include "generate/sequence.h"
+
+namespace ogai::generate {
+
+using Clock = std::chrono::steady_clock;
+
+// The prompt as it will be fed: checked against the context, truncated from the front if asked.
+std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const ResolvedRequest& request);
+
+// Rewinds the state to the longest prefix it shares with `prompt`, keeping at least one prompt
+// token to feed (its logits start generation). Returns the number of tokens kept.
+std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt);
+
+// Feeds tokens (in chunks of at most `chunk`, 0 = all) and returns the last step's output;
+// adds the time spent inside ONNX Runtime to `run_seconds`.
+StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
+                double& run_seconds);
+
+// Keeps the first `length` positions of the state (KV, attention rows and tokens).
+void truncate_state(SequenceState& state, std::size_t length);
+
+struct PhaseTimes {
+  Clock::time_point start, prefilled, first_token, end;
+  double run_seconds = 0;  // inside ONNX Runtime
+};
+void fill_timings(GenerationResult& result, const PhaseTimes& times);
+
+}  // namespace ogai::generate
