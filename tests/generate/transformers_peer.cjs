@@ -4,11 +4,10 @@
 //   node transformers_peer.cjs OGAI
 // The peer reads a transformers.js model folder built here in the build directory (symlinks to
 // the assembled package's files: onnx/model.onnx, tokenizer.json, tokenizer_config.json,
-// generation_config.json, config.json), offline. ogai's text must equal the peer tokenizer's
-// decode of the generated ids alone (special tokens skipped): the engine's streaming contract.
-// Note: that differs from the text-generation pipeline's `return_full_text: false` output (the
-// full decode minus the decoded prompt) by the leading space of a first token like "▁was", which
-// the tokenizer's Strip decoder removes at the start of a decode.
+// generation_config.json, config.json), offline. ogai's text must equal what the text-generation
+// pipeline returns with `return_full_text: false`: the decode of prompt + generated ids minus the
+// decoded prompt (special tokens skipped), so a first token like "▁was" keeps its leading space
+// and prompt + text reads right.
 // "Once upon a time" is also checked against the 60 golden ids and text in
 // ../shared/models/stories260k/README.md.
 'use strict';
@@ -62,7 +61,10 @@ async function peerGenerate(tokenizer, model, prompt, tokens) {
   const out = await model.generate({ ...inputs, max_new_tokens: tokens, do_sample: false });
   const all = Array.from(out.data, Number);
   const ids = all.slice(n);
-  return { promptIds: all.slice(0, n), ids, text: tokenizer.decode(ids, { skip_special_tokens: true }) };
+  const full = tokenizer.decode(all, { skip_special_tokens: true });
+  const prefix = tokenizer.decode(all.slice(0, n), { skip_special_tokens: true });
+  assert.ok(full.startsWith(prefix), `${JSON.stringify(prompt)}: the full decode does not start with the prompt's`);
+  return { promptIds: all.slice(0, n), ids, text: full.slice(prefix.length) };
 }
 
 function firstDifference(a, b) {
