@@ -1,6 +1,7 @@
 #include "ort/session.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "base/log.h"
 #include "onnx/graph_info.h"
@@ -145,7 +146,7 @@ std::vector<Tensor> Session::run(std::span<const std::string> input_names, std::
   return outputs;
 }
 
-void Session::run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
+double Session::run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
                        std::span<const std::string> output_names, std::span<Tensor> outputs) const {
   if (input_names.size() != inputs.size() || output_names.size() != outputs.size())
     fail(ErrorCode::kInternal, impl_->origin, "run: {} input names for {} tensors, {} output names for {} slots",
@@ -183,8 +184,10 @@ void Session::run_into(std::span<const std::string> input_names, std::span<const
     out_values[i] = outputs[i].get();  // nullptr: ORT allocates
   }
   const OrtApi& api = Ort::GetApi();
+  const auto start = std::chrono::steady_clock::now();
   OrtStatus* status = api.Run(impl_->session, nullptr, in_names, in_values, inputs.size(), out_names,
                               outputs.size(), out_values);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status != nullptr) {
     std::string message = api.GetErrorMessage(status);
     api.ReleaseStatus(status);
@@ -195,6 +198,7 @@ void Session::run_into(std::span<const std::string> input_names, std::span<const
   }
   for (std::size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].empty()) outputs[i] = Tensor::adopt(out_values[i]);
+  return seconds;
 }
 
 }  // namespace ogai::ort
