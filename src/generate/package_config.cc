@@ -1,6 +1,7 @@
 #include "generate/package_config.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "base/error.h"
 
@@ -42,6 +43,34 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
   if (!abi.other_inputs.empty())
     fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill",
          abi.other_inputs.front().port, abi.other_inputs.front().purpose);
+}
+
+// ogai drives the decode loop itself, so it executes only the single-step shape (invoke the
+// decoder, emit its outputs; examples 23/25). A workflow with its own loop, branches or policy
+// components (samplers, termination, cache updates) would have those ignored: refuse it.
+void collect_steps(const std::vector<metadata::Step>& steps, std::vector<const metadata::Step*>& out) {
+  for (const auto& step : steps) {
+    if (const auto* seq = std::get_if<metadata::SequenceStep>(&step.body)) collect_steps(seq->steps, out);
+    else out.push_back(&step);
+  }
+}
+
+void check_single_step(const metadata::Package& package, const std::string& decoder, const std::string& origin) {
+  if (!package.document.workflow) return;  // legacy model.io: the decoder alone
+  // The speculative proposer's invoke is the drafting step ogai executes itself (speculative.h).
+  const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
+  std::vector<const metadata::Step*> steps;
+  collect_steps(package.document.workflow->steps, steps);
+  for (const auto* step : steps) {
+    if (std::holds_alternative<metadata::EmitStep>(step->body)) continue;
+    const auto* invoke = std::get_if<metadata::InvokeStep>(&step->body);
+    if (invoke != nullptr && (invoke->component == decoder || invoke->component == proposer)) continue;
+    fail(ErrorCode::kUnsupported, origin,
+         "{} is a {}; ogai runs the decode loop itself and executes single-step workflows (invoke '{}', then emit), "
+         "so running this package would ignore its own control flow and policy components",
+         step->path, invoke ? "call of component '" + invoke->component + "'" : std::string("loop or branch"),
+         decoder);
+  }
 }
 
 kv::StorageMode choose_storage(const metadata::DecoderAbi& abi, bool gqa, const std::string& origin) {
@@ -116,6 +145,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
     fail(ErrorCode::kUnsupported, origin, "the workflow has no sole decoder (zero or several components declare "
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
+  check_single_step(package, abi.component, origin);
   check_executable(abi, origin);
   PackageConfig c;
   c.root = package.files.root;

@@ -208,6 +208,19 @@ TEST(EngineTest, MissingPackageIsNotFound) {
   }
 }
 
+TEST(EngineTest, WorkflowsWithTheirOwnLoopAreRefusedNotRunBare) {
+  // The conformance decoder fixture drives its decoder with sampler/termination policy graphs in a
+  // loop; running its decoder alone would ignore them.
+  auto package = metadata::load_package(fs::path(OGAI_SHARED_DIR) / "conformance/metadata/fixtures/decoder");
+  try {
+    generate::make_package_config(package);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("loop or branch"), std::string::npos) << e.what();
+  }
+}
+
 TEST(EngineTest, ChatTemplateRenders) {
   auto model = Model::load(kFixtures / "tiny-e2b");
   ASSERT_TRUE(model->info().has_chat_template);
