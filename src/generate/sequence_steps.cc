@@ -40,6 +40,7 @@ void truncate_state(SequenceState& state, std::size_t length) {
 std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt) {
   auto mismatch = std::mismatch(state.tokens.begin(), state.tokens.end(), prompt.begin(), prompt.end());
   std::size_t common = std::min<std::size_t>(mismatch.first - state.tokens.begin(), prompt.size() - 1);
+  if (!state.cache.can_rewind(static_cast<std::int64_t>(common))) common = 0;  // recurrent state: start over
   truncate_state(state, common);
   return common;
 }
