@@ -71,8 +71,11 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
   if (!abi.logits_output) fail(ErrorCode::kUnsupported, origin, "decoder '{}' declares no logits output", abi.component);
   if (!abi.cross_kv_pairs.empty())
     fail(ErrorCode::kUnsupported, origin, "decoder '{}' has cross-attention state, not executed yet", abi.component);
+  auto is_state_input = [&](const std::string& port) {
+    return std::any_of(abi.state_pairs.begin(), abi.state_pairs.end(), [&](auto& p) { return p.input == port; });
+  };
   for (const auto& input : abi.other_inputs)
-    if (input.purpose != "write_indices" && input.purpose != "kv_length")
+    if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port))
       fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill", input.port,
            input.purpose);
 }

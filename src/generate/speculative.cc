@@ -58,7 +58,7 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
     const std::size_t before = state.tokens.size();
     // Recurrent state cannot rewind: keep a snapshot to restore and replay the accepted tokens.
     std::optional<SequenceState> snapshot;
-    if (proposed > 0 && !state.cache.can_rewind(static_cast<std::int64_t>(before))) snapshot = state.copy();
+    if (proposed > 0 && !state.cache.rewinds_freely()) snapshot = state.copy();
     out = feed(model.decoder, state, step_tokens, 0, times.run_seconds);
     result.draft_tokens += static_cast<int>(proposed);
     // Keep proposals while they equal the target's own choice; the first disagreement (or the

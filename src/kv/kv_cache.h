@@ -55,6 +55,8 @@ class KvCache {
 
   // Whether rewind(length) is possible (replace pairs only rewind to 0 or to length()).
   bool can_rewind(std::int64_t length) const;
+  // Whether every earlier position can be rewound to (false with recurrent replace state).
+  bool rewinds_freely() const { return !has_state_pairs_; }
   // Keeps only the first `length` positions (speculative rollback, chat edits).
   void rewind(std::int64_t length);
   // A deep copy: snapshot for rollback, or fork for a branching request.
