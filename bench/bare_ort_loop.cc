@@ -69,8 +69,10 @@ BareLoopResult BareOrtLoop::run(const std::vector<std::int64_t>& prompt, int ste
     inputs.push_back(Ort::Value::CreateTensor<std::int64_t>(mem, mask.data(), mask.size(), mask_shape, 2));
     inputs.push_back(Ort::Value::CreateTensor<std::int64_t>(mem, pos.data(), pos.size(), ids_shape, 2));
     for (auto& p : past) inputs.push_back(std::move(p));
+    auto run_start = std::chrono::steady_clock::now();
     auto outputs = session.Run(Ort::RunOptions{nullptr}, in_c.data(), inputs.data(), inputs.size(), out_c.data(),
                                out_c.size());
+    if (step > 0) result.decode_run_seconds += seconds_since(run_start);
     const float* logits = outputs[0].GetTensorData<float>();
     auto vocab = outputs[0].GetTensorTypeAndShapeInfo().GetShape()[2];
     const float* last = logits + (seq - 1) * vocab;

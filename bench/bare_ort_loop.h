@@ -14,6 +14,7 @@ struct BareLoopResult {
   std::vector<std::int64_t> tokens;  // generated ids: steps + 1 (one from prefill)
   double prefill_seconds = 0;
   double decode_seconds = 0;         // all decode steps
+  double decode_run_seconds = 0;     // the part of decode_seconds spent inside Session::Run
 };
 
 // A session on a stories260k-style graph (inputs input_ids, attention_mask, position_ids,

@@ -5,7 +5,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 setup_args=()
-if [ "${1:-}" = "--sanitize" ]; then setup_args+=(--sanitize); shift; export OGAI_BUILD_DIR="${OGAI_BUILD_DIR:-$here/build-sanitize}"; fi
+if [ "${1:-}" = "--sanitize" ]; then
+  setup_args+=(--sanitize); shift
+  export OGAI_BUILD_DIR="${OGAI_BUILD_DIR:-$here/build-sanitize}"
+  export LSAN_OPTIONS="suppressions=$here/tests/sanitizers/lsan.supp:print_suppressions=0"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+fi
 "$here/scripts/setup.sh" "${setup_args[@]}"
 OGAI_PEERS_NODE_MODULES=$("$here/scripts/install_peers.sh")
 export OGAI_PEERS_NODE_MODULES

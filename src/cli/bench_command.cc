@@ -57,7 +57,7 @@ int run_bench(const BenchFlags& f) {
   std::sort(runs.begin(), runs.end(), [](auto& a, auto& b) { return a.decode_tok_s < b.decode_tok_s; });
   const RunStats& m = runs[runs.size() / 2];
   if (f.json) {
-    nlohmann::json j = {{"package", f.model.package}, {"prompt_len", f.prompt_len}, {"gen", f.gen},
+    nlohmann::ordered_json j = {{"package", f.model.package}, {"prompt_len", f.prompt_len}, {"gen", f.gen},
                         {"runs", f.runs}, {"load_ms", load_ms}, {"prefill_tok_s", m.prefill_tok_s},
                         {"decode_tok_s", m.decode_tok_s}, {"ttft_ms", m.ttft_ms},
                         {"runtime_us_per_token", m.runtime_us_per_token}};

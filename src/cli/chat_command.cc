@@ -1,7 +1,10 @@
 // `ogai chat PKG [model and sampling flags]`: an interactive chat through the package's template.
 // On a terminal: line editing and history (libedit), streaming replies, Ctrl-C stops the current
 // reply, commands /reset, /system TEXT, /stats, /quit. When stdin is not a terminal: one user
-// message per input line, each reply printed plainly on its own line (scriptable).
+// message per input line, each reply printed plainly (as generated) followed by a newline
+// (scriptable; a reply may itself contain newlines). A message that fails
+// (e.g. the conversation outgrew the context) prints its error on stderr and an empty reply line;
+// the chat goes on and exits 1 at the end.
 #include <editline/readline.h>
 #include <unistd.h>
 
@@ -38,7 +41,7 @@ class ChatSession {
       history_.clear();
       context_.reset();
       if (interactive) std::printf("(conversation cleared)\n");
-    } else if (line.rfind("/system", 0) == 0) {
+    } else if (line == "/system" || line.rfind("/system ", 0) == 0) {
       system_ = line.size() > 8 ? line.substr(8) : "";
       history_.clear();
       context_.reset();
@@ -46,14 +49,32 @@ class ChatSession {
     } else if (line == "/stats") {
       print_stats();
     } else if (!line.empty() && line[0] == '/') {
-      std::printf("unknown command %s (try /reset, /system TEXT, /stats, /quit)\n", line.c_str());
+      std::fprintf(stderr, "unknown command %s (try /reset, /system TEXT, /stats, /quit)\n", line.c_str());
     } else if (!line.empty()) {
-      reply(line, interactive);
+      try_reply(line, interactive);
     }
     return true;
   }
 
+  bool failed() const { return failed_; }
+
+
  private:
+  // A failed reply leaves the conversation as it was before the message.
+  void try_reply(const std::string& user, bool interactive) {
+    try {
+      reply(user, interactive);
+    } catch (const Error& e) {
+      history_.pop_back();
+      context_.reset();  // the cache may hold part of the failed turn
+      std::fflush(stdout);
+      std::fprintf(stderr, "ogai chat: error: %s\n", e.what());
+      if (!interactive) std::printf("\n");
+      std::fflush(stdout);
+      failed_ = true;
+    }
+  }
+
   void reply(const std::string& user, bool interactive) {
     history_.push_back({"user", user});
     std::vector<ChatMessage> messages;
@@ -71,7 +92,12 @@ class ChatSession {
       }
       return !g_interrupted.load();
     };
-    last_ = model_->generate(prompt, options, stream, &context_);
+    try {
+      last_ = model_->generate(prompt, options, stream, &context_);
+    } catch (...) {
+      std::signal(SIGINT, previous);
+      throw;
+    }
     std::signal(SIGINT, previous);
     if (!interactive) std::fwrite(last_->text.data(), 1, last_->text.size(), stdout);
     if (last_->finish_reason == FinishReason::kCancelled && interactive) std::printf(" [stopped]");
@@ -98,6 +124,7 @@ class ChatSession {
   std::string system_;
   std::vector<ChatMessage> history_;
   std::optional<GenerationResult> last_;
+  bool failed_ = false;
 };
 
 int run_chat(const ChatFlags& flags) {
@@ -113,7 +140,7 @@ int run_chat(const ChatFlags& flags) {
     std::string line;
     while (std::getline(std::cin, line))
       if (!session.handle(line, false)) break;
-    return kExitOk;
+    return session.failed() ? kExitFailure : kExitOk;
   }
   std::printf("ogai chat — /reset, /system TEXT, /stats, /quit; Ctrl-C stops a reply\n");
   while (char* raw = readline("> ")) {

@@ -1,6 +1,7 @@
 // `ogai generate PKG --prompt TEXT [--chat] [--system TEXT] [sampling flags] [--stream] [--json]`
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
-// {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s}}.
+// {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
+// runtime_ms,onnxruntime_ms}} on one line, keys in this order.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -23,9 +24,9 @@ struct GenerateFlags {
   bool json = false;
 };
 
-nlohmann::json result_json(const GenerationResult& r, bool speculative) {
+nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative) {
   const Timings& t = r.timings;
-  nlohmann::json j = {{"prompt_ids", r.prompt_ids},
+  nlohmann::ordered_json j = {{"prompt_ids", r.prompt_ids},
           {"ids", r.ids},
           {"text", r.text},
           {"finish_reason", finish_reason_name(r.finish_reason)},

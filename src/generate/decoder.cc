@@ -1,7 +1,5 @@
 #include "generate/decoder.h"
 
-#include <chrono>
-
 #include "base/error.h"
 #include "base/half.h"
 
@@ -70,6 +68,8 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
   input_names_.push_back(spec_.token_input);
   if (!spec_.mask_input.empty()) input_names_.push_back(spec_.mask_input);
   if (!spec_.position_input.empty()) input_names_.push_back(spec_.position_input);
+  if (!spec_.write_indices_input.empty()) input_names_.push_back(spec_.write_indices_input);
+  if (!spec_.cache_lengths_input.empty()) input_names_.push_back(spec_.cache_lengths_input);
   for (const auto& pair : spec_.cache.pairs) input_names_.push_back(pair.input);
   output_names_.push_back(spec_.logits_output);
   if (!spec_.hidden_output.empty()) output_names_.push_back(spec_.hidden_output);
@@ -93,11 +93,17 @@ void Decoder::check_against_session() const {
     require_port(session_, pair.input, true, "past KV");
     require_port(session_, pair.output, false, "present KV");
   }
-  std::size_t fed = 1 + !spec_.mask_input.empty() + !spec_.position_input.empty() + spec_.cache.pairs.size();
+  if (!spec_.write_indices_input.empty())
+    require_int64(require_port(session_, spec_.write_indices_input, true, "write_indices"), origin, 1);
+  if (!spec_.cache_lengths_input.empty())
+    require_int64(require_port(session_, spec_.cache_lengths_input, true, "kv_length"), origin, 1);
+  std::size_t fed = 1 + !spec_.mask_input.empty() + !spec_.position_input.empty() + !spec_.write_indices_input.empty() +
+                    !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size();
   if (fed != session_.inputs().size()) {
     std::string unfed;
     for (const auto& in : session_.inputs()) {
-      bool known = in.name == spec_.token_input || in.name == spec_.mask_input || in.name == spec_.position_input;
+      bool known = in.name == spec_.token_input || in.name == spec_.mask_input || in.name == spec_.position_input ||
+                   in.name == spec_.write_indices_input || in.name == spec_.cache_lengths_input;
       for (const auto& p : spec_.cache.pairs) known = known || p.input == in.name;
       if (!known) unfed += (unfed.empty() ? "'" : ", '") + in.name + "'";
     }
@@ -134,12 +140,20 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     }
     cache.reserve(total);
     // Feeds in input_names_ order: tokens, [mask], [positions], pasts. ORT never writes inputs.
-    ort::Tensor owned[3];
+    ort::Tensor owned[5];
     std::size_t n_owned = 0;
     owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, seq}, const_cast<std::int64_t*>(tokens.data()));
     if (!spec_.mask_input.empty()) owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, total}, mask_data);
     if (!spec_.position_input.empty())
       owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, seq}, attention.positions_.data());
+    if (!spec_.write_indices_input.empty() || !spec_.cache_lengths_input.empty()) {
+      attention.lengths_.assign(static_cast<std::size_t>(batch), past);  // write at the end of every row
+      attention.lengths_.resize(static_cast<std::size_t>(2 * batch), total);
+    }
+    if (!spec_.write_indices_input.empty())
+      owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch}, attention.lengths_.data());
+    if (!spec_.cache_lengths_input.empty())
+      owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch}, attention.lengths_.data() + batch);
     auto pasts = cache.pasts();
     std::vector<const ort::Tensor*> inputs(input_names_.size());
     for (std::size_t i = 0; i < n_owned; ++i) inputs[i] = &owned[i];
@@ -147,9 +161,7 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     std::vector<ort::Tensor> outputs(output_names_.size());
     std::span<ort::Tensor> presents(outputs.data() + (outputs.size() - pasts.size()), pasts.size());
     cache.bind_presents(presents);
-    auto start = std::chrono::steady_clock::now();
-    session_.run_into(input_names_, inputs, output_names_, outputs);
-    double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double run_seconds = session_.run_into(input_names_, inputs, output_names_, outputs);
     cache.commit(presents, seq);
     StepOutput out;
     out.run_seconds = run_seconds;

@@ -40,6 +40,7 @@ class AttentionState {
   std::vector<Row> rows_;
   std::vector<std::int64_t> batch_mask_;  // [batch, positions] scratch when batch > 1
   std::vector<std::int64_t> positions_;   // [batch, seq] scratch
+  std::vector<std::int64_t> lengths_;     // [2, batch] scratch: write indices, then valid lengths
 };
 
 struct StepOutput {
@@ -71,7 +72,7 @@ class Decoder {
 
   DecoderSpec spec_;
   ort::Session session_;
-  std::vector<std::string> input_names_;   // tokens, [mask], [positions], pasts...
+  std::vector<std::string> input_names_;   // tokens, [mask], [positions], [write indices], [lengths], pasts...
   std::vector<std::string> output_names_;  // logits, [hidden], presents...
 };
 

@@ -19,6 +19,10 @@ struct DecoderSpec {
   std::string position_input;       // int64 [batch, seq]; empty when absent
   std::string logits_output;        // float [batch, seq, vocab]
   std::string hidden_output;        // [batch, seq, hidden]; empty when absent
+  // Static (indexed_scatter) caches: where the new positions are written, int64 [batch] = the
+  // row's cache length before the step; and the valid lengths, int64 [batch] = the length after it.
+  std::string write_indices_input;
+  std::string cache_lengths_input;
   kv::CacheSpec cache;              // KV pairs in ABI order and their storage mode
   std::int64_t vocab_size = 0;      // logits' last dim
   std::int64_t max_length = 0;      // context limit in positions; 0 = unknown

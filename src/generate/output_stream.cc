@@ -18,7 +18,7 @@ FinishReason to_public(sampling::FinishReason reason) {
 
 OutputStream::OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request,
                            const StreamCallback& on_token, GenerationResult& result)
-    : request_(request), on_token_(on_token), result_(result), text_(tokenizer, request.stop_strings) {}
+    : request_(request), on_token_(on_token), result_(result), text_(tokenizer, request.stop_strings, result.prompt_ids) {}
 
 bool OutputStream::is_stop_id(std::int64_t token) const {
   const auto& ids = request_.stop_token_ids;

@@ -1,13 +1,22 @@
 #include "generate/package_config.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "base/error.h"
 
 namespace ogai::generate {
 namespace {
 
-kv::PairSpec make_pair(const metadata::KvPair& p, const std::string& origin) {
+const metadata::GroupAbi& group_of(const metadata::DecoderAbi& abi, const std::string& name) {
+  for (const auto& g : abi.groups)
+    if (g.name == name) return g;
+  fail(ErrorCode::kInternal, "decoder ABI", "no group '{}'", name);
+}
+
+// An attention pair ([batch, kv_heads, sequence, head_dim]) growing by append, or a fixed-capacity
+// indexed_scatter buffer.
+kv::PairSpec make_kv_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
   const auto& g = p.geometry;
   if (g.rank != 4 || g.kv_heads <= 0 || g.head_dim <= 0)
     fail(ErrorCode::kUnsupported, origin,
@@ -19,7 +28,35 @@ kv::PairSpec make_pair(const metadata::KvPair& p, const std::string& origin) {
          p.input, g.sequence_axis);
   if (!is_float_type(g.dtype))
     fail(ErrorCode::kInvalidPackage, origin, "KV port '{}' is {}, expected a float type", p.input, dtype_name(g.dtype));
-  return {p.group, p.input, p.output, g.dtype, g.kv_heads, g.head_dim};
+  kv::PairSpec pair{p.group, p.input, p.output, g.dtype, g.kv_heads, g.head_dim};
+  if (group.update == metadata::UpdateKind::kIndexedScatter) {
+    pair.update = kv::Update::kIndexedScatter;
+    pair.capacity = g.dims[2];
+    if (pair.capacity <= 0)
+      fail(ErrorCode::kUnsupported, origin, "static cache port '{}' needs a fixed capacity dim (axis 2)", p.input);
+  } else if (group.update == metadata::UpdateKind::kReplace) {
+    fail(ErrorCode::kUnsupported, origin, "attention group '{}' uses update 'replace'; ogai executes replace on "
+         "recurrent groups", group.name);
+  }
+  return pair;
+}
+
+// A recurrent state pair replaced whole each step: every dim after the batch must be fixed.
+kv::PairSpec make_state_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
+  const auto& g = p.geometry;
+  if (group.update != metadata::UpdateKind::kReplace)
+    fail(ErrorCode::kUnsupported, origin, "recurrent group '{}' uses update '{}'; ogai executes 'replace'", group.name,
+         metadata::update_kind_name(group.update));
+  kv::PairSpec pair{p.group, p.input, p.output, g.dtype};
+  pair.update = kv::Update::kReplace;
+  for (std::size_t i = 1; i < g.dims.size(); ++i) {
+    if (g.dims[i] <= 0)
+      fail(ErrorCode::kUnsupported, origin, "recurrent state port '{}' needs fixed dims after the batch (axis {} is '{}')",
+           p.input, i, g.symbols[i]);
+    pair.state_dims.push_back(g.dims[i]);
+  }
+  if (g.rank < 1) fail(ErrorCode::kUnsupported, origin, "recurrent state port '{}' has no known shape", p.input);
+  return pair;
 }
 
 bool uses_group_query_attention(const metadata::Package& package, const std::string& component) {
@@ -32,16 +69,43 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
     fail(ErrorCode::kUnsupported, origin, "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
          "validated but not executed yet", abi.component);
   if (!abi.logits_output) fail(ErrorCode::kUnsupported, origin, "decoder '{}' declares no logits output", abi.component);
-  for (const auto& group : abi.groups)
-    if (group.update == metadata::UpdateKind::kReplace || group.update == metadata::UpdateKind::kIndexedScatter)
-      fail(ErrorCode::kUnsupported, origin, "state group '{}' uses update '{}'; ogai executes append-growing caches only",
-           group.name, metadata::update_kind_name(group.update));
-  if (!abi.cross_kv_pairs.empty() || !abi.state_pairs.empty())
-    fail(ErrorCode::kUnsupported, origin, "decoder '{}' has cross-attention or recurrent state, not executed yet",
-         abi.component);
-  if (!abi.other_inputs.empty())
-    fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill",
-         abi.other_inputs.front().port, abi.other_inputs.front().purpose);
+  if (!abi.cross_kv_pairs.empty())
+    fail(ErrorCode::kUnsupported, origin, "decoder '{}' has cross-attention state, not executed yet", abi.component);
+  auto is_state_input = [&](const std::string& port) {
+    return std::any_of(abi.state_pairs.begin(), abi.state_pairs.end(), [&](auto& p) { return p.input == port; });
+  };
+  for (const auto& input : abi.other_inputs)
+    if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port))
+      fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill", input.port,
+           input.purpose);
+}
+
+// ogai drives the decode loop itself, so it executes only the single-step shape (invoke the
+// decoder, emit its outputs; examples 23/25). A workflow with its own loop, branches or policy
+// components (samplers, termination, cache updates) would have those ignored: refuse it.
+void collect_steps(const std::vector<metadata::Step>& steps, std::vector<const metadata::Step*>& out) {
+  for (const auto& step : steps) {
+    if (const auto* seq = std::get_if<metadata::SequenceStep>(&step.body)) collect_steps(seq->steps, out);
+    else out.push_back(&step);
+  }
+}
+
+void check_single_step(const metadata::Package& package, const std::string& decoder, const std::string& origin) {
+  if (!package.document.workflow) return;  // legacy model.io: the decoder alone
+  // The speculative proposer's invoke is the drafting step ogai executes itself (speculative.h).
+  const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
+  std::vector<const metadata::Step*> steps;
+  collect_steps(package.document.workflow->steps, steps);
+  for (const auto* step : steps) {
+    if (std::holds_alternative<metadata::EmitStep>(step->body)) continue;
+    const auto* invoke = std::get_if<metadata::InvokeStep>(&step->body);
+    if (invoke != nullptr && (invoke->component == decoder || invoke->component == proposer)) continue;
+    fail(ErrorCode::kUnsupported, origin,
+         "{} is a {}; ogai runs the decode loop itself and executes single-step workflows (invoke '{}', then emit), "
+         "so running this package would ignore its own control flow and policy components",
+         step->path, invoke ? "call of component '" + invoke->component + "'" : std::string("loop or branch"),
+         decoder);
+  }
 }
 
 kv::StorageMode choose_storage(const metadata::DecoderAbi& abi, bool gqa, const std::string& origin) {
@@ -116,6 +180,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
     fail(ErrorCode::kUnsupported, origin, "the workflow has no sole decoder (zero or several components declare "
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
+  check_single_step(package, abi.component, origin);
   check_executable(abi, origin);
   PackageConfig c;
   c.root = package.files.root;
@@ -125,10 +190,17 @@ PackageConfig make_package_config(const metadata::Package& package) {
   d.mask_input = abi.attention_mask_input.value_or("");
   d.position_input = abi.position_ids_input.value_or("");
   d.logits_output = *abi.logits_output;
-  for (const auto& pair : abi.kv_pairs) d.cache.pairs.push_back(make_pair(pair, origin));
+  for (const auto& pair : abi.kv_pairs) d.cache.pairs.push_back(make_kv_pair(pair, group_of(abi, pair.group), origin));
+  for (const auto& pair : abi.state_pairs)
+    d.cache.pairs.push_back(make_state_pair(pair, group_of(abi, pair.group), origin));
+  if (abi.static_cache) {
+    d.write_indices_input = abi.static_cache->write_indices_input;
+    d.cache_lengths_input = abi.static_cache->kv_length_input;
+  }
   const bool gqa = uses_group_query_attention(package, abi.component);
   d.cache.mode = choose_storage(abi, gqa, origin);
-  d.left_padding = !gqa;
+  // Left padding needs attention that reads the mask per position and no recurrent state.
+  d.left_padding = !gqa && !abi.static_cache && abi.state_pairs.empty();
   c.generation = make_generation(package);
   d.max_length = d.cache.max_length = c.generation.context_limit;
   const auto& text = package.files.text;

@@ -16,10 +16,16 @@ namespace ogai::generate {
 struct SequenceState {
   explicit SequenceState(const Decoder& decoder) : cache(decoder.spec().cache, 1), attention(1) {}
   void reset(const Decoder& decoder) { *this = SequenceState(decoder); }
+  // A deep copy (KV buffers included): a snapshot to restore after speculative verification.
+  SequenceState copy() const { return SequenceState(cache.copy(), attention, tokens); }
 
   kv::KvCache cache;
   AttentionState attention;
   std::vector<std::int32_t> tokens;  // tokens whose KV is in `cache`
+
+ private:
+  SequenceState(kv::KvCache c, AttentionState a, std::vector<std::int32_t> t)
+      : cache(std::move(c)), attention(std::move(a)), tokens(std::move(t)) {}
 };
 
 // Everything a sequence needs from the loaded package.

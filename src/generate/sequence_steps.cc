@@ -22,7 +22,9 @@ std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const
       fail(ErrorCode::kInvalidArgument, "prompt",
            "{} tokens leave no room in the model's context of {} positions (ask to truncate the prompt to keep its end)",
            ids.size(), *limit);
-    ids.erase(ids.begin(), ids.end() - (*limit - 1));
+    // Keep the prompt's end, leaving room for max_new_tokens (or at least one token).
+    const std::int64_t room = std::clamp<std::int64_t>(request.stop.max_new_tokens.value_or(1), 1, *limit - 1);
+    ids.erase(ids.begin(), ids.end() - (*limit - room));
   }
   request.stop.check_prompt(static_cast<std::int64_t>(ids.size()));
   return ids;
@@ -38,6 +40,7 @@ void truncate_state(SequenceState& state, std::size_t length) {
 std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt) {
   auto mismatch = std::mismatch(state.tokens.begin(), state.tokens.end(), prompt.begin(), prompt.end());
   std::size_t common = std::min<std::size_t>(mismatch.first - state.tokens.begin(), prompt.size() - 1);
+  if (!state.cache.can_rewind(static_cast<std::int64_t>(common))) common = 0;  // recurrent state: start over
   truncate_state(state, common);
   return common;
 }

@@ -13,11 +13,13 @@ namespace ogai::generate {
 
 using Clock = std::chrono::steady_clock;
 
-// The prompt as it will be fed: checked against the context, truncated from the front if asked.
+// The prompt as it will be fed: checked against the context; when truncation is asked, its end is
+// kept, leaving room for max_new_tokens (at least one token).
 std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const ResolvedRequest& request);
 
 // Rewinds the state to the longest prefix it shares with `prompt`, keeping at least one prompt
-// token to feed (its logits start generation). Returns the number of tokens kept.
+// token to feed (its logits start generation); state that cannot rewind there (recurrent) starts
+// over. Returns the number of tokens kept.
 std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt);
 
 // Feeds tokens (in chunks of at most `chunk`, 0 = all) and returns the last step's output;

@@ -1,6 +1,7 @@
 #include "generate/speculative.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "base/error.h"
 #include "generate/output_stream.h"
@@ -55,6 +56,9 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
     drafter.propose(draft, step_tokens);
     const std::size_t proposed = step_tokens.size() - 1;
     const std::size_t before = state.tokens.size();
+    // Recurrent state cannot rewind: keep a snapshot to restore and replay the accepted tokens.
+    std::optional<SequenceState> snapshot;
+    if (proposed > 0 && !state.cache.rewinds_freely()) snapshot = state.copy();
     out = feed(model.decoder, state, step_tokens, 0, times.run_seconds);
     result.draft_tokens += static_cast<int>(proposed);
     // Keep proposals while they equal the target's own choice; the first disagreement (or the
@@ -67,7 +71,15 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
       ++result.accepted_draft_tokens;
       history.push_back(static_cast<std::int32_t>(token));
     }
-    truncate_state(state, before + static_cast<std::size_t>(row) + 1);
+    const std::size_t kept = before + static_cast<std::size_t>(row) + 1;
+    if (!snapshot || kept == state.tokens.size()) {
+      truncate_state(state, kept);
+    } else {  // restore, then replay what was accepted (its last row seeds the next carry)
+      state = std::move(*snapshot);
+      out = feed(model.decoder, state, std::span(step_tokens).first(static_cast<std::size_t>(row) + 1), 0,
+                 times.run_seconds);
+      row = out.logits.shape()[1] - 1;
+    }
   }
   output.finish();
   times.end = Clock::now();

@@ -1,9 +1,37 @@
 #include "generate/text_stream.h"
 
+#include <algorithm>
+
 namespace ogai::generate {
 
-TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings)
-    : decoder_(tokenizer, /*skip_special_tokens=*/true), matcher_(std::move(stop_strings)) {}
+namespace {
+constexpr std::size_t kPrimingTokens = 8;  // enough context for every decoder's start-of-text rules
+}  // namespace
+
+TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
+                       std::span<const std::int32_t> prompt)
+    : decoder_(tokenizer, /*skip_special_tokens=*/true), matcher_(std::move(stop_strings)) {
+  const auto context = prompt.last(std::min(prompt.size(), kPrimingTokens));
+  std::string primed;
+  for (std::int32_t id : context) primed += decoder_.step(id);
+  // Prompt text the decoder still holds back (e.g. an incomplete character) comes out with the
+  // first generated tokens; it is the prompt's, so it is dropped there.
+  const std::string full = tokenizer.decode(context, /*skip_special_tokens=*/true);
+  if (full.size() > primed.size() && full.compare(0, primed.size(), primed) == 0) owed_ = full.substr(primed.size());
+}
+
+void TextStream::drop_owed(std::string& piece) {
+  if (owed_.empty()) return;
+  if (piece.compare(0, owed_.size(), owed_) == 0) {
+    piece.erase(0, owed_.size());
+    owed_.clear();
+  } else if (owed_.compare(0, piece.size(), piece) == 0) {
+    owed_.erase(0, piece.size());
+    piece.clear();
+  } else {
+    owed_.clear();  // the generated text merged with it (e.g. completed a character): keep it whole
+  }
+}
 
 std::string_view TextStream::emit(std::string chunk) {
   last_size_ = text_.size();
@@ -13,13 +41,16 @@ std::string_view TextStream::emit(std::string chunk) {
 
 std::string_view TextStream::push(std::int32_t id) {
   std::string piece = decoder_.step(id);
+  drop_owed(piece);
   if (piece.empty()) return {};
   return emit(matcher_.feed(piece).text);
 }
 
 std::string_view TextStream::finish() {
   if (matcher_.stopped()) return {};
-  std::string tail = matcher_.feed(decoder_.flush()).text;
+  std::string flushed = decoder_.flush();
+  drop_owed(flushed);
+  std::string tail = matcher_.feed(flushed).text;
   if (!matcher_.stopped()) tail += matcher_.finish();
   return emit(std::move(tail));
 }

@@ -2,9 +2,14 @@
 // soon as it is final (valid UTF-8, via the tokenizer's StreamingDecoder, special tokens skipped)
 // and holds back any text that could still become a stop string (StopStringMatcher), so a stop
 // string is never emitted, not even in part, however the tokens split it.
+// The text is what follows the prompt in the decode of prompt + generated ids (Hugging Face's
+// text-generation `return_full_text=False`): the decoder is primed with the prompt's last tokens,
+// so decoder rules that apply to the start of a text (e.g. stripping the leading space of a
+// SentencePiece "▁word") do not apply to the first generated token.
 // Not thread-safe; one per sequence.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +21,8 @@ namespace ogai::generate {
 
 class TextStream {
  public:
-  TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings);
+  TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
+             std::span<const std::int32_t> prompt = {});
 
   // Feeds one generated id; returns the text that became safe to show (often empty). Valid until
   // the next call.
@@ -29,11 +35,13 @@ class TextStream {
 
  private:
   std::string_view emit(std::string chunk);
+  void drop_owed(std::string& piece);
 
   tokenizer::StreamingDecoder decoder_;
   sampling::StopStringMatcher matcher_;
   std::string text_;
   std::size_t last_size_ = 0;
+  std::string owed_;  // prompt text the primed decoder had not released yet
 };
 
 }  // namespace ogai::generate

@@ -1,4 +1,4 @@
-// What a decoder's KV state looks like: the buffer pairs the state service manages, with the
+// What a decoder's state looks like: the buffer pairs the state service manages, with the
 // geometry read from the graph (never assumed). Built by the generation stage from the decoder
 // ABI; the kv stage itself knows nothing about metadata documents.
 #pragma once
@@ -11,6 +11,15 @@
 
 namespace ogai::kv {
 
+// How the state of a pair changes with each step (the metadata group's `update`).
+enum class Update {
+  kAppend,          // [batch, kv_heads, positions, head_dim]: the graph returns past + new positions
+  kIndexedScatter,  // [batch, kv_heads, capacity, head_dim]: a fixed buffer the graph writes at the
+                    // write indices the engine feeds; the valid prefix is the logical length
+  kReplace,         // [batch, ...state_dims]: recurrent state the graph returns whole each step
+};
+
+// How append pairs are stored (kIndexedScatter and kReplace pairs are unaffected).
 enum class StorageMode {
   kAppend,        // the graph's present output (past + new) becomes the next past, by move
   kSharedBuffer,  // past and present are one fixed-capacity buffer the graph writes in place
@@ -23,9 +32,11 @@ struct PairSpec {
   std::string input;   // past port, e.g. "past_key_values.4.key"
   std::string output;  // present port, e.g. "present.4.key"
   DataType dtype = DataType::kFloat32;
-  std::int64_t kv_heads = 0;  // dim 1 of the port
-  std::int64_t head_dim = 0;  // last dim of the port
-  // Layout is [batch, kv_heads, sequence, head_dim] (bnsh, sequence axis 2).
+  std::int64_t kv_heads = 0;  // dim 1 of the port (append, indexed_scatter)
+  std::int64_t head_dim = 0;  // last dim of the port (append, indexed_scatter)
+  Update update = Update::kAppend;
+  std::int64_t capacity = 0;             // indexed_scatter: positions in the fixed buffer
+  std::vector<std::int64_t> state_dims;  // replace: every dim after the batch dim
 };
 
 struct CacheSpec {

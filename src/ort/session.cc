@@ -1,6 +1,7 @@
 #include "ort/session.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "base/log.h"
 #include "onnx/graph_info.h"
@@ -40,7 +41,8 @@ void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& op
       return;
     } catch (const Ort::Exception& e) {
       if (!options.allow_cpu_fallback)
-        fail(ErrorCode::kRuntime, origin, "the CUDA execution provider failed to start: {}", e.what());
+        fail(ErrorCode::kRuntime, origin,
+             "the CUDA execution provider failed to start: {} (choose --ep cpu, or allow the CPU fallback)", e.what());
       log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
       return;
     }
@@ -54,6 +56,7 @@ void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& op
 }
 
 Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin) {
+  environment();  // the process-wide env registers ORT's default logger, which appending an EP needs
   Ort::SessionOptions so;
   if (options.intra_op_threads > 0) so.SetIntraOpNumThreads(options.intra_op_threads);
   if (options.inter_op_threads > 0) so.SetInterOpNumThreads(options.inter_op_threads);
@@ -143,7 +146,7 @@ std::vector<Tensor> Session::run(std::span<const std::string> input_names, std::
   return outputs;
 }
 
-void Session::run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
+double Session::run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
                        std::span<const std::string> output_names, std::span<Tensor> outputs) const {
   if (input_names.size() != inputs.size() || output_names.size() != outputs.size())
     fail(ErrorCode::kInternal, impl_->origin, "run: {} input names for {} tensors, {} output names for {} slots",
@@ -181,8 +184,10 @@ void Session::run_into(std::span<const std::string> input_names, std::span<const
     out_values[i] = outputs[i].get();  // nullptr: ORT allocates
   }
   const OrtApi& api = Ort::GetApi();
+  const auto start = std::chrono::steady_clock::now();
   OrtStatus* status = api.Run(impl_->session, nullptr, in_names, in_values, inputs.size(), out_names,
                               outputs.size(), out_values);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status != nullptr) {
     std::string message = api.GetErrorMessage(status);
     api.ReleaseStatus(status);
@@ -193,6 +198,7 @@ void Session::run_into(std::span<const std::string> input_names, std::span<const
   }
   for (std::size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].empty()) outputs[i] = Tensor::adopt(out_values[i]);
+  return seconds;
 }
 
 }  // namespace ogai::ort

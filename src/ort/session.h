@@ -72,8 +72,8 @@ class Session {
   // Same, with caller-chosen output destinations: outputs[i] receives output_names[i]. A
   // non-empty outputs[i] is a pre-allocated destination ORT writes into (its shape must be the
   // output's shape; e.g. a present KV buffer that is also the past input); an empty one receives
-  // a new ORT-allocated tensor. No copies are made.
-  void run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
+  // a new ORT-allocated tensor. No copies are made. Returns the seconds spent inside ORT's Run.
+  double run_into(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
                 std::span<const std::string> output_names, std::span<Tensor> outputs) const;
 
   struct Impl;

@@ -176,9 +176,11 @@ TEST(EngineTest, PromptOverTheContextIsAClearError) {
   GenerationOptions o = greedy(5);
   o.truncate_prompt = true;
   auto r = stories()->generate(long_prompt, o);
-  EXPECT_EQ(r.prompt_ids.size(), 511u);
-  EXPECT_EQ(r.ids.size(), 1u);  // the context is full after one token
+  EXPECT_EQ(r.prompt_ids.size(), 507u);  // room left for the 5 new tokens
+  EXPECT_EQ(r.ids.size(), 5u);
   EXPECT_EQ(r.finish_reason, FinishReason::kLength);
+  o.max_new_tokens.reset();
+  EXPECT_EQ(stories()->generate(long_prompt, o).prompt_ids.size(), 511u);  // unbounded: at least one token
 }
 
 TEST(EngineTest, InvalidSamplingValuesNameTheField) {
@@ -203,6 +205,19 @@ TEST(EngineTest, MissingPackageIsNotFound) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/package"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineTest, WorkflowsWithTheirOwnLoopAreRefusedNotRunBare) {
+  // The conformance decoder fixture drives its decoder with sampler/termination policy graphs in a
+  // loop; running its decoder alone would ignore them.
+  auto package = metadata::load_package(fs::path(OGAI_SHARED_DIR) / "conformance/metadata/fixtures/decoder");
+  try {
+    generate::make_package_config(package);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("loop or branch"), std::string::npos) << e.what();
   }
 }
 
@@ -260,6 +275,10 @@ TEST(EngineTest, CacheEqualsRecomputeTinyE2bFp16) {
   expect_cache_equals_recompute(kFixtures / "tiny-e2b-fp16", kv::StorageMode::kAppend, 0.15f);
   expect_cache_equals_recompute(kFixtures / "tiny-e2b-fp16", kv::StorageMode::kSharedBuffer, 0.15f);
 }
+TEST(EngineTest, CacheEqualsRecomputeStateFamilies) {
+  expect_cache_equals_recompute(kFixtures / "tiny-static", kv::StorageMode::kAppend, 1e-3f);
+  expect_cache_equals_recompute(kFixtures / "tiny-recurrent", kv::StorageMode::kAppend, 1e-3f);
+}
 TEST(EngineTest, CacheEqualsRecomputeTinyMoe) {
   expect_cache_equals_recompute(kFixtures / "tiny-moe", kv::StorageMode::kAppend, 1e-3f);
   expect_cache_equals_recompute(kFixtures / "tiny-moe", kv::StorageMode::kSharedBuffer, 1e-3f);
@@ -296,6 +315,39 @@ void expect_reference_greedy(const std::string& package) {
 
 TEST(EngineTest, GreedyMatchesNumpyReferenceTinyE2b) { expect_reference_greedy("tiny-e2b"); }
 TEST(EngineTest, GreedyMatchesNumpyReferenceTinyMoe) { expect_reference_greedy("tiny-moe"); }
+TEST(EngineTest, GreedyMatchesNumpyReferenceStaticCache) { expect_reference_greedy("tiny-static"); }
+TEST(EngineTest, GreedyMatchesNumpyReferenceRecurrentState) { expect_reference_greedy("tiny-recurrent"); }
+
+TEST(EngineTest, StaticCacheRefusesWritesPastItsCapacity) {
+  auto model = Model::load(kFixtures / "tiny-static");
+  EXPECT_EQ(model->info().context_length, 64);
+  std::vector<std::int32_t> prompt(60, 300);
+  GenerationOptions o;
+  o.max_new_tokens = 10;
+  auto r = model->generate(prompt, o);  // the context (= capacity) ends generation, never a bad write
+  EXPECT_EQ(r.finish_reason, FinishReason::kLength);
+  EXPECT_EQ(r.prompt_ids.size() + r.ids.size(), 64u);
+  std::vector<std::int32_t> too_long(64, 300);
+  EXPECT_THROW(model->generate(too_long, o), Error);
+}
+
+// Recurrent state cannot rewind: a context restarts from zero, speculative verification restores a
+// snapshot and replays; both must equal plain fresh generation.
+TEST(EngineTest, RecurrentStateWithContextAndSpeculation) {
+  auto model = Model::load(kFixtures / "tiny-recurrent");
+  GenerationOptions o;
+  o.max_new_tokens = 24;
+  auto fresh = model->generate("The little fox walked down to the river", o);
+  Context ctx(*model);
+  model->generate("The little fox jumped", o, {}, &ctx);
+  EXPECT_EQ(model->generate("The little fox walked down to the river", o, {}, &ctx).ids, fresh.ids);
+  GenerationOptions spec = o;
+  spec.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  spec.speculative.max_draft_tokens = 3;
+  auto speculative = model->generate("The little fox walked down to the river", spec);
+  EXPECT_EQ(speculative.ids, fresh.ids);
+  EXPECT_GT(speculative.draft_tokens, 0);
+}
 
 }  // namespace
 }  // namespace ogai

@@ -123,6 +123,57 @@ TEST(KvCacheTest, BorrowGivesExactlyTheHeldPositions) {
   EXPECT_EQ(one_head.raw_data(), cache.pasts()[1].raw_data());
 }
 
+TEST(KvCacheTest, IndexedScatterBufferHasFixedCapacityAndFreeRewind) {
+  CacheSpec spec;
+  PairSpec pair{"static_cache", "past.key", "present.key", DataType::kFloat32, 1, 4};
+  pair.update = Update::kIndexedScatter;
+  pair.capacity = 16;
+  spec.pairs.push_back(pair);
+  KvCache cache(spec, 1);
+  EXPECT_EQ(cache.pasts()[0].shape(), (ort::Shape{1, 1, 16, 4}));
+  std::vector<ort::Tensor> slots(1);
+  cache.bind_presents(slots);
+  EXPECT_TRUE(slots[0].empty());  // the graph returns the updated buffer
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 1, 16, 4});
+  cache.reserve(5);
+  cache.commit(slots, 5);
+  EXPECT_EQ(cache.length(), 5);
+  cache.rewind(2);
+  EXPECT_EQ(cache.pasts()[0].shape(), (ort::Shape{1, 1, 16, 4}));
+  EXPECT_EQ(cache.borrow(0).shape(), (ort::Shape{1, 1, 2, 4}));
+  try {
+    cache.reserve(17);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("capacity of 16"), std::string::npos) << e.what();
+  }
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 1, 17, 4});
+  EXPECT_THROW(cache.commit(slots, 1), Error);  // a graph that grew the buffer breaks the contract
+}
+
+TEST(KvCacheTest, ReplaceStateIsReplacedAndOnlyResets) {
+  CacheSpec spec;
+  PairSpec state{"recurrent", "past_state.0", "present_state.0", DataType::kFloat32};
+  state.update = Update::kReplace;
+  state.state_dims = {2, 3};
+  spec.pairs.push_back(state);
+  KvCache cache(spec, 1);
+  EXPECT_EQ(cache.pasts()[0].shape(), (ort::Shape{1, 2, 3}));
+  std::vector<ort::Tensor> slots(1);
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 2, 3});
+  slots[0].span<float>()[0] = 5.f;
+  cache.commit(slots, 4);
+  EXPECT_EQ(cache.pasts()[0].span<float>()[0], 5.f);
+  KvCache snapshot = cache.copy();
+  EXPECT_FALSE(cache.can_rewind(2));
+  EXPECT_THROW(cache.rewind(2), Error);
+  EXPECT_TRUE(cache.can_rewind(0));
+  cache.rewind(0);
+  EXPECT_EQ(cache.pasts()[0].span<float>()[0], 0.f);  // back to the initial zeros
+  EXPECT_EQ(snapshot.pasts()[0].span<float>()[0], 5.f);
+  EXPECT_EQ(snapshot.length(), 4);
+}
+
 TEST(SequenceCopyTest, CopiesEachHeadRow) {
   ort::Tensor src = ort::Tensor::allocate(DataType::kFloat32, {1, 2, 3, 1});
   auto s = src.span<float>();
