@@ -29,6 +29,22 @@ struct Timings {
   double onnxruntime_ms = 0;   // time inside ONNX Runtime runs
 };
 
+// A token id and its log-probability: log-softmax of the model's raw logits (float32, a stable
+// log-sum-exp), before any logit bias, penalty, temperature or filter of the sampler.
+struct TokenLogprob {
+  std::int32_t id = 0;
+  float logprob = 0;  // <= 0
+};
+
+// The log-probabilities at one generated position: the chosen token's and the N most likely
+// tokens there (N = GenerationOptions::logprobs), by logprob descending, ties by lower id. The
+// chosen token may or may not be among them.
+struct TokenLogprobs {
+  std::int32_t id = 0;  // the generated token
+  float logprob = 0;
+  std::vector<TokenLogprob> top;
+};
+
 struct GenerationResult {
   std::vector<std::int32_t> prompt_ids;  // the prompt as fed (after truncation)
   std::vector<std::int32_t> ids;         // generated ids (a matched stop token id included, EOS too)
@@ -37,13 +53,20 @@ struct GenerationResult {
   Timings timings;
   int draft_tokens = 0;           // speculative decoding: tokens the drafter proposed
   int accepted_draft_tokens = 0;  // ... and the model accepted
+  // With GenerationOptions::logprobs: one entry per element of `ids`, same order; else empty.
+  std::vector<TokenLogprobs> logprobs;
 };
 
 // One generated token and the text it made printable (possibly empty: incomplete UTF-8, or text
 // held back because it could still become a stop string).
+// The event that ends a stream may carry only released text: it repeats the last token's id, with
+// `logprobs` null.
 struct StreamEvent {
   std::int32_t token = 0;
   std::string_view text;
+  // With GenerationOptions::logprobs: this token's entry (valid during the callback only); null
+  // when logprobs are off and on the closing event that only releases held-back text.
+  const TokenLogprobs* logprobs = nullptr;
 };
 
 // Return false to cancel generation (finish_reason becomes kCancelled).

@@ -51,6 +51,10 @@ class Model {
 
   std::vector<std::int32_t> tokenize(std::string_view text, bool add_special_tokens = true) const;
   std::string detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens = false) const;
+  // The exact bytes token `id` adds to a text when it is not the text's first token (" there" for
+  // "▁there"); byte tokens give their raw byte(s), possibly not valid UTF-8 alone; "" for an id
+  // that names no token. What log-probability reports show per token.
+  std::string token_bytes(std::int32_t id) const;
   // Renders messages through the package's chat template (ogai::Error if it has none).
   std::string render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt = true) const;
 

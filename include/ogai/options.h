@@ -60,6 +60,11 @@ struct GenerationOptions {
   bool add_special_tokens = true;            // text prompts: let the tokenizer add BOS etc.
   bool truncate_prompt = false;              // prompt over the context: false = error, true = keep its end
   int prefill_chunk = 0;                     // prefill at most this many tokens per step; 0 = all at once
+  // Log-probabilities: unset = off (no cost). N in [0, 20]: every generated token gets its
+  // logprob and the N most likely alternatives (GenerationResult::logprobs, StreamEvent::logprobs).
+  // Log-softmax of the model's raw logits at that position, before logit bias, penalties,
+  // temperature and filtering; docs/sampling.md. Works with batches and speculative decoding.
+  std::optional<int> logprobs;
   SpeculativeOptions speculative;
 };
 

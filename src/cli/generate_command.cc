@@ -1,7 +1,8 @@
 // `ogai generate PKG --prompt TEXT [--chat] [--system TEXT] [sampling flags] [--stream] [--json]`
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
-// runtime_ms,onnxruntime_ms}} on one line, keys in this order.
+// runtime_ms,onnxruntime_ms}} on one line, keys in this order; `--logprobs N` (with --json only)
+// appends "logprobs":[{"id","logprob","top":[{"id","logprob"}...]}...], one per generated id.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -22,9 +23,20 @@ struct GenerateFlags {
   std::string system;
   bool stream = false;
   bool json = false;
+  int logprobs = -1;  // -1: not asked
 };
 
-nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative) {
+nlohmann::ordered_json logprobs_json(const std::vector<TokenLogprobs>& entries) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const TokenLogprobs& e : entries) {
+    nlohmann::ordered_json top = nlohmann::ordered_json::array();
+    for (const TokenLogprob& t : e.top) top.push_back({{"id", t.id}, {"logprob", t.logprob}});
+    list.push_back({{"id", e.id}, {"logprob", e.logprob}, {"top", std::move(top)}});
+  }
+  return list;
+}
+
+nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative, bool logprobs) {
   const Timings& t = r.timings;
   nlohmann::ordered_json j = {{"prompt_ids", r.prompt_ids},
           {"ids", r.ids},
@@ -39,10 +51,15 @@ nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative) 
             {"runtime_ms", t.runtime_ms},
             {"onnxruntime_ms", t.onnxruntime_ms}}}};
   if (speculative) j["speculative"] = {{"draft_tokens", r.draft_tokens}, {"accepted_draft_tokens", r.accepted_draft_tokens}};
+  if (logprobs) j["logprobs"] = logprobs_json(r.logprobs);
   return j;
 }
 
 int run_generate(const GenerateFlags& f) {
+  if (f.logprobs >= 0 && !f.json) {
+    std::fprintf(stderr, "ogai generate: --logprobs needs --json\n");
+    return kExitUsage;
+  }
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = f.prompt;
@@ -57,6 +74,7 @@ int run_generate(const GenerateFlags& f) {
   }
   GenerationOptions options = f.sampling.options;
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
+  if (f.logprobs >= 0) options.logprobs = f.logprobs;
   StreamCallback on_token;
   if (f.stream && !f.json)
     on_token = [](const StreamEvent& e) {
@@ -67,7 +85,8 @@ int run_generate(const GenerateFlags& f) {
   GenerationResult result = model->generate(prompt, options, on_token);
   result.timings.load_ms = load_ms;
   if (f.json) {
-    std::printf("%s\n", result_json(result, options.speculative.drafter != SpeculativeOptions::Drafter::kNone).dump().c_str());
+    const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
+    std::printf("%s\n", result_json(result, speculative, f.logprobs >= 0).dump().c_str());
   } else {
     if (!f.stream) std::fwrite(result.text.data(), 1, result.text.size(), stdout);
     if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
@@ -87,6 +106,9 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   add_sampling_flags(*cmd, flags->sampling);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
+  cmd->add_option("--logprobs", flags->logprobs,
+                  "with --json: each generated token's log-probability and the N most likely alternatives")
+      ->check(CLI::Range(0, 20));
   cmd->callback([&result, flags] { result.exit_code = run_generate(*flags); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "generate/output_stream.h"
+#include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
 namespace ogai::generate {
@@ -14,10 +15,12 @@ namespace {
 // One row's sampling and output state.
 struct Row {
   Row(const SequenceModel& model, const ResolvedRequest& request, GenerationResult& result)
-      : sampler(request.sampling, model.decoder.spec().vocab_size), output(model.tokenizer, request, kNoCallback, result) {}
+      : sampler(request.sampling, model.decoder.spec().vocab_size), output(model.tokenizer, request, kNoCallback, result),
+        logprobs(request.logprobs) {}
   static inline const StreamCallback kNoCallback{};
   sampling::Sampler sampler;
   OutputStream output;
+  LogprobRecorder logprobs;  // per row
   bool done = false;
 };
 
@@ -73,8 +76,8 @@ std::vector<GenerationResult> generate_batch(const SequenceModel& model, const R
     for (std::int64_t b = 0; b < batch; ++b) {
       Row& row = *rows[static_cast<std::size_t>(b)];
       if (row.done) continue;
-      const std::int64_t token = row.sampler.next(out.row_logits(b, position, scratch));
-      row.done = row.output.push(token);
+      const std::int64_t token = row.sampler.next(row.logprobs.observe(out.row_logits(b, position, scratch)));
+      row.done = row.output.push(token, row.logprobs.entry(static_cast<std::int32_t>(token)));
       if (row.done) {
         row.output.finish();
         --live;

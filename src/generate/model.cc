@@ -11,6 +11,7 @@
 #include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
 #include "generate/speculative.h"
+#include "tokenizer/token_bytes.h"
 
 namespace ogai {
 
@@ -138,6 +139,8 @@ std::vector<std::int32_t> Model::tokenize(std::string_view text, bool add_specia
 std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
   return impl_->tokenizer.decode(ids, skip_special_tokens);
 }
+
+std::string Model::token_bytes(std::int32_t id) const { return tokenizer::token_bytes(impl_->tokenizer, id); }
 
 std::string Model::render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt) const {
   if (!impl_->chat_template)

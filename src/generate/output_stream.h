@@ -18,8 +18,9 @@ class OutputStream {
   OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request, const StreamCallback& on_token,
                GenerationResult& result);
 
-  // Records one generated token; returns true when the sequence must end with it.
-  bool push(std::int64_t token);
+  // Records one generated token (and its log-probabilities when the request asks for them: copied
+  // into the result and shown to the callback); returns true when the sequence must end with it.
+  bool push(std::int64_t token, const TokenLogprobs* logprobs = nullptr);
   // Ends the stream: flushes held-back text (to the callback too) and sets the finish reason.
   void finish();
 

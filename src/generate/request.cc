@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "generate/token_logprobs.h"
 
 namespace ogai::generate {
 namespace {
@@ -99,6 +100,10 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
     fail(ErrorCode::kInvalidArgument, "prefill_chunk", "{} must be >= 0", options.prefill_chunk);
   r.prefill_chunk = options.prefill_chunk;
   r.truncate_prompt = options.truncate_prompt;
+  if (options.logprobs && (*options.logprobs < 0 || *options.logprobs > kMaxTopLogprobs))
+    fail(ErrorCode::kInvalidArgument, "logprobs", "{} top alternatives asked; expected 0 to {}", *options.logprobs,
+         kMaxTopLogprobs);
+  r.logprobs = options.logprobs;
   return r;
 }
 

@@ -53,6 +53,7 @@ struct ResolvedRequest {
   std::vector<std::int64_t> stop_token_ids;
   int prefill_chunk = 0;
   bool truncate_prompt = false;
+  std::optional<int> logprobs;       // unset = off; else alternatives per token, [0, kMaxTopLogprobs]
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable.

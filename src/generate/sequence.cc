@@ -2,6 +2,7 @@
 
 #include "generate/output_stream.h"
 #include "generate/sequence_steps.h"
+#include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
 namespace ogai::generate {
@@ -23,11 +24,12 @@ GenerationResult generate_sequence(const SequenceModel& model, const ResolvedReq
   std::vector<std::int64_t> history(result.prompt_ids.begin(), result.prompt_ids.end());
   sampler.reset(history);
   OutputStream output(model.tokenizer, request, on_token, result);
+  LogprobRecorder logprobs(request.logprobs);
   std::vector<float> scratch;
   for (;;) {
-    const std::int64_t token = sampler.next(out.row_logits(0, position, scratch));
+    const std::int64_t token = sampler.next(logprobs.observe(out.row_logits(0, position, scratch)));
     if (output.generated() == 0) times.first_token = Clock::now();
-    if (output.push(token)) break;
+    if (output.push(token, logprobs.entry(static_cast<std::int32_t>(token)))) break;
     const std::int32_t next = static_cast<std::int32_t>(token);
     out = feed(model.decoder, state, std::span(&next, 1), 0, times.run_seconds);
     position = 0;

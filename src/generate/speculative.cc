@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "generate/output_stream.h"
 #include "generate/sequence_steps.h"
+#include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
 namespace ogai::generate {
@@ -41,13 +42,14 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
   std::vector<std::int64_t> prompt64(result.prompt_ids.begin(), result.prompt_ids.end());
   sampler.reset(prompt64);
   OutputStream output(model.tokenizer, request, on_token, result);
+  LogprobRecorder logprobs(request.logprobs);  // from the verification rows: the same as plain decoding
   std::vector<float> scratch;
   std::vector<std::int32_t> history(result.prompt_ids.begin(), result.prompt_ids.end());
   std::vector<std::int32_t> step_tokens;
   std::int64_t row = out.logits.shape()[1] - 1;  // logits row of the last fed token
-  std::int64_t token = sampler.next(out.row_logits(0, row, scratch));
+  std::int64_t token = sampler.next(logprobs.observe(out.row_logits(0, row, scratch)));
   times.first_token = Clock::now();
-  bool done = output.push(token);
+  bool done = output.push(token, logprobs.entry(static_cast<std::int32_t>(token)));
   while (!done) {
     history.push_back(static_cast<std::int32_t>(token));
     step_tokens.assign(1, static_cast<std::int32_t>(token));
@@ -64,8 +66,8 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
     // Keep proposals while they equal the target's own choice; the first disagreement (or the
     // position after the last proposal) gives the target's token.
     for (row = 0;; ++row) {
-      token = sampler.next(out.row_logits(0, row, scratch));
-      done = output.push(token);
+      token = sampler.next(logprobs.observe(out.row_logits(0, row, scratch)));
+      done = output.push(token, logprobs.entry(static_cast<std::int32_t>(token)));
       const bool accepted = static_cast<std::size_t>(row) < proposed && token == step_tokens[row + 1];
       if (done || !accepted) break;
       ++result.accepted_draft_tokens;

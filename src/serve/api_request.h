@@ -5,8 +5,9 @@
 // (completions, required), max_completion_tokens / max_tokens, temperature, top_p, seed, stop
 // (string or list), frequency_penalty, presence_penalty, logit_bias, n (1 only), stream,
 // stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
-// ignore_eos. Features ogai does not implement are refused by name when a request asks for them
-// (tools / function calling, logprobs, n > 1, non-text response_format, non-text content parts,
+// ignore_eos; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
+// into options.logprobs. Features ogai does not implement are refused by name when a request asks
+// for them (tools / function calling, n > 1, non-text response_format, non-text content parts,
 // echo, best_of, suffix); other unknown fields are ignored, as OpenAI clients send extras.
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).
 // Every problem throws ApiError (400) naming the field.
@@ -21,6 +22,9 @@
 #include "serve/api_error.h"
 
 namespace ogai::serve {
+
+inline constexpr int kMaxChatTopLogprobs = 20;     // chat top_logprobs
+inline constexpr int kMaxCompletionLogprobs = 5;   // completions logprobs (OpenAI's legacy limit)
 
 struct ApiRequest {
   Endpoint endpoint = Endpoint::kChat;

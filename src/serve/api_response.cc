@@ -29,8 +29,8 @@ nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_toke
           {"total_tokens", prompt_tokens + completion_tokens}};
 }
 
-nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result) {
-  nlohmann::json choice = {{"index", 0}, {"logprobs", nullptr},
+nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result, nlohmann::json logprobs) {
+  nlohmann::json choice = {{"index", 0}, {"logprobs", std::move(logprobs)},
                            {"finish_reason", openai_finish_reason(result.finish_reason)}};
   if (is_chat(meta))
     choice["message"] = {{"role", "assistant"}, {"content", result.text}, {"refusal", nullptr}};
@@ -43,8 +43,8 @@ nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult&
 }
 
 nlohmann::json chunk_json(const ResponseMeta& meta, std::string_view text, const char* finish, bool role,
-                          bool usage_null) {
-  nlohmann::json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", nullable(finish)}};
+                          bool usage_null, nlohmann::json logprobs) {
+  nlohmann::json choice = {{"index", 0}, {"logprobs", std::move(logprobs)}, {"finish_reason", nullable(finish)}};
   if (!is_chat(meta)) {
     choice["text"] = std::string(text);
   } else if (role) {

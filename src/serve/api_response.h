@@ -29,14 +29,17 @@ const char* openai_finish_reason(FinishReason reason);
 
 nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_tokens);
 
-// The whole response of a non-streaming request.
-nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result);
+// The whole response of a non-streaming request. `logprobs` is the choice's logprobs value
+// (LogprobsJson; null when not asked).
+nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result,
+                               nlohmann::json logprobs = nullptr);
 
 // One streaming chunk. Chat: delta {"role":"assistant","content":""} when `role` is set, else
 // {"content": text} (or {} with a finish reason and no text); completions: {"text": text}.
 // `finish` may be null (not finished yet). `usage_null` adds "usage": null (include_usage asked).
+// `logprobs`: the logprobs of the tokens whose text this chunk carries (null when not asked).
 nlohmann::json chunk_json(const ResponseMeta& meta, std::string_view text, const char* finish, bool role,
-                          bool usage_null);
+                          bool usage_null, nlohmann::json logprobs = nullptr);
 // The last chunk when include_usage is asked: no choices, the usage.
 nlohmann::json usage_chunk_json(const ResponseMeta& meta, std::size_t prompt_tokens, std::size_t completion_tokens);
 

@@ -2,10 +2,16 @@
 
 namespace ogai::serve {
 
-bool GenerationChannel::on_token(std::string_view text) {
+bool GenerationChannel::on_token(std::string_view text, const TokenLogprobs* logprobs) {
   {
     std::lock_guard lock(mutex_);
     if (cancelled_) return false;
+    if (logprobs) held_.push_back(*logprobs);
+    if (!text.empty() && !held_.empty()) {
+      reported_ += held_.size();
+      if (keep_text_) released_.insert(released_.end(), held_.begin(), held_.end());
+      held_.clear();
+    }
     if (keep_text_) {
       text_.append(text);
       ++events_;
@@ -37,6 +43,8 @@ GenerationChannel::Update GenerationChannel::take() {
   Update u;
   u.text = std::move(text_);
   text_.clear();
+  u.logprobs = std::move(released_);
+  released_.clear();
   u.events = events_;
   events_ = 0;
   if (ended_ && !taken_end_) {
@@ -62,6 +70,11 @@ GenerationChannel::Update GenerationChannel::wait_finished() {
 void GenerationChannel::cancel() {
   std::lock_guard lock(mutex_);
   cancelled_ = true;
+}
+
+std::size_t GenerationChannel::reported_logprobs() const {
+  std::lock_guard lock(mutex_);
+  return reported_;
 }
 
 bool GenerationChannel::cancelled() const {

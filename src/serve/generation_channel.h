@@ -3,6 +3,12 @@
 // fail(); the HTTP thread takes what arrived with wait(). Either side may give up: the HTTP side
 // calls cancel() when its client went away, and the worker's next on_token() returns false, which
 // cancels the generation. Shared by both sides through shared_ptr; all methods are thread-safe.
+//
+// Log-probabilities follow the text: a token's entry is held until an event releases text (its
+// own or a later token's; the engine holds back incomplete UTF-8 and possible stop strings) and
+// then handed over with that text. Entries still held at the end (an EOS or stop id, tokens that
+// became a stop string, trailing tokens that decode to nothing) are never reported;
+// reported_logprobs() says how many were, for the whole response to report the same.
 #pragma once
 
 #include <condition_variable>
@@ -10,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ogai/ogai.h"
 #include "serve/api_error.h"
@@ -21,13 +28,15 @@ class GenerationChannel {
   // `keep_text`: collect streamed text for the HTTP side (streaming); off, only the end is kept.
   explicit GenerationChannel(bool keep_text) : keep_text_(keep_text) {}
 
-  // Worker side. on_token returns false once the HTTP side cancelled.
-  bool on_token(std::string_view text);
+  // Worker side. on_token returns false once the HTTP side cancelled. `logprobs` is the token's
+  // entry (null when off, and on the engine's closing event).
+  bool on_token(std::string_view text, const TokenLogprobs* logprobs = nullptr);
   void complete(GenerationResult result);
   void fail(ApiError error);
 
   struct Update {
     std::string text;                       // text pushed since the last wait()
+    std::vector<TokenLogprobs> logprobs;    // entries released with that text (streaming)
     int events = 0;                         // on_token calls since the last wait()
     std::optional<GenerationResult> result; // set once the generation completed
     std::optional<ApiError> error;          // set once it failed
@@ -41,6 +50,8 @@ class GenerationChannel {
 
   void cancel();
   bool cancelled() const;
+  // Entries released with text so far (counted in both modes).
+  std::size_t reported_logprobs() const;
 
  private:
   Update take();  // lock held
@@ -49,6 +60,9 @@ class GenerationChannel {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::string text_;
+  std::vector<TokenLogprobs> held_;      // entries whose text is not out yet
+  std::vector<TokenLogprobs> released_;  // entries released since the last wait() (streaming)
+  std::size_t reported_ = 0;
   int events_ = 0;
   std::optional<GenerationResult> result_;
   std::optional<ApiError> error_;

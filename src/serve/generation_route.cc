@@ -2,6 +2,9 @@
 // scheduler, then answer it whole or as server-sent events while a worker generates.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "serve/logprobs_json.h"
 #include "serve/prompt.h"
 #include "serve/server_impl.h"
 #include "serve/stream_encoder.h"
@@ -20,11 +23,13 @@ ApiError queue_full(int max_concurrent, int queue) {
 }
 
 // Writes one streaming response from its first update to the end; false when the client is gone.
-bool pump(GenerationChannel& channel, const StreamEncoder& encoder, GenerationChannel::Update update,
-          httplib::DataSink& sink) {
+// `logprobs` is null when the request did not ask for them.
+bool pump(GenerationChannel& channel, const StreamEncoder& encoder, LogprobsJson* logprobs,
+          GenerationChannel::Update update, httplib::DataSink& sink) {
   std::string out = encoder.start();
   for (;;) {
-    out += encoder.text(update.text);
+    if (!update.text.empty())
+      out += encoder.text(update.text, logprobs ? (*logprobs)(update.logprobs) : nlohmann::json(nullptr));
     if (update.error) out += encoder.error(*update.error);
     else if (update.result) out += encoder.finish(*update.result);
     if (!out.empty() && !sink.write(out.data(), out.size())) {
@@ -88,9 +93,11 @@ void Server::Impl::run_job(Job& job) {
   metrics.observe_queue_wait(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - job.admitted).count());
   GenerationChannel& channel = *job.channel;
-  auto on_token = [&](const StreamEvent& e) { return !scheduler.stopping() && channel.on_token(e.text); };
+  auto on_token = [&](const StreamEvent& e) { return !scheduler.stopping() && channel.on_token(e.text, e.logprobs); };
   try {
     GenerationResult result = model->generate(job.prompt, job.request.options, on_token);
+    // Report only the tokens whose text was released, as a stream does (generation_channel.h).
+    result.logprobs.resize(std::min(result.logprobs.size(), channel.reported_logprobs()));
     metrics.observe_generation(result);
     if (result.finish_reason == FinishReason::kCancelled && scheduler.stopping())
       channel.fail(shutting_down());
@@ -106,7 +113,9 @@ void Server::Impl::run_job(Job& job) {
 void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
   GenerationChannel::Update end = job.channel->wait_finished();
   if (end.error) throw *end.error;
-  res.set_content(to_text(completion_json(job.meta, *end.result)), "application/json");
+  nlohmann::json logprobs;
+  if (job.request.options.logprobs) logprobs = LogprobsJson(*model, job.meta.endpoint)(end.result->logprobs);
+  res.set_content(to_text(completion_json(job.meta, *end.result, std::move(logprobs))), "application/json");
 }
 
 // Waits for the first token before answering, so a request the engine refuses (a sampling value
@@ -116,11 +125,13 @@ void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, httplib::Respo
   if (first.error) throw *first.error;
   auto encoder = std::make_shared<StreamEncoder>(job->meta, job->request.include_usage);
   auto pending = std::make_shared<GenerationChannel::Update>(std::move(first));
+  std::shared_ptr<LogprobsJson> logprobs;
+  if (job->request.options.logprobs) logprobs = std::make_shared<LogprobsJson>(*model, job->meta.endpoint);
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [job, encoder, pending](std::size_t, httplib::DataSink& sink) {
-        return pump(*job->channel, *encoder, std::move(*pending), sink);
+      [job, encoder, pending, logprobs](std::size_t, httplib::DataSink& sink) {
+        return pump(*job->channel, *encoder, logprobs.get(), std::move(*pending), sink);
       },
       [job](bool) { job->channel->cancel(); });  // ends a generation whose response was never sent
 }

@@ -56,8 +56,6 @@ ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
 void refuse_chat_features(const FieldReader& f) {
   if (non_empty_array(f.get("tools")) || non_empty_array(f.get("functions")))
     throw unsupported(f.get("tools") ? "tools" : "functions", "tools / function calling is not supported");
-  if (f.boolean("logprobs").value_or(false)) throw unsupported("logprobs", "logprobs are not supported");
-  if (f.integer("top_logprobs").value_or(0) > 0) throw unsupported("top_logprobs", "logprobs are not supported");
   if (const nlohmann::json* format = f.get("response_format")) {
     if (!format->is_object())
       throw invalid_request("response_format", "response_format: expected an object, got " + json_preview(*format));
@@ -73,7 +71,27 @@ void refuse_completion_features(const FieldReader& f) {
   if (f.boolean("echo").value_or(false)) throw unsupported("echo", "echo is not supported");
   if (f.integer("best_of").value_or(1) != 1) throw unsupported("best_of", "best_of other than 1 is not supported");
   if (!f.string("suffix").value_or("").empty()) throw unsupported("suffix", "suffix (insertion) is not supported");
-  if (f.get("logprobs") != nullptr) throw unsupported("logprobs", "logprobs are not supported");
+}
+
+// Chat: "logprobs": true, "top_logprobs": 0..20 (only with logprobs).
+void read_chat_logprobs(const FieldReader& f, GenerationOptions& options) {
+  const bool asked = f.boolean("logprobs").value_or(false);
+  const auto top = f.integer("top_logprobs");
+  if (top && !asked) throw invalid_request("top_logprobs", "top_logprobs: needs \"logprobs\": true");
+  if (top && (*top < 0 || *top > kMaxChatTopLogprobs))
+    throw invalid_request("top_logprobs", "top_logprobs: " + std::to_string(*top) + " is out of range; expected 0 to " +
+                                              std::to_string(kMaxChatTopLogprobs));
+  if (asked) options.logprobs = static_cast<int>(top.value_or(0));
+}
+
+// Completions (legacy): "logprobs": N, 0..5 alternatives per token.
+void read_completion_logprobs(const FieldReader& f, GenerationOptions& options) {
+  const auto n = f.integer("logprobs");
+  if (!n) return;
+  if (*n < 0 || *n > kMaxCompletionLogprobs)
+    throw invalid_request("logprobs", "logprobs: " + std::to_string(*n) + " is out of range; expected 0 to " +
+                                          std::to_string(kMaxCompletionLogprobs));
+  options.logprobs = static_cast<int>(*n);
 }
 
 std::vector<std::int32_t> read_ids(const nlohmann::json& array) {
@@ -97,12 +115,14 @@ void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, Api
     throw invalid_request("messages", "messages: expected a non-empty array of messages, got " + json_preview(*messages));
   for (std::size_t i = 0; i < messages->size(); ++i) request.messages.push_back(read_message((*messages)[i], i));
   refuse_chat_features(fields);
+  read_chat_logprobs(fields, request.options);
 }
 
 void read_completion_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
   const nlohmann::json* prompt = fields.get("prompt");
   if (prompt == nullptr) throw invalid_request("prompt", "prompt: required (a string)");
   refuse_completion_features(fields);
+  read_completion_logprobs(fields, request.options);
   if (prompt->is_string()) {
     request.prompt_text = prompt->get<std::string>();
     return;

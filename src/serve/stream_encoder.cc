@@ -7,9 +7,9 @@ std::string StreamEncoder::start() const {
   return sse_event(chunk_json(meta_, "", nullptr, /*role=*/true, include_usage_));
 }
 
-std::string StreamEncoder::text(std::string_view text) const {
+std::string StreamEncoder::text(std::string_view text, nlohmann::json logprobs) const {
   if (text.empty()) return {};
-  return sse_event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_));
+  return sse_event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_, std::move(logprobs)));
 }
 
 std::string StreamEncoder::finish(const GenerationResult& result) const {

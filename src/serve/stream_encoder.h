@@ -17,7 +17,8 @@ class StreamEncoder {
   StreamEncoder(ResponseMeta meta, bool include_usage) : meta_(std::move(meta)), include_usage_(include_usage) {}
 
   std::string start() const;                        // chat: the role chunk; completions: ""
-  std::string text(std::string_view text) const;    // one chunk; "" when `text` is empty
+  // One chunk; "" when `text` is empty. `logprobs`: those of the tokens it carries (null: not asked).
+  std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const;
   std::string finish(const GenerationResult& result) const;
   std::string error(const ApiError& error) const;
 

@@ -143,8 +143,6 @@ TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   EXPECT_EQ(chat_error(head + R"("n":2})").param, "n");
   EXPECT_EQ(chat_error(head + R"("n":2})").code, "unsupported");
   EXPECT_EQ(chat_error(head + R"("tools":[{"type":"function","function":{"name":"f"}}]})").param, "tools");
-  EXPECT_EQ(chat_error(head + R"("logprobs":true})").param, "logprobs");
-  EXPECT_EQ(chat_error(head + R"("top_logprobs":3})").param, "top_logprobs");
   EXPECT_EQ(chat_error(head + R"("response_format":{"type":"json_object"}})").param, "response_format");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
                 .param,
@@ -153,6 +151,28 @@ TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
             "unsupported");
   // Harmless defaults are accepted.
   EXPECT_NO_THROW(parse_chat_request(head + R"("n":1,"tools":[],"logprobs":false,"response_format":{"type":"text"}})"));
+}
+
+TEST(ParseChat, Logprobs) {
+  const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  EXPECT_FALSE(parse_chat_request(head + R"("logprobs":false})").options.logprobs);
+  EXPECT_FALSE(parse_chat_request(head + R"("logprobs":null})").options.logprobs);
+  EXPECT_EQ(parse_chat_request(head + R"("logprobs":true})").options.logprobs, 0);
+  EXPECT_EQ(parse_chat_request(head + R"("logprobs":true,"top_logprobs":20})").options.logprobs, 20);
+  EXPECT_EQ(parse_chat_request(head + R"("logprobs":true,"top_logprobs":0})").options.logprobs, 0);
+  // top_logprobs needs logprobs: true, and 0..20.
+  EXPECT_EQ(chat_error(head + R"("top_logprobs":3})").param, "top_logprobs");
+  EXPECT_EQ(chat_error(head + R"("logprobs":false,"top_logprobs":3})").param, "top_logprobs");
+  EXPECT_EQ(chat_error(head + R"("logprobs":true,"top_logprobs":21})").param, "top_logprobs");
+  EXPECT_EQ(chat_error(head + R"("logprobs":true,"top_logprobs":-1})").param, "top_logprobs");
+  EXPECT_EQ(chat_error(head + R"("logprobs":"yes"})").param, "logprobs");
+}
+
+TEST(ParseCompletion, Logprobs) {
+  EXPECT_FALSE(parse_completion_request(R"({"model":"m","prompt":"a"})").options.logprobs);
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","logprobs":0})").options.logprobs, 0);
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","logprobs":5})").options.logprobs, 5);
+  EXPECT_FALSE(parse_completion_request(R"({"model":"m","prompt":"a","logprobs":null})").options.logprobs);
 }
 
 TEST(ParseCompletion, PromptForms) {
@@ -174,7 +194,9 @@ TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true})").param, "echo");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2})").param, "best_of");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","suffix":"end"})").param, "suffix");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":2})").param, "logprobs");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":6})").param, "logprobs");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":-1})").param, "logprobs");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":true})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3})").param, "n");
 }
 

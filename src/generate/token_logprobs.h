@@ -1,0 +1,54 @@
+// Token log-probabilities (GenerationOptions::logprobs): log-softmax of the model's raw logits at
+// each generated position, taken before the sampler's processors and warpers touch the row.
+//
+// Semantics (docs/sampling.md): logprob(i) = x[i] - max(x) - log(sum_j exp(x[j] - max(x))), in
+// float32 with the sum accumulated in double (a stable log-sum-exp; -inf logits contribute 0).
+// The top-N alternatives are ranked by logit, ties by the lower id.
+//
+// Cost: off, nothing (observe() returns the row itself). On, per token: one pass over the row that
+// copies it for the sampler (which overwrites its input), finds the maximum and keeps the N best in
+// a heap of N (a partial selection, O(V log N) worst case, O(V) typically), and one vectorizable
+// pass summing the exponentials. Allocates only on first use.
+// Not thread-safe; one per sequence (or batch row).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ogai/generation.h"
+
+namespace ogai::generate {
+
+// The most alternatives a request may ask for.
+inline constexpr int kMaxTopLogprobs = 20;
+
+// The entry of `chosen` for the logits row `logits` with `top_n` alternatives: the reference
+// computation (tests, and what LogprobRecorder computes in fewer passes).
+TokenLogprobs compute_token_logprobs(std::span<const float> logits, std::int32_t chosen, int top_n);
+
+class LogprobRecorder {
+ public:
+  // `top_n` unset: off. Otherwise in [0, kMaxTopLogprobs] (checked by resolve_request).
+  explicit LogprobRecorder(std::optional<int> top_n) : top_n_(top_n) {}
+
+  bool enabled() const { return top_n_.has_value(); }
+  // Off: returns `raw`. On: scans `raw` (left untouched; it must stay valid until entry()) and
+  // returns a copy the sampler may overwrite.
+  std::span<float> observe(std::span<float> raw);
+  // The entry of the token sampled from the last observed row (valid until the next observe());
+  // nullptr when off.
+  const TokenLogprobs* entry(std::int32_t chosen);
+
+ private:
+  std::optional<int> top_n_;
+  std::span<const float> raw_;
+  std::vector<float> copy_;
+  float max_ = 0;
+  float log_sum_ = 0;  // log(sum exp(x - max_))
+  std::vector<TokenLogprob> heap_;  // N best logits (logprob holds the raw logit), worst first
+  TokenLogprobs entry_;
+};
+
+}  // namespace ogai::generate

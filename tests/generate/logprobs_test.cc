@@ -1,0 +1,257 @@
+// Token log-probabilities (GenerationOptions::logprobs) on real packages: every reported value
+// equals an independent log-softmax of the raw logits from a cache-free recompute of the whole
+// sequence; sampling and penalties do not change what is reported; batches, speculative decoding
+// and streaming report the same entries; off costs nothing and reports nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "generate/decoder.h"
+#include "generate/package_config.h"
+#include "generate/token_logprobs.h"
+#include "metadata/package.h"
+#include "ogai/ogai.h"
+
+namespace ogai {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kStories = fs::path(OGAI_BINARY_DIR) / "packages" / "stories260k";
+const fs::path kTinyE2b = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b";
+
+// Log-softmax of the raw logits after `sequence`, computed here in double from a fresh decoder
+// step over the whole sequence (no KV cache, no sampler).
+class Reference {
+ public:
+  explicit Reference(const fs::path& package)
+      : decoder_(generate::make_package_config(metadata::load_package(package)).decoder, {}) {}
+
+  std::vector<double> log_softmax(const std::vector<std::int32_t>& sequence) const {
+    std::vector<std::int64_t> ids(sequence.begin(), sequence.end());
+    kv::KvCache cache(decoder_.spec().cache, 1);
+    generate::AttentionState attention(1);
+    auto out = decoder_.step(ids, static_cast<std::int64_t>(ids.size()), {}, attention, cache);
+    std::vector<float> scratch;
+    auto row = out.row_logits(0, static_cast<std::int64_t>(ids.size()) - 1, scratch);
+    double max = -INFINITY, sum = 0;
+    for (float x : row) max = std::max(max, static_cast<double>(x));
+    for (float x : row) sum += std::exp(x - max);
+    std::vector<double> lp(row.size());
+    for (std::size_t i = 0; i < row.size(); ++i) lp[i] = row[i] - max - std::log(sum);
+    return lp;
+  }
+
+ private:
+  generate::Decoder decoder_;
+};
+
+GenerationOptions with_logprobs(int n, int top) {
+  GenerationOptions o;
+  o.max_new_tokens = n;
+  o.logprobs = top;
+  return o;
+}
+
+// Every entry of `r` against the reference, and the invariants of an entry.
+void expect_matches_reference(const Reference& ref, const GenerationResult& r, int top, double tolerance = 1e-4) {
+  ASSERT_EQ(r.logprobs.size(), r.ids.size());
+  std::vector<std::int32_t> sequence = r.prompt_ids;
+  for (std::size_t i = 0; i < r.ids.size(); ++i) {
+    SCOPED_TRACE("position " + std::to_string(i));
+    const TokenLogprobs& e = r.logprobs[i];
+    const std::vector<double> lp = ref.log_softmax(sequence);
+    double mass = 0;
+    for (double v : lp) mass += std::exp(v);
+    EXPECT_NEAR(mass, 1.0, 1e-6);
+    EXPECT_EQ(e.id, r.ids[i]);
+    EXPECT_LE(e.logprob, 0.0f);
+    EXPECT_NEAR(e.logprob, lp[static_cast<std::size_t>(e.id)], tolerance);
+    ASSERT_EQ(e.top.size(), static_cast<std::size_t>(top));
+    for (std::size_t k = 0; k < e.top.size(); ++k) {
+      EXPECT_NEAR(e.top[k].logprob, lp[static_cast<std::size_t>(e.top[k].id)], tolerance);
+      if (k > 0) EXPECT_GE(e.top[k - 1].logprob, e.top[k].logprob);
+    }
+    // No token outside the list is likelier than its last entry.
+    if (top > 0) {
+      std::size_t above = 0;
+      for (double v : lp) above += v > e.top.back().logprob + tolerance;
+      EXPECT_LT(above, static_cast<std::size_t>(top));
+    }
+    sequence.push_back(r.ids[i]);
+  }
+}
+
+void expect_greedy_invariants(const fs::path& package, const char* prompt) {
+  SCOPED_TRACE(package.string());
+  auto model = Model::load(package);
+  GenerationOptions o = with_logprobs(12, 5);
+  o.ignore_eos = true;
+  auto r = model->generate(prompt, o);
+  ASSERT_EQ(r.logprobs.size(), 12u);
+  for (const auto& e : r.logprobs) {
+    ASSERT_FALSE(e.top.empty());
+    EXPECT_EQ(e.id, e.top[0].id);  // greedy picks the most likely token
+    EXPECT_EQ(e.logprob, e.top[0].logprob);
+  }
+  expect_matches_reference(Reference(package), r, 5);
+  // Turning logprobs on changes nothing else.
+  o.logprobs.reset();
+  auto plain = model->generate(prompt, o);
+  EXPECT_EQ(plain.ids, r.ids);
+  EXPECT_TRUE(plain.logprobs.empty());
+}
+
+TEST(LogprobsTest, GreedyStoriesMatchesRawLogSoftmax) { expect_greedy_invariants(kStories, "Once upon a time"); }
+TEST(LogprobsTest, GreedyTinyE2bMatchesRawLogSoftmax) { expect_greedy_invariants(kTinyE2b, "hello world"); }
+
+TEST(LogprobsTest, SamplingReportsRawLogitsAndIsReproducible) {
+  auto model = Model::load(kStories);
+  GenerationOptions o = with_logprobs(16, 3);
+  o.sampling.temperature = 0.5f;
+  o.sampling.seed = 7;
+  auto a = model->generate("Lily", o);
+  auto b = model->generate("Lily", o);
+  EXPECT_EQ(a.ids, b.ids);
+  ASSERT_EQ(a.logprobs.size(), b.logprobs.size());
+  for (std::size_t i = 0; i < a.logprobs.size(); ++i) EXPECT_EQ(a.logprobs[i].logprob, b.logprobs[i].logprob);
+  Reference ref(kStories);
+  expect_matches_reference(ref, a, 3);
+  // The processed distribution (temperature 0.5) differs from what is reported.
+  double largest_gap = 0;
+  std::vector<std::int32_t> sequence = a.prompt_ids;
+  for (std::size_t i = 0; i < a.ids.size(); ++i) {
+    auto lp = ref.log_softmax(sequence);
+    double max = -INFINITY, sum = 0;
+    for (double v : lp) max = std::max(max, v / 0.5);
+    for (double v : lp) sum += std::exp(v / 0.5 - max);
+    const double processed = lp[static_cast<std::size_t>(a.ids[i])] / 0.5 - max - std::log(sum);
+    largest_gap = std::max(largest_gap, std::abs(processed - a.logprobs[i].logprob));
+    sequence.push_back(a.ids[i]);
+  }
+  EXPECT_GT(largest_gap, 1e-2);
+  // Same seed without logprobs: the same tokens.
+  o.logprobs.reset();
+  EXPECT_EQ(model->generate("Lily", o).ids, a.ids);
+}
+
+TEST(LogprobsTest, PenaltiesDoNotChangeTheReportedValues) {
+  auto model = Model::load(kStories);
+  GenerationOptions o = with_logprobs(20, 2);
+  o.sampling.repetition_penalty = 1.8f;
+  o.sampling.logit_bias = {{261, 5.0f}};
+  auto r = model->generate("Once upon a time", o);
+  expect_matches_reference(Reference(kStories), r, 2);
+  bool chose_below_top = false;
+  for (const auto& e : r.logprobs) chose_below_top |= e.id != e.top[0].id;
+  EXPECT_TRUE(chose_below_top) << "the penalties never changed the choice; the test shows nothing";
+}
+
+TEST(LogprobsTest, StreamEventsCarryTheResultEntries) {
+  auto model = Model::load(kStories);
+  std::vector<TokenLogprobs> seen;
+  int closing = 0;
+  GenerationOptions o = with_logprobs(10, 4);
+  auto r = model->generate("Once upon a time", o, [&](const StreamEvent& e) {
+    if (e.logprobs) {
+      EXPECT_EQ(e.logprobs->id, e.token);
+      seen.push_back(*e.logprobs);
+    } else {
+      ++closing;
+    }
+    return true;
+  });
+  ASSERT_EQ(seen.size(), r.logprobs.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].id, r.logprobs[i].id);
+    EXPECT_EQ(seen[i].logprob, r.logprobs[i].logprob);
+  }
+  EXPECT_LE(closing, 1);
+  // Off: no entries anywhere.
+  auto off = model->generate("Once upon a time", GenerationOptions{.max_new_tokens = 5}, [](const StreamEvent& e) {
+    EXPECT_EQ(e.logprobs, nullptr);
+    return true;
+  });
+  EXPECT_TRUE(off.logprobs.empty());
+}
+
+TEST(LogprobsTest, BatchRowsEqualEachAlone) {
+  auto model = Model::load(kStories);
+  GenerationOptions o = with_logprobs(8, 3);
+  std::vector<std::string> prompts = {"Once upon a time", "The dog", "Lily and Ben went to the park"};
+  auto rows = model->generate_batch(prompts, o);
+  ASSERT_EQ(rows.size(), prompts.size());
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    auto alone = model->generate(prompts[i], o);
+    ASSERT_EQ(rows[i].ids, alone.ids);
+    ASSERT_EQ(rows[i].logprobs.size(), alone.logprobs.size());
+    for (std::size_t k = 0; k < alone.logprobs.size(); ++k) {
+      EXPECT_NEAR(rows[i].logprobs[k].logprob, alone.logprobs[k].logprob, 1e-4);
+      ASSERT_EQ(rows[i].logprobs[k].top.size(), 3u);
+      EXPECT_EQ(rows[i].logprobs[k].top[0].id, alone.logprobs[k].top[0].id);
+    }
+  }
+}
+
+TEST(LogprobsTest, SpeculativeReportsTheVerificationLogits) {
+  auto model = Model::load(kStories);
+  GenerationOptions o = with_logprobs(40, 2);
+  auto plain = model->generate("Once upon a time", o);
+  o.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  auto spec = model->generate("Once upon a time", o);
+  ASSERT_EQ(spec.ids, plain.ids);
+  EXPECT_GT(spec.accepted_draft_tokens, 0);
+  ASSERT_EQ(spec.logprobs.size(), plain.logprobs.size());
+  for (std::size_t i = 0; i < plain.logprobs.size(); ++i) {
+    EXPECT_NEAR(spec.logprobs[i].logprob, plain.logprobs[i].logprob, 1e-4) << i;
+    EXPECT_EQ(spec.logprobs[i].top[0].id, plain.logprobs[i].top[0].id) << i;
+  }
+}
+
+TEST(LogprobsTest, OutOfRangeCountIsAClearError) {
+  auto model = Model::load(kStories);
+  for (int bad : {-1, 21}) {
+    try {
+      model->generate("Once", with_logprobs(2, bad));
+      FAIL() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_EQ(e.where(), "logprobs");
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(model->generate("Once", with_logprobs(2, 20)).logprobs.at(0).top.size(), 20u);
+}
+
+TEST(LogprobsTest, ComputationRanksTiesByLowerIdAndIgnoresMinusInfinity) {
+  const std::vector<float> logits = {1.0f, 3.0f, 3.0f, -INFINITY, 2.0f};
+  auto e = generate::compute_token_logprobs(logits, 0, 5);
+  const double lse = 3.0 + std::log(2.0 + std::exp(-1.0) + std::exp(-2.0));
+  EXPECT_NEAR(e.logprob, 1.0 - lse, 1e-6);
+  ASSERT_EQ(e.top.size(), 5u);
+  std::vector<std::int32_t> order;
+  for (const auto& t : e.top) order.push_back(t.id);
+  EXPECT_EQ(order, (std::vector<std::int32_t>{1, 2, 4, 0, 3}));
+  EXPECT_NEAR(e.top[0].logprob, 3.0 - lse, 1e-6);
+  EXPECT_EQ(e.top[4].logprob, -INFINITY);
+  EXPECT_TRUE(generate::compute_token_logprobs(logits, 2, 0).top.empty());
+  // Large logits do not overflow.
+  auto big = generate::compute_token_logprobs(std::vector<float>{1000.0f, 1000.0f}, 1, 1);
+  EXPECT_NEAR(big.logprob, -std::log(2.0), 1e-6);
+  EXPECT_EQ(big.top[0].id, 0);
+}
+
+TEST(LogprobsTest, TokenBytesAreTheTokensTextInContext) {
+  auto model = Model::load(kStories);
+  EXPECT_EQ(model->token_bytes(383), " there");  // "▁there", not at the start of a text
+  EXPECT_EQ(model->token_bytes(13), "\n");       // <0x0A>
+  EXPECT_EQ(model->token_bytes(229), "\xE2");    // <0xE2>: the exact byte, not U+FFFD
+  EXPECT_EQ(model->token_bytes(100000), "");
+  auto r = model->generate("Once upon a time", with_logprobs(30, 0));
+  std::string joined;
+  for (auto id : r.ids) joined += model->token_bytes(id);
+  EXPECT_EQ(joined, r.text);
+}
+
+}  // namespace
+}  // namespace ogai
