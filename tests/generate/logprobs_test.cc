@@ -70,7 +70,9 @@ void expect_matches_reference(const Reference& ref, const GenerationResult& r, i
     ASSERT_EQ(e.top.size(), static_cast<std::size_t>(top));
     for (std::size_t k = 0; k < e.top.size(); ++k) {
       EXPECT_NEAR(e.top[k].logprob, lp[static_cast<std::size_t>(e.top[k].id)], tolerance);
-      if (k > 0) EXPECT_GE(e.top[k - 1].logprob, e.top[k].logprob);
+      if (k > 0) {
+        EXPECT_GE(e.top[k - 1].logprob, e.top[k].logprob);
+      }
     }
     // No token outside the list is likelier than its last entry.
     if (top > 0) {
@@ -139,7 +141,7 @@ TEST(LogprobsTest, PenaltiesDoNotChangeTheReportedValues) {
   auto model = Model::load(kStories);
   GenerationOptions o = with_logprobs(20, 2);
   o.sampling.repetition_penalty = 1.8f;
-  o.sampling.logit_bias = {{261, 5.0f}};
+  o.sampling.logit_bias = {{261, 100.0f}};  // "▁a" wins every step
   auto r = model->generate("Once upon a time", o);
   expect_matches_reference(Reference(kStories), r, 2);
   bool chose_below_top = false;
@@ -168,7 +170,9 @@ TEST(LogprobsTest, StreamEventsCarryTheResultEntries) {
   }
   EXPECT_LE(closing, 1);
   // Off: no entries anywhere.
-  auto off = model->generate("Once upon a time", GenerationOptions{.max_new_tokens = 5}, [](const StreamEvent& e) {
+  GenerationOptions plain;
+  plain.max_new_tokens = 5;
+  auto off = model->generate("Once upon a time", plain, [](const StreamEvent& e) {
     EXPECT_EQ(e.logprobs, nullptr);
     return true;
   });
@@ -195,10 +199,11 @@ TEST(LogprobsTest, BatchRowsEqualEachAlone) {
 
 TEST(LogprobsTest, SpeculativeReportsTheVerificationLogits) {
   auto model = Model::load(kStories);
-  GenerationOptions o = with_logprobs(40, 2);
-  auto plain = model->generate("Once upon a time", o);
+  GenerationOptions o = with_logprobs(120, 2);
+  const char* prompt = "Lily and Ben went to the park. Lily and Ben";
+  auto plain = model->generate(prompt, o);
   o.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
-  auto spec = model->generate("Once upon a time", o);
+  auto spec = model->generate(prompt, o);
   ASSERT_EQ(spec.ids, plain.ids);
   EXPECT_GT(spec.accepted_draft_tokens, 0);
   ASSERT_EQ(spec.logprobs.size(), plain.logprobs.size());
