@@ -14,30 +14,66 @@ bool better(const TokenLogprob& a, const TokenLogprob& b) {
   return a.logprob > b.logprob || (a.logprob == b.logprob && a.id < b.id);
 }
 
-// Keeps the `n` best (logit, id) pairs seen so far in `heap`; ids arrive in ascending order, so a
-// later id enters only with a strictly larger logit.
-inline void offer(std::vector<TokenLogprob>& heap, std::size_t n, std::int32_t id, float x) {
-  if (heap.size() < n) {
-    heap.push_back({id, x});
-    std::push_heap(heap.begin(), heap.end(), better);
-  } else if (x > heap.front().logprob) {
-    std::pop_heap(heap.begin(), heap.end(), better);
-    heap.back() = {id, x};
-    std::push_heap(heap.begin(), heap.end(), better);
-  }
+// Replaces the heap's worst entry with (id, x).
+void replace_worst(std::vector<TokenLogprob>& heap, std::int32_t id, float x) {
+  std::pop_heap(heap.begin(), heap.end(), better);
+  heap.back() = {id, x};
+  std::push_heap(heap.begin(), heap.end(), better);
 }
 
-// log(sum exp(x - max)) over the row; -inf logits add 0.
+constexpr std::size_t kLanes = 8;  // independent accumulators, so the loops vectorize
+
+// The largest logit (NaN is the sampler's to reject).
+float row_max(std::span<const float> row) {
+  float lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  std::size_t i = 0;
+  for (; i + kLanes <= row.size(); i += kLanes)
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] = std::max(lane[l], row[i + l]);
+  float max = *std::max_element(lane, lane + kLanes);
+  for (; i < row.size(); ++i) max = std::max(max, row[i]);
+  return max;
+}
+
+// log(sum exp(x - max)) over the row; -inf logits add 0. Exponentials are computed a block at a
+// time into a buffer, summed in float lanes within the block and in double across blocks.
 float log_sum_exp_shifted(std::span<const float> row, float max) {
-  double sum = 0;
   constexpr std::size_t kBlock = 256;
+  float buffer[kBlock];
+  double sum = 0;
   for (std::size_t begin = 0; begin < row.size(); begin += kBlock) {
-    const std::size_t end = std::min(row.size(), begin + kBlock);
-    float block = 0;  // float within a block (vectorizes), double across blocks
-    for (std::size_t i = begin; i < end; ++i) block += sampling::exp_nonpositive(row[i] - max);
-    sum += block;
+    const std::size_t n = std::min(kBlock, row.size() - begin);
+    const float* x = row.data() + begin;
+    for (std::size_t i = 0; i < n; ++i) buffer[i] = sampling::exp_nonpositive(x[i] - max);
+    std::fill(buffer + n, buffer + kBlock, 0.0f);
+    float lane[kLanes] = {};
+    for (std::size_t i = 0; i < kBlock; i += kLanes)
+      for (std::size_t l = 0; l < kLanes; ++l) lane[l] += buffer[i + l];
+    for (float v : lane) sum += v;
   }
   return static_cast<float>(std::log(sum));
+}
+
+// The n best (logit, id) pairs of the row into `heap` (worst at the front). Ids are scanned in
+// ascending order, so a later id enters only with a strictly larger logit: ties keep the lower id.
+void select_top(std::span<const float> row, std::size_t n, std::vector<TokenLogprob>& heap) {
+  heap.clear();
+  const std::size_t first = std::min(n, row.size());
+  for (std::size_t i = 0; i < first; ++i) heap.push_back({static_cast<std::int32_t>(i), row[i]});
+  std::make_heap(heap.begin(), heap.end(), better);
+  if (heap.empty()) return;
+  float threshold = heap.front().logprob;
+  constexpr std::size_t kBlock = 64;  // blocks whose (vectorized) maximum does not pass are skipped
+  for (std::size_t begin = first; begin < row.size(); begin += kBlock) {
+    const std::size_t end = std::min(row.size(), begin + kBlock);
+    if (!(row_max(row.subspan(begin, end - begin)) > threshold)) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (row[i] > threshold) {
+        replace_worst(heap, static_cast<std::int32_t>(i), row[i]);
+        threshold = heap.front().logprob;
+      }
+    }
+  }
 }
 
 // Turns the heap of raw logits into the sorted top list of logprobs.
@@ -50,12 +86,9 @@ void finish_top(std::vector<TokenLogprob>& heap, float max, float log_sum, std::
 }  // namespace
 
 TokenLogprobs compute_token_logprobs(std::span<const float> logits, std::int32_t chosen, int top_n) {
-  float max = -std::numeric_limits<float>::infinity();
   std::vector<TokenLogprob> heap;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    max = std::max(max, logits[i]);
-    if (top_n > 0) offer(heap, static_cast<std::size_t>(top_n), static_cast<std::int32_t>(i), logits[i]);
-  }
+  select_top(logits, static_cast<std::size_t>(std::max(top_n, 0)), heap);
+  const float max = row_max(logits);
   const float log_sum = log_sum_exp_shifted(logits, max);
   TokenLogprobs entry;
   entry.id = chosen;
@@ -67,18 +100,10 @@ TokenLogprobs compute_token_logprobs(std::span<const float> logits, std::int32_t
 std::span<float> LogprobRecorder::observe(std::span<float> raw) {
   if (!top_n_) return raw;
   raw_ = raw;
-  copy_.resize(raw.size());
-  heap_.clear();
-  const auto n = static_cast<std::size_t>(*top_n_);
-  float max = -std::numeric_limits<float>::infinity();
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    const float x = raw[i];
-    copy_[i] = x;
-    max = std::max(max, x);
-    if (n > 0) offer(heap_, n, static_cast<std::int32_t>(i), x);
-  }
-  max_ = max;
-  log_sum_ = log_sum_exp_shifted(raw, max);
+  copy_.assign(raw.begin(), raw.end());
+  select_top(raw, static_cast<std::size_t>(*top_n_), heap_);
+  max_ = row_max(raw);
+  log_sum_ = log_sum_exp_shifted(raw, max_);
   return copy_;
 }
 

@@ -5,10 +5,10 @@
 // float32 with the sum accumulated in double (a stable log-sum-exp; -inf logits contribute 0).
 // The top-N alternatives are ranked by logit, ties by the lower id.
 //
-// Cost: off, nothing (observe() returns the row itself). On, per token: one pass over the row that
-// copies it for the sampler (which overwrites its input), finds the maximum and keeps the N best in
-// a heap of N (a partial selection, O(V log N) worst case, O(V) typically), and one vectorizable
-// pass summing the exponentials. Allocates only on first use.
+// Cost: off, nothing (observe() returns the row itself). On, per token: a copy of the row for the
+// sampler (which overwrites its input), a vectorized max, a partial selection of the N best (a heap
+// of N; blocks of 64 whose maximum cannot enter it are skipped) and a vectorized exp sum: linear
+// streaming passes, no sort. Allocates only on first use (and the top list of each entry).
 // Not thread-safe; one per sequence (or batch row).
 #pragma once
 
