@@ -4,6 +4,7 @@
 // and streaming report the same entries; off costs nothing and reports nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -106,6 +107,22 @@ void expect_greedy_invariants(const fs::path& package, const char* prompt) {
 
 TEST(LogprobsTest, GreedyStoriesMatchesRawLogSoftmax) { expect_greedy_invariants(kStories, "Once upon a time"); }
 TEST(LogprobsTest, GreedyTinyE2bMatchesRawLogSoftmax) { expect_greedy_invariants(kTinyE2b, "hello world"); }
+
+// Float16 logits are converted into a scratch row; the raw values must survive the sampler there too.
+TEST(LogprobsTest, Float16GraphReportsTheConvertedRow) {
+  const fs::path package = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b-fp16";
+  auto model = Model::load(package);
+  GenerationOptions o = with_logprobs(8, 3);
+  o.ignore_eos = true;
+  o.sampling.logit_bias = {{7, 100.0f}};  // forces id 7, usually not the raw top
+  auto r = model->generate("hello world", o);
+  ASSERT_EQ(r.logprobs.size(), 8u);
+  Reference ref(package);
+  auto lp = ref.log_softmax(r.prompt_ids);  // the first position has no cache: the same row
+  EXPECT_EQ(r.ids[0], 7);
+  EXPECT_NEAR(r.logprobs[0].logprob, lp[7], 1e-4);
+  EXPECT_NEAR(r.logprobs[0].top[0].logprob, *std::max_element(lp.begin(), lp.end()), 1e-4);
+}
 
 TEST(LogprobsTest, SamplingReportsRawLogitsAndIsReproducible) {
   auto model = Model::load(kStories);
