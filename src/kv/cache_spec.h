@@ -36,7 +36,7 @@ struct PairSpec {
   std::int64_t head_dim = 0;  // last dim of the port (append, indexed_scatter)
   Update update = Update::kAppend;
   std::int64_t capacity = 0;             // indexed_scatter: positions in the fixed buffer
-  std::vector<std::int64_t> state_dims;  // replace: every dim after the batch dim
+  std::vector<std::int64_t> state_dims = {};  // replace: every dim after the batch dim
 };
 
 struct CacheSpec {

@@ -24,7 +24,8 @@ std::string child_path(const std::string& parent, std::string_view key) {
   std::size_t byte = 0;
   std::string reason = simd_error;
   try {
-    (void)nlohmann::json::parse(text);
+    nlohmann::json parsed = nlohmann::json::parse(text);  // throws where the text breaks
+    (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     byte = e.byte == 0 ? 0 : e.byte - 1;
     reason = e.what();

@@ -28,7 +28,9 @@ void expect_same_ports(const std::vector<const onnx::ValueInfo*>& ours, const st
     ASSERT_EQ(a.shape.size(), b.shape.size());
     for (std::size_t d = 0; d < a.shape.size(); ++d) {
       EXPECT_EQ(a.shape[d].is_fixed() ? a.shape[d].value : -1, b.shape[d]);
-      if (!a.shape[d].is_fixed()) EXPECT_EQ(a.shape[d].symbol, b.symbols[d]);
+      if (!a.shape[d].is_fixed()) {
+        EXPECT_EQ(a.shape[d].symbol, b.symbols[d]);
+      }
     }
   }
 }
