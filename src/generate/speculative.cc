@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "generate/output_stream.h"
 #include "generate/sequence_steps.h"
+#include "generate/speculative_accept.h"
 #include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
@@ -21,14 +22,30 @@ int proposal_budget(int max_draft, const ResolvedRequest& request, std::size_t g
   return static_cast<int>(std::max<std::int64_t>(budget, 0));
 }
 
+struct Verified {
+  std::int64_t token = 0;
+  bool accepted = false;  // token is the proposal
+};
+
+// The token the sequence continues with at one verified position (recorded in the sampler's
+// history), given the proposal there (none past the last one). Greedy: the target's own choice,
+// accepted when it equals the proposal, so the output is plain greedy decoding's. Sampling: the
+// speculative-sampling rule for a one-hot draft, over the distribution plain sampling draws from.
+Verified verify_position(sampling::Sampler& sampler, std::span<float> logits, std::optional<std::int32_t> draft) {
+  if (!draft || sampler.params().greedy()) {
+    const std::int64_t token = sampler.next(logits);
+    return {token, draft && token == *draft};
+  }
+  const AcceptOutcome outcome = accept_or_resample(sampler.distribution(logits), *draft, sampler.rng());
+  sampler.accept(outcome.token);
+  return {outcome.token, outcome.accepted};
+}
+
 }  // namespace
 
 GenerationResult generate_speculative(const SequenceModel& model, const Drafter& drafter, int max_draft_tokens,
                                       const ResolvedRequest& request, std::span<const std::int32_t> prompt,
                                       SequenceState& state, const StreamCallback& on_token) {
-  if (!request.sampling.greedy())
-    fail(ErrorCode::kInvalidArgument, "speculative", "speculative decoding is greedy only; this request samples "
-         "(temperature {} with do_sample) — drop the drafter or sample without it", request.sampling.temperature);
   PhaseTimes times;
   times.start = Clock::now();
   GenerationResult result;
@@ -63,13 +80,15 @@ GenerationResult generate_speculative(const SequenceModel& model, const Drafter&
     if (proposed > 0 && !state.cache.rewinds_freely()) snapshot = state.copy();
     out = feed(model.decoder, state, step_tokens, 0, times.run_seconds);
     result.draft_tokens += static_cast<int>(proposed);
-    // Keep proposals while they equal the target's own choice; the first disagreement (or the
-    // position after the last proposal) gives the target's token.
+    // Keep proposals while the target accepts them; the first rejection (or the position after
+    // the last proposal) gives the target's own token.
     for (row = 0;; ++row) {
-      token = sampler.next(logprobs.observe(out.row_logits(0, row, scratch)));
+      std::optional<std::int32_t> draft;
+      if (static_cast<std::size_t>(row) < proposed) draft = step_tokens[row + 1];
+      const Verified verified = verify_position(sampler, logprobs.observe(out.row_logits(0, row, scratch)), draft);
+      token = verified.token;
       done = output.push(token, logprobs.entry(static_cast<std::int32_t>(token)));
-      const bool accepted = static_cast<std::size_t>(row) < proposed && token == step_tokens[row + 1];
-      if (done || !accepted) break;
+      if (done || !verified.accepted) break;
       ++result.accepted_draft_tokens;
       history.push_back(static_cast<std::int32_t>(token));
     }
