@@ -1,9 +1,9 @@
 #include "generate/speculative.h"
 
 #include <algorithm>
+#include <vector>
 #include <optional>
 
-#include "base/error.h"
 #include "generate/output_stream.h"
 #include "generate/sequence_steps.h"
 #include "generate/speculative_accept.h"
