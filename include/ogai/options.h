@@ -38,8 +38,9 @@ struct SamplingOptions {
 };
 
 // Speculative decoding: a drafter proposes tokens, the model verifies them all in one step and
-// keeps the longest prefix it agrees with. The output is identical to plain greedy decoding
-// (greedy only: a request that samples with a drafter is an error).
+// keeps the longest prefix it accepts. Greedy: the output is identical to plain greedy decoding.
+// Sampling: speculative sampling; each token has plain sampling's distribution (same seed, same
+// output; not the same sample as plain sampling with that seed). docs/speculative.md.
 struct SpeculativeOptions {
   enum class Drafter {
     kNone,       // plain decoding (default)

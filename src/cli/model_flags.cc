@@ -51,7 +51,7 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   using Drafter = SpeculativeOptions::Drafter;
   const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
   cmd.add_option("--speculative", o.speculative.drafter,
-                 "speculative decoding (greedy only): 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
+                 "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
       ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
   cmd.add_option("--draft-tokens", o.speculative.max_draft_tokens, "tokens proposed per speculative step")
       ->check(CLI::PositiveNumber);

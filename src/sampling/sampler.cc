@@ -142,6 +142,7 @@ std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
     if (candidates_.empty()) fail_nothing_left();
   } else {
     apply_warpers(logits);
+    if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();  // canonical
   }
   candidates_.normalize();
   return candidates_.items();

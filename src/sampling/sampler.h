@@ -57,9 +57,14 @@ class Sampler {
 
   // The distribution sample() would draw from (in greedy mode: the softmax of the processed
   // logits, whose argmax greedy picks), with normalized p, in rank or id order. Overwrites
-  // `logits` like sample(); the span is valid until the next call. For tests and logprobs; it
-  // always builds the candidate list (allocating it on first use on the dense path).
+  // `logits` like sample(); the span is valid until the next call. Does not record a token (see
+  // accept()). For tests and speculative sampling (which draws from it with rng()); it always
+  // builds the candidate list (allocating it on first use on the dense path).
   std::span<const Candidate> distribution(std::span<float> logits);
+
+  // The generator sample() draws from, for a caller that draws from distribution() instead; its
+  // draws advance the same seeded stream.
+  Rng& rng() { return rng_; }
 
   const SamplingParams& params() const { return params_; }
   const TokenHistory& history() const { return history_; }

@@ -140,6 +140,20 @@ class SamplingTest(unittest.TestCase):
         self.assertNotEqual(a["ids"], c["ids"])
         self.assertNotEqual(a["ids"], GOLDEN_IDS)  # it really sampled
 
+    def test_speculative_sampling_is_reproducible(self):
+        flags = ("--max-new-tokens", "40", "--speculative", "ngram", "--temperature", "0.8", "--seed", "3")
+        a = generate_json(self, *flags)
+        b = generate_json(self, *flags)
+        self.assertEqual(a["ids"], b["ids"])
+        self.assertEqual(a["text"], b["text"])
+        self.assertNotEqual(a["ids"], GOLDEN_IDS)  # it really sampled
+        stats = a["speculative"]
+        self.assertGreater(stats["draft_tokens"], 0)
+        self.assertLessEqual(stats["accepted_draft_tokens"], stats["draft_tokens"])
+        r = generate(*flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, a["text"])
+
     def test_filters_that_keep_one_token_are_greedy(self):
         for flags in (("--top-k", "1"), ("--top-p", "0.000001"), ("--min-p", "1.0")):
             doc = generate_json(self, *self.SAMPLE, *flags, "--seed", "3")

@@ -6,11 +6,15 @@
 
 #include <cmath>
 
+#include "tests/sampling/chi_square.h"
 #include "tests/sampling/test_util.h"
 
 namespace ogai::sampling {
 namespace {
 
+using testing::chi_square;
+using testing::chi_square_critical;
+using testing::Fit;
 using testing::random_logits;
 
 std::vector<int64_t> run(const SamplingParams& params, const std::vector<float>& logits, int n) {
@@ -94,47 +98,6 @@ TEST(SamplerTest, GreedyIgnoresWarpersButNotPenalties) {
   sampler.reset(prompt);
   std::vector<float> row = {3.0f, 1.0f, 0.0f};
   EXPECT_EQ(sampler.sample(row), 1);  // 3 / 10 = 0.3 < 1
-}
-
-// Upper alpha = 0.001 quantile of chi-square with df degrees of freedom (Wilson-Hilferty; within
-// about 1% of the exact quantile for df >= 3).
-double chi_square_critical(int df) {
-  const double z = 3.090232306;  // standard normal 0.999 quantile
-  double a = 2.0 / (9.0 * df);
-  return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
-}
-
-struct Fit {
-  double statistic = 0;
-  int df = 0;
-  int64_t impossible = 0;  // draws of tokens the distribution gives probability 0
-};
-
-// Pearson's statistic, pooling cells with expected count < 5 into one cell.
-Fit chi_square(const std::vector<int64_t>& counts, const std::vector<double>& probs, int64_t n) {
-  Fit fit;
-  double pooled_expected = 0, pooled_observed = 0;
-  int cells = 0;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    double expected = probs[i] * static_cast<double>(n);
-    if (probs[i] == 0.0) {
-      fit.impossible += counts[i];
-    } else if (expected < 5.0) {
-      pooled_expected += expected;
-      pooled_observed += static_cast<double>(counts[i]);
-    } else {
-      double d = static_cast<double>(counts[i]) - expected;
-      fit.statistic += d * d / expected;
-      ++cells;
-    }
-  }
-  if (pooled_expected > 0) {
-    double d = pooled_observed - pooled_expected;
-    fit.statistic += d * d / std::max(pooled_expected, 1e-9);
-    ++cells;
-  }
-  fit.df = cells - 1;
-  return fit;
 }
 
 std::vector<int64_t> histogram(const SamplingParams& params, const std::vector<float>& logits,
