@@ -7,7 +7,8 @@
 'use strict';
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('child_process');
+const { execFile } = require('child_process');
+const { promisify } = require('util');
 const path = require('path');
 const { OpenAI } = require('../peers/peers.cjs')('openai');
 const { startServer, stopServer } = require('./server_harness.cjs');
@@ -17,10 +18,11 @@ const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
 const MODEL = 'stories260k';
 const PROMPT = 'Once upon a time';
 
-function cliLogprobs(prompt, tokens, top, extra = []) {
-  const out = execFileSync(ogai, ['generate', stories, '--prompt', prompt, '--max-new-tokens', String(tokens),
-    '--json', '--logprobs', String(top), ...extra], { encoding: 'utf8' });
-  return JSON.parse(out);
+// Asynchronous so the event loop (and the client's keep-alive bookkeeping) keeps running meanwhile.
+async function cliLogprobs(prompt, tokens, top, extra = []) {
+  const { stdout } = await promisify(execFile)(ogai, ['generate', stories, '--prompt', prompt, '--max-new-tokens',
+    String(tokens), '--json', '--logprobs', String(top), ...extra], { encoding: 'utf8' });
+  return JSON.parse(stdout);
 }
 
 function checkChatEntry(e, top) {
@@ -109,7 +111,7 @@ describe('logprobs through ogai serve (stories260k)', () => {
       assert.ok(top.length >= 1 && top.length <= 2);
       assert.equal(lp.top_logprobs[i][lp.tokens[i]], lp.token_logprobs[i], 'greedy: the token is its top entry');
     }
-    const cli = cliLogprobs(PROMPT, 30, 2);
+    const cli = await cliLogprobs(PROMPT, 30, 2);
     assert.equal(cli.logprobs.length, n);
     for (let i = 0; i < n; ++i) assert.ok(Math.abs(cli.logprobs[i].logprob - lp.token_logprobs[i]) < 1e-6, `position ${i}`);
     const streamed = await collect(await client.completions.create({ ...request, stream: true }));
@@ -136,7 +138,7 @@ describe('logprobs through ogai serve (stories260k)', () => {
   it('sampling reports the raw-logit values of ogai generate', async () => {
     const whole = await client.completions.create({ model: MODEL, prompt: 'Lily', max_tokens: 12, temperature: 0.7,
       seed: 5, logprobs: 0 });
-    const cli = cliLogprobs('Lily', 12, 0, ['--temperature', '0.7', '--seed', '5']);
+    const cli = await cliLogprobs('Lily', 12, 0, ['--temperature', '0.7', '--seed', '5']);
     const lp = whole.choices[0].logprobs;
     assert.equal(whole.choices[0].text, cli.text);
     assert.equal(lp.token_logprobs.length, cli.logprobs.length);

@@ -7,7 +7,8 @@
 'use strict';
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('child_process');
+const { execFile } = require('child_process');
+const { promisify } = require('util');
 const fs = require('fs');
 const path = require('path');
 const { OpenAI } = require('../peers/peers.cjs')('openai');
@@ -25,9 +26,12 @@ function goldenText() {
   return JSON.parse(m[1]);
 }
 
-// `ogai generate PKG --json` with the given flags.
-function cliGenerate(pkg, prompt, flags) {
-  return JSON.parse(execFileSync(ogai, ['generate', pkg, '--prompt', prompt, '--json', ...flags], { encoding: 'utf8' }));
+// `ogai generate PKG --json` with the given flags. Asynchronous: a synchronous child would block the
+// event loop, so the client's pooled keep-alive connection could outlive the server's idle timeout
+// unnoticed and the next request would go out on a closed socket.
+async function cliGenerate(pkg, prompt, flags) {
+  const { stdout } = await promisify(execFile)(ogai, ['generate', pkg, '--prompt', prompt, '--json', ...flags], { encoding: 'utf8' });
+  return JSON.parse(stdout);
 }
 
 async function streamText(stream) {
@@ -123,7 +127,7 @@ describe('ogai serve on stories260k', () => {
     ];
     for (const [fields, flags] of cases) {
       const r = await client.completions.create({ model: 'stories260k', prompt: 'Lily and Ben', max_tokens: 40, ...fields });
-      const cli = cliGenerate(stories, 'Lily and Ben', ['--max-new-tokens', '40', ...flags]);
+      const cli = await cliGenerate(stories, 'Lily and Ben', ['--max-new-tokens', '40', ...flags]);
       assert.equal(r.choices[0].text, cli.text, JSON.stringify(fields));
       assert.equal(r.usage.completion_tokens, cli.ids.length);
     }
@@ -168,7 +172,7 @@ describe('ogai serve on tiny-e2b (Gemma-style chat template)', () => {
 
   it('chats like ogai generate --chat', async () => {
     const messages = [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'hello world' }];
-    const cli = cliGenerate(tinyE2b, 'hello world', ['--chat', '--system', 'You are terse.', '--max-new-tokens', '12']);
+    const cli = await cliGenerate(tinyE2b, 'hello world', ['--chat', '--system', 'You are terse.', '--max-new-tokens', '12']);
     const r = await client.chat.completions.create({ model: 'tiny', messages, max_tokens: 12 });
     assert.equal(r.model, 'tiny');
     assert.equal(r.choices[0].message.content, cli.text);
@@ -181,7 +185,7 @@ describe('ogai serve on tiny-e2b (Gemma-style chat template)', () => {
   });
 
   it('completes like ogai generate', async () => {
-    const cli = cliGenerate(tinyE2b, 'hello world', ['--max-new-tokens', '10']);
+    const cli = await cliGenerate(tinyE2b, 'hello world', ['--max-new-tokens', '10']);
     const r = await client.completions.create({ model: 'tiny', prompt: 'hello world', max_tokens: 10 });
     assert.equal(r.choices[0].text, cli.text);
     assert.equal(r.usage.prompt_tokens, cli.prompt_ids.length);
