@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,11 @@ struct GenerationResult {
   int accepted_draft_tokens = 0;  // ... and the model accepted
   // With GenerationOptions::logprobs: one entry per element of `ids`, same order; else empty.
   std::vector<TokenLogprobs> logprobs;
+  // With GenerationOptions::prompt_logprobs: one entry per element of `prompt_ids`, same order.
+  // The first is empty (nothing precedes it, so nothing predicts it); entry i (i >= 1) is prompt
+  // id i's log-probability given the ids before it, with the N most likely alternatives there
+  // (same semantics as `logprobs`). Else empty.
+  std::vector<std::optional<TokenLogprobs>> prompt_logprobs;
 };
 
 // One generated token and the text it made printable (possibly empty: incomplete UTF-8, or text

@@ -53,7 +53,10 @@ struct SpeculativeOptions {
 };
 
 struct GenerationOptions {
-  std::optional<int> max_new_tokens;         // default: the package's max_length, else until context ends
+  // Default: the package's max_length, else until the context ends. 0 = prefill only: no token is
+  // generated (finish reason kLength); what prompt_logprobs or warming a Context's KV need. < 0 is
+  // an error. Prefill only is for single sequences without speculative decoding.
+  std::optional<int> max_new_tokens;
   SamplingOptions sampling;
   std::vector<std::string> stop;             // stop strings; never emitted, not even in part
   std::vector<std::int32_t> stop_token_ids;  // extra ids that end generation (beside the package EOS)
@@ -66,6 +69,12 @@ struct GenerationOptions {
   // Log-softmax of the model's raw logits at that position, before logit bias, penalties,
   // temperature and filtering; docs/sampling.md. Works with batches and speculative decoding.
   std::optional<int> logprobs;
+  // Prompt log-probabilities (needs `logprobs` set: same N alternatives): fills
+  // GenerationResult::prompt_logprobs, entry i = log-softmax of the raw logits at prompt position
+  // i-1 evaluated at prompt id i. Needs a decoder whose logits cover every fed position (else
+  // kUnsupported). With a Context the whole prompt is prefilled again (the logits of a reused
+  // prefix are not kept). Not with batches or speculative decoding (kUnsupported).
+  bool prompt_logprobs = false;
   SpeculativeOptions speculative;
 };
 

@@ -2,7 +2,8 @@
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
 // runtime_ms,onnxruntime_ms}} on one line, keys in this order; `--logprobs N` (with --json only)
-// appends "logprobs":[{"id","logprob","top":[{"id","logprob"}...]}...], one per generated id.
+// appends "logprobs":[{"id","logprob","top":[{"id","logprob"}...]}...], one per generated id;
+// `--prompt-logprobs` (with --logprobs) then appends "prompt_logprobs": one per prompt id, null first.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ struct GenerateFlags {
   bool stream = false;
   bool json = false;
   int logprobs = -1;  // -1: not asked
+  bool prompt_logprobs = false;
 };
 
 nlohmann::ordered_json logprobs_json(const std::vector<TokenLogprobs>& entries) {
@@ -32,6 +34,15 @@ nlohmann::ordered_json logprobs_json(const std::vector<TokenLogprobs>& entries) 
     nlohmann::ordered_json top = nlohmann::ordered_json::array();
     for (const TokenLogprob& t : e.top) top.push_back({{"id", t.id}, {"logprob", t.logprob}});
     list.push_back({{"id", e.id}, {"logprob", e.logprob}, {"top", std::move(top)}});
+  }
+  return list;
+}
+
+nlohmann::ordered_json prompt_logprobs_json(const std::vector<std::optional<TokenLogprobs>>& entries) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& e : entries) {
+    if (e) list.push_back(logprobs_json({*e})[0]);
+    else list.push_back(nullptr);
   }
   return list;
 }
@@ -52,12 +63,17 @@ nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative, 
             {"onnxruntime_ms", t.onnxruntime_ms}}}};
   if (speculative) j["speculative"] = {{"draft_tokens", r.draft_tokens}, {"accepted_draft_tokens", r.accepted_draft_tokens}};
   if (logprobs) j["logprobs"] = logprobs_json(r.logprobs);
+  if (!r.prompt_logprobs.empty()) j["prompt_logprobs"] = prompt_logprobs_json(r.prompt_logprobs);
   return j;
 }
 
 int run_generate(const GenerateFlags& f) {
   if (f.logprobs >= 0 && !f.json) {
     std::fprintf(stderr, "ogai generate: --logprobs needs --json\n");
+    return kExitUsage;
+  }
+  if (f.prompt_logprobs && f.logprobs < 0) {
+    std::fprintf(stderr, "ogai generate: --prompt-logprobs needs --logprobs N\n");
     return kExitUsage;
   }
   double load_ms = 0;
@@ -75,6 +91,7 @@ int run_generate(const GenerateFlags& f) {
   GenerationOptions options = f.sampling.options;
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
+  options.prompt_logprobs = f.prompt_logprobs;
   StreamCallback on_token;
   if (f.stream && !f.json)
     on_token = [](const StreamEvent& e) {
@@ -109,6 +126,8 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--logprobs", flags->logprobs,
                   "with --json: each generated token's log-probability and the N most likely alternatives")
       ->check(CLI::Range(0, 20));
+  cmd->add_flag("--prompt-logprobs", flags->prompt_logprobs,
+                "with --logprobs: also each prompt token's log-probability (null for the first)");
   cmd->callback([&result, flags] { result.exit_code = run_generate(*flags); });
 }
 

@@ -59,6 +59,14 @@ std::vector<std::int64_t> resolve_eos_ids(const PackageConfig& config, const tok
   return ids;
 }
 
+// Prompt logprobs and prefill-only requests run one sequence with plain decoding.
+void refuse_prefill_features(const generate::ResolvedRequest& request, const char* mode) {
+  if (request.prompt_logprobs)
+    fail(ErrorCode::kUnsupported, "prompt_logprobs", "prompt log-probabilities are not supported with {}", mode);
+  if (request.prefill_only)
+    fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with {}", mode);
+}
+
 void report(const LoadOptions& options, std::string_view stage, double fraction) {
   if (options.progress) options.progress(stage, fraction);
 }
@@ -71,6 +79,7 @@ GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, cons
   using Drafter = SpeculativeOptions::Drafter;
   if (speculative.drafter == Drafter::kNone)
     return generate::generate_sequence(sequence_model(), request, prompt, state, on_token);
+  refuse_prefill_features(request, "speculative decoding");
   if (speculative.max_draft_tokens < 0)
     fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", speculative.max_draft_tokens);
   if (speculative.drafter == Drafter::kNgram) {
@@ -180,6 +189,7 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
     longest = std::max(longest, ids.back().size());
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
+  refuse_prefill_features(request, "batches");
   return generate::generate_batch(impl_->sequence_model(), request, ids);
 }
 

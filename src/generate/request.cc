@@ -84,9 +84,11 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
   r.sampling = resolve_sampling(options.sampling, package.defaults);
   r.sampling.validate("request");
   if (options.max_new_tokens) {
-    if (*options.max_new_tokens < 1)
-      fail(ErrorCode::kInvalidArgument, "max_new_tokens", "{} must be at least 1", *options.max_new_tokens);
-    r.stop.max_new_tokens = *options.max_new_tokens;
+    if (*options.max_new_tokens < 0)
+      fail(ErrorCode::kInvalidArgument, "max_new_tokens", "{} must be at least 0 (0 = prefill only)",
+           *options.max_new_tokens);
+    r.prefill_only = *options.max_new_tokens == 0;
+    if (!r.prefill_only) r.stop.max_new_tokens = *options.max_new_tokens;
   } else if (package.defaults.max_new_tokens) {
     r.stop.max_new_tokens = *package.defaults.max_new_tokens;
   } else if (package.defaults.max_length) {
@@ -104,6 +106,10 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
     fail(ErrorCode::kInvalidArgument, "logprobs", "{} top alternatives asked; expected 0 to {}", *options.logprobs,
          kMaxTopLogprobs);
   r.logprobs = options.logprobs;
+  if (options.prompt_logprobs && !options.logprobs)
+    fail(ErrorCode::kInvalidArgument, "prompt_logprobs",
+         "prompt log-probabilities need logprobs set (the number of alternatives, 0 to {})", kMaxTopLogprobs);
+  r.prompt_logprobs = options.prompt_logprobs;
   return r;
 }
 

@@ -54,6 +54,8 @@ struct ResolvedRequest {
   int prefill_chunk = 0;
   bool truncate_prompt = false;
   std::optional<int> logprobs;       // unset = off; else alternatives per token, [0, kMaxTopLogprobs]
+  bool prompt_logprobs = false;      // also the prompt's logprobs (logprobs is then set)
+  bool prefill_only = false;         // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable.

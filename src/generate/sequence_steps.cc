@@ -46,7 +46,7 @@ std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> pro
 }
 
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
-                double& run_seconds) {
+                double& run_seconds, const StepHook& on_step) {
   std::int64_t ids_inline[16];
   std::vector<std::int64_t> ids_heap;
   std::int64_t* ids = ids_inline;
@@ -62,6 +62,7 @@ StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const st
     out = decoder.step(std::span<const std::int64_t>(ids + begin, n), static_cast<std::int64_t>(n), {},
                        state.attention, state.cache);
     run_seconds += out.run_seconds;
+    if (on_step) on_step(out, begin, n);
     state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);
   }
   return out;

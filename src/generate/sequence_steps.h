@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -22,10 +23,13 @@ std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const
 // over. Returns the number of tokens kept.
 std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt);
 
+// Called with each step's output and the range of `tokens` that step fed: [begin, begin + n).
+using StepHook = std::function<void(StepOutput& out, std::size_t begin, std::size_t n)>;
+
 // Feeds tokens (in chunks of at most `chunk`, 0 = all) and returns the last step's output;
-// adds the time spent inside ONNX Runtime to `run_seconds`.
+// adds the time spent inside ONNX Runtime to `run_seconds`. `on_step` (may be empty) sees every step.
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
-                double& run_seconds);
+                double& run_seconds, const StepHook& on_step = {});
 
 // Keeps the first `length` positions of the state (KV, attention rows and tokens).
 void truncate_state(SequenceState& state, std::size_t length);

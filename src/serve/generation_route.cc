@@ -114,7 +114,19 @@ void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
   GenerationChannel::Update end = job.channel->wait_finished();
   if (end.error) throw *end.error;
   nlohmann::json logprobs;
-  if (job.request.options.logprobs) logprobs = LogprobsJson(*model, job.meta.endpoint)(end.result->logprobs);
+  LogprobsJson logprobs_json(*model, job.meta.endpoint);
+  if (job.request.echo) {  // completions: the prompt first (text and logprobs)
+    GenerationResult& result = *end.result;
+    if (job.request.options.logprobs) logprobs = logprobs_json.prompt(result.prompt_logprobs, result.prompt_ids);
+    const std::string prompt = job.request.prompt_text ? *job.request.prompt_text
+                                                       : model->detokenize(result.prompt_ids, true);
+    result.text = prompt + result.text;
+  }
+  if (job.request.options.logprobs) {
+    nlohmann::json generated = logprobs_json(end.result->logprobs);
+    if (logprobs.is_null()) logprobs = std::move(generated);
+    else LogprobsJson::append(logprobs, generated);
+  }
   res.set_content(to_text(completion_json(job.meta, *end.result, std::move(logprobs))), "application/json");
 }
 

@@ -68,7 +68,6 @@ void refuse_chat_features(const FieldReader& f) {
 }
 
 void refuse_completion_features(const FieldReader& f) {
-  if (f.boolean("echo").value_or(false)) throw unsupported("echo", "echo is not supported");
   if (f.integer("best_of").value_or(1) != 1) throw unsupported("best_of", "best_of other than 1 is not supported");
   if (!f.string("suffix").value_or("").empty()) throw unsupported("suffix", "suffix (insertion) is not supported");
 }
@@ -123,6 +122,8 @@ void read_completion_prompt(const nlohmann::json& body, const FieldReader& field
   if (prompt == nullptr) throw invalid_request("prompt", "prompt: required (a string)");
   refuse_completion_features(fields);
   read_completion_logprobs(fields, request.options);
+  request.echo = fields.boolean("echo").value_or(false);
+  request.options.prompt_logprobs = request.echo && request.options.logprobs.has_value();
   if (prompt->is_string()) {
     request.prompt_text = prompt->get<std::string>();
     return;

@@ -1,6 +1,6 @@
 // The endpoint-specific part of request parsing: chat `messages` (with the chat-only refusals:
-// tools, logprobs, response_format, ...) and completion `prompt` (with echo, best_of, suffix,
-// logprobs refused). Internal to serve; see api_request.h for the contract.
+// tools, logprobs, response_format, ...) and completion `prompt` (with best_of and suffix refused;
+// echo read, asking for prompt logprobs when logprobs are asked). Internal to serve; see api_request.h for the contract.
 #pragma once
 
 #include <nlohmann/json.hpp>

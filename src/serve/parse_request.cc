@@ -56,10 +56,14 @@ std::map<std::int32_t, float> read_logit_bias(const FieldReader& f) {
   return bias;
 }
 
-void read_max_tokens(const FieldReader& f, GenerationOptions& o) {
+// At least 1; with echo 0 is allowed too (the prompt's logprobs, nothing generated).
+void read_max_tokens(const FieldReader& f, GenerationOptions& o, bool echo) {
   const char* name = f.get("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
   if (auto v = to_int(f, name)) {
-    if (*v < 1) throw invalid_request(name, std::string(name) + ": " + std::to_string(*v) + " must be at least 1");
+    const int least = echo ? 0 : 1;
+    if (*v < least)
+      throw invalid_request(name, std::string(name) + ": " + std::to_string(*v) + " must be at least " +
+                                      std::to_string(least) + (echo ? "" : " (0 only with echo)"));
     o.max_new_tokens = *v;
   }
 }
@@ -104,11 +108,13 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   r.model = *model;
   read_prompt(j, f, r);
   refuse_unsupported(f);
-  read_max_tokens(f, r.options);
+  read_max_tokens(f, r.options, r.echo);
   read_sampling(f, r.options.sampling);
   r.options.stop = read_stop(f);
   r.options.ignore_eos = f.boolean("ignore_eos").value_or(false);
   read_stream(f, r);
+  if (r.echo && r.stream)
+    throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");
   return r;
 }
 

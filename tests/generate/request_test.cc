@@ -84,8 +84,11 @@ TEST(RequestTest, OutOfRangeValuesFailLoudly) {
   o.sampling.top_p = 0.0f;
   EXPECT_THROW(resolve_request(o, {}, 5), Error);
   o = {};
-  o.max_new_tokens = 0;
+  o.max_new_tokens = -1;
   EXPECT_THROW(resolve_request(o, {}, 5), Error);
+  o = {};
+  o.max_new_tokens = 0;  // prefill only
+  EXPECT_TRUE(resolve_request(o, {}, 5).prefill_only);
   o = {};
   o.prefill_chunk = -1;
   EXPECT_THROW(resolve_request(o, {}, 5), Error);

@@ -3,6 +3,8 @@
 // continuation, and the log-softmax of its raw logits at every generated position (computed here
 // in double) must equal `ogai generate --json --logprobs 5`: the chosen token's logprob and each of
 // the top 5 within 1e-3, and the top-5 ids (a swap is accepted only between near-equal values).
+// The same pass checks `--prompt-logprobs`: entry i of the prompt (null for the first) against the
+// log-softmax at position i-1 evaluated at prompt id i.
 //   node transformers_logprobs_peer.cjs OGAI
 'use strict';
 const assert = require('assert');
@@ -23,7 +25,7 @@ const CASES = [
 
 function ogaiLogprobs(prompt, tokens) {
   const out = execFileSync(ogaiBin, ['generate', pkg, '--prompt', prompt, '--max-new-tokens', String(tokens),
-    '--threads', '1', '--json', '--logprobs', String(TOP)], { encoding: 'utf8' });
+    '--threads', '1', '--json', '--logprobs', String(TOP), '--prompt-logprobs'], { encoding: 'utf8' });
   return JSON.parse(out);
 }
 
@@ -47,6 +49,31 @@ function topIds(lp, n) {
   return lp.map((v, id) => ({ id, v })).sort((a, b) => b.v - a.v || a.id - b.id).slice(0, n);
 }
 
+// One entry ({id, logprob, top}) against the peer's log-softmax row `lp`.
+function checkEntry(entry, lp, where) {
+  assert.ok(Math.abs(entry.logprob - lp[entry.id]) < TOLERANCE, `${where}: logprob ${entry.logprob} vs ${lp[entry.id]}`);
+  const peerTop = topIds(lp, TOP);
+  assert.strictEqual(entry.top.length, TOP, `${where}: top length`);
+  entry.top.forEach((t, k) => {
+    assert.ok(Math.abs(t.logprob - lp[t.id]) < TOLERANCE, `${where}: top[${k}] id ${t.id}: ${t.logprob} vs ${lp[t.id]}`);
+    const same = t.id === peerTop[k].id || Math.abs(lp[t.id] - peerTop[k].v) < 1e-5;
+    assert.ok(same, `${where}: top[${k}] id ${t.id} vs the peer's ${peerTop[k].id}`);
+  });
+}
+
+// Prompt entries: null first, then entry i against the row at position i-1.
+function checkPrompt(ours, logits, prompt) {
+  const n = ours.prompt_ids.length;
+  assert.strictEqual(ours.prompt_logprobs.length, n, `${prompt}: one prompt entry per prompt id`);
+  assert.strictEqual(ours.prompt_logprobs[0], null, `${prompt}: the first prompt entry is null`);
+  peerLogSoftmax(logits, 0, n - 1).forEach((lp, i) => {
+    const entry = ours.prompt_logprobs[i + 1];
+    assert.strictEqual(entry.id, ours.prompt_ids[i + 1], `${prompt} prompt position ${i + 1}: id`);
+    checkEntry(entry, lp, `${JSON.stringify(prompt)} prompt position ${i + 1}`);
+  });
+  return n - 1;
+}
+
 async function main() {
   env.allowRemoteModels = false;
   env.localModelPath = transformersFolder(pkg, path.join(process.env.OGAI_BINARY_DIR, 'transformers_js'), 'stories260k');
@@ -66,18 +93,13 @@ async function main() {
       const where = `${JSON.stringify(prompt)} position ${i}`;
       const entry = ours.logprobs[i];
       assert.strictEqual(entry.id, ours.ids[i], `${where}: id`);
-      assert.ok(Math.abs(entry.logprob - lp[entry.id]) < TOLERANCE, `${where}: logprob ${entry.logprob} vs ${lp[entry.id]}`);
-      const peerTop = topIds(lp, TOP);
-      assert.strictEqual(entry.top.length, TOP, `${where}: top length`);
-      entry.top.forEach((t, k) => {
-        assert.ok(Math.abs(t.logprob - lp[t.id]) < TOLERANCE, `${where}: top[${k}] id ${t.id}: ${t.logprob} vs ${lp[t.id]}`);
-        const same = t.id === peerTop[k].id || Math.abs(lp[t.id] - peerTop[k].v) < 1e-5;
-        assert.ok(same, `${where}: top[${k}] id ${t.id} vs the peer's ${peerTop[k].id}`);
-      });
+      checkEntry(entry, lp, where);
       assert.strictEqual(entry.top[0].id, ours.ids[i], `${where}: greedy picks top[0]`);
       ++positions;
     });
-    console.log(`${JSON.stringify(prompt)}: ${rows.length} positions agree`);
+    const promptPositions = checkPrompt(ours, logits, prompt);
+    positions += promptPositions;
+    console.log(`${JSON.stringify(prompt)}: ${rows.length} generated and ${promptPositions} prompt positions agree`);
   }
   console.log(`transformers.js logprobs peer: ${positions} positions checked`);
 }

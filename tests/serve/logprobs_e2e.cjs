@@ -154,7 +154,9 @@ describe('logprobs through ogai serve (stories260k)', () => {
       ['top_logprobs', () => client.chat.completions.create({ ...chat, logprobs: true, top_logprobs: -1 })],
       ['logprobs', () => client.chat.completions.create({ ...chat, logprobs: 3 })],
       ['logprobs', () => client.completions.create({ model: MODEL, prompt: 'a', logprobs: 6 })],
-      ['echo', () => client.completions.create({ model: MODEL, prompt: 'a', logprobs: 1, echo: true })],
+      ['echo', () => client.completions.create({ model: MODEL, prompt: 'a', logprobs: 1, echo: true, stream: true })],
+      ['max_tokens', () => client.completions.create({ model: MODEL, prompt: 'a', echo: true, max_tokens: -1 })],
+      ['max_tokens', () => client.completions.create({ model: MODEL, prompt: 'a', max_tokens: 0 })],
     ];
     for (const [param, call] of cases) {
       await assert.rejects(call, (e) => {

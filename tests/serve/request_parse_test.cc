@@ -185,13 +185,26 @@ TEST(ParseCompletion, PromptForms) {
   EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"x"})").endpoint, Endpoint::kCompletion);
 }
 
+TEST(ParseCompletion, Echo) {
+  auto scored = parse_completion_request(R"({"model":"m","prompt":"a","echo":true,"logprobs":2,"max_tokens":0})");
+  EXPECT_TRUE(scored.echo);
+  EXPECT_TRUE(scored.options.prompt_logprobs);
+  EXPECT_EQ(scored.options.max_new_tokens, 0);
+  auto text_only = parse_completion_request(R"({"model":"m","prompt":"a","echo":true})");
+  EXPECT_TRUE(text_only.echo);
+  EXPECT_FALSE(text_only.options.prompt_logprobs);  // no logprobs asked: nothing to score
+  EXPECT_FALSE(parse_completion_request(R"({"model":"m","prompt":"a","logprobs":1})").options.prompt_logprobs);
+}
+
 TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m"})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":5})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":[]})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":[1,-2]})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":["a","b"]})").code, "unsupported");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true})").param, "echo");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true,"stream":true})").param, "echo");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","max_tokens":0})").param, "max_tokens");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true,"max_tokens":-1})").param, "max_tokens");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2})").param, "best_of");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","suffix":"end"})").param, "suffix");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":6})").param, "logprobs");
