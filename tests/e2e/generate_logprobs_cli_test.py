@@ -72,6 +72,21 @@ class LogprobsCliTest(unittest.TestCase):
         self.assertIn("--logprobs needs --json", r.stderr)
         self.assertEqual(r.stdout, "")
 
+    def test_prompt_logprobs_come_last(self):
+        doc = generate_json(self, "--max-new-tokens", "2", "--logprobs", "1", "--prompt-logprobs")
+        self.assertEqual(list(doc)[-2:], ["logprobs", "prompt_logprobs"])
+        self.assertEqual(len(doc["prompt_logprobs"]), len(doc["prompt_ids"]))
+        self.assertIsNone(doc["prompt_logprobs"][0])
+        self.assertEqual([e["id"] for e in doc["prompt_logprobs"][1:]], doc["prompt_ids"][1:])
+        scored = generate_json(self, "--max-new-tokens", "0", "--logprobs", "1", "--prompt-logprobs")
+        self.assertEqual(scored["ids"], [])
+        self.assertEqual(scored["prompt_logprobs"], doc["prompt_logprobs"])
+
+    def test_prompt_logprobs_without_logprobs_is_a_usage_error(self):
+        r = generate("--max-new-tokens", "3", "--json", "--prompt-logprobs")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--prompt-logprobs needs --logprobs", r.stderr)
+
     def test_out_of_range_is_a_usage_error(self):
         for bad in ("21", "-1", "x"):
             r = generate("--max-new-tokens", "3", "--json", "--logprobs", bad)
