@@ -279,7 +279,7 @@ class BadInputTest(unittest.TestCase):
         cases = [(("--temperature", "-0.5"), "temperature"), (("--top-p", "0"), "top_p"),
                  (("--top-p", "1.5"), "top_p"), (("--top-k", "-1"), "top_k"),
                  (("--min-p", "2"), "min_p"), (("--repetition-penalty", "0"), "repetition_penalty"),
-                 (("--max-new-tokens", "0"), "max_new_tokens")]
+                 (("--max-new-tokens", "-1"), "max_new_tokens")]
         for flags, name in cases:
             with self.subTest(flags=flags):
                 self.assert_fails(generate(*flags), name, flags[1])

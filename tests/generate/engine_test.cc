@@ -195,7 +195,7 @@ TEST(EngineTest, InvalidSamplingValuesNameTheField) {
   o = greedy(5);
   o.sampling.top_p = 1.5f;
   EXPECT_THROW(stories()->generate("x", o), Error);
-  o = greedy(0);
+  o = greedy(-1);  // 0 is prefill only (prompt_logprobs_test.cc)
   EXPECT_THROW(stories()->generate("x", o), Error);
 }
 
