@@ -9,6 +9,7 @@
 
 #include "generate/decoder.h"
 #include "generate/package_config.h"
+#include "generate/prompt_logprobs.h"
 #include "metadata/package.h"
 #include "ogai/ogai.h"
 
@@ -133,6 +134,27 @@ TEST(PromptLogprobsTest, UnsupportedCombinationsFailClearly) {
   }
   std::vector<std::string> prompts = {"Once", "upon"};
   EXPECT_THROW(model->generate_batch(prompts, prompt_options(2, 1)), Error);
+}
+
+// A graph whose logits hold only the last position cannot give prompt logprobs: a clear error.
+TEST(PromptLogprobsTest, LastPositionOnlyLogitsAreRefused) {
+  const std::vector<std::int32_t> prompt = {1, 2, 3};
+  std::vector<std::optional<TokenLogprobs>> entries;
+  generate::PromptLogprobs recorder(prompt, 1, entries);
+  generate::StepOutput out;
+  out.logits = ort::Tensor::zeros(DataType::kFloat32, {1, 1, 8});
+  try {
+    recorder.observe(out, 0, 3);
+    FAIL() << "one logits row for three fed tokens was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(e.where(), "prompt_logprobs");
+  }
+  out.logits = ort::Tensor::zeros(DataType::kFloat32, {1, 3, 8});
+  recorder.observe(out, 0, 3);  // all positions: entries 1 and 2 (uniform row: log(1/8))
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_FALSE(entries[0]);
+  EXPECT_NEAR(entries[2]->logprob, -std::log(8.0), 1e-6);
 }
 
 }  // namespace
