@@ -23,6 +23,13 @@ inline double time_best(int runs, const std::function<void()>& body) {
   return best;
 }
 
+// The lowest mean seconds per call over `rounds` rounds of `calls` back-to-back calls each.
+inline double time_best_mean(int rounds, int calls, const std::function<void()>& body) {
+  return time_best(rounds, [&] {
+           for (int i = 0; i < calls; ++i) body();
+         }) / calls;
+}
+
 // Peak resident set size of this process so far, in MiB.
 inline double peak_rss_mib() {
   rusage usage{};

@@ -15,6 +15,7 @@
 
 #include "generate/token_logprobs.h"
 #include "sampling/rng.h"
+#include "bench/bench_util.h"
 #include "sampling/sampler.h"
 
 namespace {
@@ -27,17 +28,6 @@ std::vector<float> make_logits(size_t vocab) {
   return x;
 }
 
-double best_seconds(int rounds, int calls, const std::function<void()>& body) {
-  double best = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) body();
-    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    best = std::min(best, took.count() / calls);
-  }
-  return best;
-}
-
 void run_vocab(size_t vocab, bool quick) {
   const std::vector<float> logits = make_logits(vocab);
   std::vector<float> row(vocab);
@@ -45,13 +35,13 @@ void run_vocab(size_t vocab, bool quick) {
   const int rounds = quick ? 3 : 7;
   auto copy = [&] { std::memcpy(row.data(), logits.data(), vocab * sizeof(float)); };
   volatile float sink = 0;
-  const double copy_s = best_seconds(rounds, calls, [&] { copy(); sink = sink + row[vocab / 2]; });
+  const double copy_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + row[vocab / 2]; });
   ogai::sampling::SamplingParams params;
   params.do_sample = false;
   ogai::sampling::Sampler sampler(params, static_cast<int64_t>(vocab));
   auto per_token = [&](std::optional<int> n) {
     ogai::generate::LogprobRecorder recorder(n);
-    double s = best_seconds(rounds, calls, [&] {
+    double s = ogai::bench::time_best_mean(rounds, calls, [&] {
       copy();
       const auto token = sampler.sample(recorder.observe(row));
       const ogai::TokenLogprobs* e = recorder.entry(static_cast<std::int32_t>(token));

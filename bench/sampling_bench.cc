@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sampling/rng.h"
+#include "bench/bench_util.h"
 #include "sampling/sampler.h"
 
 namespace {
@@ -36,18 +37,6 @@ int64_t plain_argmax(const float* x, size_t n) {
   size_t best = 0;
   for (size_t i = 1; i < n; ++i) if (x[i] > x[best]) best = i;
   return static_cast<int64_t>(best);
-}
-
-// Best (lowest) mean seconds per call over `rounds` rounds of `calls` calls each.
-double best_seconds(int rounds, int calls, const std::function<void()>& body) {
-  double best = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) body();
-    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    best = std::min(best, took.count() / calls);
-  }
-  return best;
 }
 
 struct Config {
@@ -84,8 +73,8 @@ void run_vocab(size_t vocab, bool quick) {
   const int rounds = quick ? 3 : 7;
   auto copy = [&] { std::memcpy(row.data(), logits.data(), vocab * sizeof(float)); };
   volatile int64_t sink = 0;
-  double copy_s = best_seconds(rounds, calls, [&] { copy(); sink = sink + row[vocab / 2]; });
-  double argmax_s = best_seconds(rounds, calls, [&] { copy(); sink = sink + plain_argmax(row.data(), vocab); });
+  double copy_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + row[vocab / 2]; });
+  double argmax_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + plain_argmax(row.data(), vocab); });
   argmax_s = std::max(argmax_s - copy_s, 1e-12);
   std::printf("V=%zu: plain argmax %.2f us/token (row copy %.2f us, subtracted below)\n", vocab,
               argmax_s * 1e6, copy_s * 1e6);
@@ -94,7 +83,7 @@ void run_vocab(size_t vocab, bool quick) {
   for (const Config& config : configs()) {
     Sampler sampler(config.params, static_cast<int64_t>(vocab));
     sampler.reset(history);
-    double chain_s = best_seconds(rounds, calls, [&] { copy(); sink = sink + sampler.sample(row); });
+    double chain_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + sampler.sample(row); });
     chain_s = std::max(chain_s - copy_s, 0.0);
     std::printf("  %-28s %9.2f us/token   ratio to argmax %7.2f\n", config.name, chain_s * 1e6,
                 chain_s / argmax_s);

@@ -26,6 +26,14 @@ def run(exe, *args, stdin=None, env=None, timeout=120):
     return subprocess.run([exe, *args], input=stdin, capture_output=True, text=True, env=env, timeout=timeout)
 
 
+def json_line(test, result):
+    """The one JSON object a successful `--json` command printed on its one stdout line."""
+    test.assertEqual(result.returncode, 0, result.stderr)
+    lines = result.stdout.splitlines()
+    test.assertEqual(len(lines), 1, result.stdout)
+    return json.loads(lines[0])
+
+
 def stories_golden():
     """(ids, text) of the README's golden greedy continuation of "Once upon a time"."""
     with open(os.path.join(SHARED, "models", "stories260k", "README.md"), encoding="utf-8") as f:

@@ -10,7 +10,7 @@ import os
 import sys
 import unittest
 
-from cli_support import (STORIES, STORIES_PROMPT, STORIES_PROMPT_IDS, TINY_E2B, copy_package, run,
+from cli_support import (STORIES, STORIES_PROMPT, STORIES_PROMPT_IDS, TINY_E2B, copy_package, json_line, run,
                          stories_golden, temp_dir, without_chat_template, BINARY)
 
 OGAI = sys.argv.pop(1)
@@ -27,11 +27,7 @@ def generate(*flags, package=STORIES, prompt=STORIES_PROMPT):
 
 
 def generate_json(test, *flags, **kw):
-    r = generate(*flags, "--json", **kw)
-    test.assertEqual(r.returncode, 0, r.stderr)
-    lines = r.stdout.splitlines()
-    test.assertEqual(len(lines), 1, r.stdout)
-    return json.loads(lines[0])
+    return json_line(test, generate(*flags, "--json", **kw))
 
 
 class GoldenTest(unittest.TestCase):

@@ -9,7 +9,7 @@ import math
 import sys
 import unittest
 
-from cli_support import STORIES, STORIES_PROMPT, TINY_E2B, run, stories_golden
+from cli_support import STORIES, STORIES_PROMPT, TINY_E2B, json_line, run, stories_golden
 
 OGAI = sys.argv.pop(1)
 GOLDEN_IDS, GOLDEN_TEXT = stories_golden()
@@ -20,11 +20,7 @@ def generate(*flags, package=STORIES):
 
 
 def generate_json(test, *flags, **kw):
-    r = generate(*flags, "--json", **kw)
-    test.assertEqual(r.returncode, 0, r.stderr)
-    lines = r.stdout.splitlines()
-    test.assertEqual(len(lines), 1, r.stdout)
-    return json.loads(lines[0])
+    return json_line(test, generate(*flags, "--json", **kw))
 
 
 class LogprobsCliTest(unittest.TestCase):
