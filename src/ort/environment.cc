@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "base/log.h"
 #include "ort/ort_api.h"
@@ -27,11 +29,24 @@ OrtLoggingLevel ort_level() {
   return ORT_LOGGING_LEVEL_WARNING;
 }
 
+// ONNX Runtime's Linux builds start a telemetry system with the environment: it writes
+// /tmp/mat-debug-PID.log (in TMPDIR), a session file and a database under
+// ~/.cache/Microsoft/DeveloperTools/.onnxruntime/. ORT reads ORT_DISABLE_TELEMETRY=1 when the
+// environment is created, so it is set first unless the user opted in with OGAI_ORT_TELEMETRY=1.
+bool telemetry_opted_in() {
+  const char* v = std::getenv("OGAI_ORT_TELEMETRY");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 }  // namespace
 
 Ort::Env& environment() {
   static Ort::Env* env = guard("ONNX Runtime environment", [] {
-    return new Ort::Env(ort_level(), "ogai", ort_logger, nullptr);  // intentionally never freed
+    bool telemetry = telemetry_opted_in();
+    if (!telemetry) ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+    auto* created = new Ort::Env(ort_level(), "ogai", ort_logger, nullptr);  // intentionally never freed
+    if (!telemetry) created->DisableTelemetryEvents();
+    return created;
   });
   return *env;
 }

@@ -10,7 +10,8 @@
 namespace ogai::ort {
 
 // The process-wide environment, created on first use and kept until exit (every session needs
-// it alive; ORT requires exactly one).
+// it alive; ORT requires exactly one). Its telemetry is off (no files under TMPDIR or ~/.cache)
+// unless OGAI_ORT_TELEMETRY=1: creating it sets ORT_DISABLE_TELEMETRY=1 with setenv().
 Ort::Env& environment();
 
 // Runs `body`; an Ort::Exception becomes ogai::Error(kRuntime) naming `where`.
