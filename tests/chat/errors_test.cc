@@ -140,6 +140,31 @@ TEST(Limits, LongOperatorChainsCannotOverflowTheStack) {
   EXPECT_EQ(Template::parse(sum150 + " }}", "t").render(Json::object()), "151");
 }
 
+// Issue 12 finding 8: `a if c else b if c else ...` recursed once per link without counting it.
+TEST(Limits, ConditionalChainsCountAgainstTheNestingBudget) {
+  std::string chain = "{{ ";
+  for (int i = 0; i < 300000; ++i) chain += "1 if 1 else ";
+  EXPECT_EQ(error_of(chain + "0 }}").message(), "template syntax error: template nested more than 200 levels deep");
+  std::string chain150 = "{{ ";
+  for (int i = 0; i < 150; ++i) chain150 += "0 if 0 else ";
+  EXPECT_EQ(Template::parse(chain150 + "7 }}", "t").render(Json::object()), "7");
+}
+
+// One budget for every recursive construct: levels of different kinds add up.
+TEST(Limits, EveryConstructSharesOneNestingBudget) {
+  auto mixed = [](int each) {
+    std::string s;
+    for (int i = 0; i < each; ++i) s += "{% if true %}";
+    s += "{{ " + std::string(each, '(') + "[";
+    for (int i = 0; i < each; ++i) s += "0 if 0 else ";
+    s += "1]" + std::string(each, ')') + " }}";
+    for (int i = 0; i < each; ++i) s += "{% endif %}";
+    return s;
+  };
+  EXPECT_EQ(Template::parse(mixed(40), "t").render(Json::object()), "[1]");
+  EXPECT_EQ(error_of(mixed(70)).message(), "template syntax error: template nested more than 200 levels deep");
+}
+
 TEST(Limits, BranchingMacroCallsAreBounded) {
   RenderOptions o;
   o.limits.max_loop_iterations = 100000;

@@ -45,8 +45,9 @@ ExprPtr Parser::if_expression() {
   ExprPtr cond = or_expression();
   ExprPtr otherwise;
   if (is_name("else")) {
-    take();
+    enter(take());  // `a if c else b if d else ...` nests one level per link
     otherwise = if_expression();
+    leave();
   }
   return std::make_unique<Conditional>(at.pos, std::move(a), std::move(cond), std::move(otherwise));
 }
