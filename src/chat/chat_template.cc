@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 
 namespace ogai::chat {
 namespace fs = std::filesystem;
@@ -18,14 +19,7 @@ std::string token_text(const Json& v) {
   return {};
 }
 
-Json read_json(const fs::path& path) {
-  std::string text = read_file(path);
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    fail(ErrorCode::kParse, path.string(), "invalid JSON: {}", e.what());
-  }
-}
+Json read_json(const fs::path& path) { return parse_json_bounded<Json>(read_file(path), path.string()); }
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/json_parse.h"
 #include "chat/chat_template.h"
 #include "cli/command.h"
 #include "ogai/error.h"
@@ -33,12 +34,10 @@ int usage_error(const std::string& message) {
 // Reads a JSON document from `path`; on failure prints why and returns false.
 bool read_json_file(const std::string& path, const char* flag, chat::Json& out) {
   try {
-    out = chat::Json::parse(read_file(path));
+    out = parse_json_bounded<chat::Json>(read_file(path), path);
     return true;
   } catch (const Error& e) {
-    usage_error(std::string(flag) + ": " + e.what());
-  } catch (const chat::Json::exception& e) {
-    usage_error(std::string(flag) + " " + path + ": invalid JSON: " + e.what());
+    usage_error(std::string(flag) + " " + e.what());
   }
   return false;
 }
@@ -55,8 +54,8 @@ int build_request(const TemplateArgs& a, chat::ChatRequest& request) {
     std::size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0) return usage_error("--var '" + v + "': expected KEY=JSON");
     try {
-      request.variables[v.substr(0, eq)] = chat::Json::parse(v.substr(eq + 1));
-    } catch (const chat::Json::exception& e) {
+      request.variables[v.substr(0, eq)] = parse_json_bounded<chat::Json>(v.substr(eq + 1), "--var");
+    } catch (const Error&) {
       return usage_error("--var '" + v + "': the value is not JSON (quote strings: KEY='\"text\"')");
     }
   }

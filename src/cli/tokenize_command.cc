@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/json_parse.h"
 #include "cli/command.h"
 #include "tokenizer/tokenizer.h"
 
@@ -34,9 +35,9 @@ std::string read_stdin() {
 std::vector<std::int32_t> parse_ids(const std::string& text) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(ErrorCode::kInvalidArgument, "stdin", "expected a JSON array of token ids: {}", e.what());
+    j = parse_json_bounded<nlohmann::json>(text, "stdin");
+  } catch (const Error& e) {
+    fail(ErrorCode::kInvalidArgument, "stdin", "expected a JSON array of token ids: {}", e.message());
   }
   if (!j.is_array()) fail(ErrorCode::kInvalidArgument, "stdin", "expected a JSON array of token ids");
   std::vector<std::int32_t> ids;

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 
 namespace ogai::metadata {
 
@@ -108,9 +109,9 @@ std::optional<nlohmann::json> read_side_json(const fs::path& file, Diagnostics& 
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
   try {
-    return nlohmann::json::parse(read_file(file));
-  } catch (const std::exception& e) {
-    diags.report("PKG", file.filename().string(), "{} is not valid JSON: {}", file.string(), e.what());
+    return parse_json_bounded<nlohmann::json>(read_file(file), file.filename().string());
+  } catch (const Error& e) {
+    diags.report("PKG", file.filename().string(), "{} is not valid JSON: {}", file.filename().string(), e.message());
     return std::nullopt;
   }
 }

@@ -120,6 +120,23 @@ TEST(ChatTemplate, MissingOrEmptySourcesAreClearErrors) {
   }
 }
 
+// Issue 12 finding 9: a package's tokenizer_config.json nested 150,000 deep with a sibling key.
+TEST(ChatTemplate, DeeplyNestedTokenizerConfigIsRefusedWhileParsing) {
+  fs::path dir = scratch("deep");
+  std::string deep = R"({"chat_template": "x", "extra": )" + std::string(150000, '[') + std::string(150000, ']') + R"(, "eos_token": "</s>"})";
+  write_file(dir / "tokenizer_config.json", deep);
+  for (const fs::path& source : {dir, dir / "tokenizer_config.json"}) {
+    try {
+      ChatTemplate::load(source);
+      FAIL() << source;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kParse);
+      EXPECT_EQ(e.where(), (dir / "tokenizer_config.json").string());
+      EXPECT_EQ(e.message(), "JSON nested more than 256 levels deep");
+    }
+  }
+}
+
 TEST(ChatTemplate, RendersConcurrentlyFromManyThreads) {
   auto t = ChatTemplate::load(kShared / "chat_templates/qwen2.5.tokenizer_config.json");
   ChatRequest r = conversation();

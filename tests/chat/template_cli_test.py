@@ -63,6 +63,17 @@ class TemplateCliTest(unittest.TestCase):
         self.assertIn("--var 'flag=notjson'", r.stderr)
         self.assertEqual(ogai(t).returncode, 2)
 
+    def test_deeply_nested_json_is_refused_while_parsing(self):
+        # Issue 12 finding 9: 150,000 levels then a sibling key overflowed the stack (SIGSEGV).
+        deep = '[{"x": ' + "[" * 150000 + "]" * 150000 + ', "role": "user", "content": "a"}]'
+        t = os.path.join(TEMPLATES, "qwen2.5-synthetic.chat_template.jinja")
+        for flag in ("--messages", "--tools"):
+            args = ["--messages", self.write("m.json", [])] if flag == "--tools" else []
+            r = ogai(t, *args, flag, self.write("deep.json", deep))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(flag + " " + os.path.join(self.dir.name, "deep.json") + ": JSON nested more than 256 levels deep",
+                          r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

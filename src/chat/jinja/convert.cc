@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/json_parse.h"
 #include "chat/jinja/error.h"
 
 namespace ogai::chat::jinja {
 namespace {
 
-constexpr int kMaxDepth = 256;
+constexpr int kMaxDepth = kMaxJsonDepth;  // as deep as parse_json_bounded lets a document be
 
 // A canonical array index ("0", "17"; not "01" or "-1") below 2^32 - 1.
 bool is_array_index(std::string_view k, std::uint64_t& value) {
