@@ -21,7 +21,50 @@ bool starts_with_word(std::string_view s) {
   return is_word_char(next_char(s, i));
 }
 
+// The entry's "id": a non-negative 32-bit integer, or -1 when absent.
+std::int32_t declared_id(const JsonValue& item) {
+  auto v = item.find("id");
+  if (!v || v->is_null()) return -1;
+  std::int64_t id = v->as_int();
+  if (id < 0 || id > INT32_MAX)
+    fail(ErrorCode::kParse, item.source(), "expected a non-negative 32-bit token id at {}.id, got {}", item.path(), id);
+  return static_cast<std::int32_t>(id);
+}
+
 }  // namespace
+
+// Ids, first rule that applies: a content seen before keeps its id; a content in the model
+// vocabulary keeps that id (as Hugging Face's libraries do); a token with a declared "id" keeps it
+// (as transformers.js does, where the Rust library renumbers: it is the row of the graph's
+// logits); else the next id after the vocabulary and the added tokens seen so far.
+void AddedVocabulary::assign_ids(const Model& model) {
+  std::int64_t vocab_size = static_cast<std::int64_t>(model.vocab().size());
+  std::int64_t max_added = -1;
+  for (AddedToken& t : tokens_) {
+    std::int64_t id = by_content_.find(t.content);
+    if (id < 0) id = model.vocab().find(t.content);
+    if (id < 0) id = t.id;
+    if (id < 0) id = max_added < 0 ? vocab_size : (max_added >= vocab_size || vocab_size == 0 ? max_added + 1 : vocab_size);
+    if (id > INT32_MAX) fail(ErrorCode::kParse, "added_tokens", "no 32-bit id is left for added token '{}'", t.content);
+    t.id = static_cast<std::int32_t>(id);
+    by_content_.set(t.content, t.id);
+    max_added = std::max(max_added, id);
+  }
+  max_id_ = static_cast<std::int32_t>(max_added);
+}
+
+// id -> index into tokens_ (a later token with the same id wins), dense or sorted by id.
+void AddedVocabulary::index_ids() {
+  if (ids_are_compact(max_id_, tokens_.size())) {
+    index_by_id_.assign(static_cast<std::size_t>(max_id_) + 1, -1);
+    for (std::size_t i = 0; i < tokens_.size(); ++i) index_by_id_[tokens_[i].id] = static_cast<std::int32_t>(i);
+    return;
+  }
+  for (std::size_t i = 0; i < tokens_.size(); ++i) sparse_index_.emplace_back(tokens_[i].id, static_cast<std::int32_t>(i));
+  std::stable_sort(sparse_index_.begin(), sparse_index_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto last_of_each = std::unique(sparse_index_.rbegin(), sparse_index_.rend(), [](const auto& a, const auto& b) { return a.first == b.first; });
+  sparse_index_.erase(sparse_index_.begin(), last_of_each.base());
+}
 
 void AddedVocabulary::Matcher::build() {
   terminal.assign(1, -1);
@@ -66,23 +109,12 @@ void AddedVocabulary::load(const std::optional<JsonValue>& value, const Model& m
       t.lstrip = item.bool_or("lstrip", false);
       t.rstrip = item.bool_or("rstrip", false);
       t.normalized = item.bool_or("normalized", !t.special);
+      t.id = declared_id(item);
       if (!t.content.empty()) tokens_.push_back(std::move(t));
     }
   }
-  // Ids as Hugging Face assigns them: an existing content keeps its id, a new one goes after.
-  std::int32_t vocab_size = static_cast<std::int32_t>(model.vocab().size());
-  std::int32_t max_added = -1;
-  for (AddedToken& t : tokens_) {
-    std::int32_t id = by_content_.find(t.content);
-    if (id < 0) id = model.vocab().find(t.content);
-    if (id < 0) id = max_added < 0 ? vocab_size : (max_added >= vocab_size || vocab_size == 0 ? max_added + 1 : vocab_size);
-    t.id = id;
-    by_content_.set(t.content, id);
-    max_added = std::max(max_added, id);
-  }
-  max_id_ = max_added;
-  index_by_id_.assign(static_cast<std::size_t>(max_id_ + 1), -1);
-  for (std::size_t i = 0; i < tokens_.size(); ++i) index_by_id_[tokens_[i].id] = static_cast<std::int32_t>(i);
+  assign_ids(model);
+  index_ids();
   // Special tokens first, then the others (the order Hugging Face builds its matchers in).
   std::vector<std::size_t> order(tokens_.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -105,8 +137,10 @@ void AddedVocabulary::load(const std::optional<JsonValue>& value, const Model& m
 }
 
 const AddedToken* AddedVocabulary::by_id(std::int32_t id) const {
-  if (id < 0 || id > max_id_ || index_by_id_[id] < 0) return nullptr;
-  return &tokens_[index_by_id_[id]];
+  if (id < 0 || id > max_id_) return nullptr;
+  if (sparse_index_.empty()) return index_by_id_[id] < 0 ? nullptr : &tokens_[index_by_id_[id]];
+  auto it = std::lower_bound(sparse_index_.begin(), sparse_index_.end(), id, [](const auto& e, std::int32_t v) { return e.first < v; });
+  return it == sparse_index_.end() || it->first != id ? nullptr : &tokens_[it->second];
 }
 
 bool AddedVocabulary::is_special(std::int32_t id) const {

@@ -2,9 +2,11 @@
 // runs, as Hugging Face does: tokens with normalized=false are found in the raw input, the
 // others in the normalized text; the leftmost, then longest, match wins; single_word tokens
 // only match between non-word characters; lstrip/rstrip tokens swallow the whitespace beside
-// them. Ids follow Hugging Face's assignment (a content already in the model vocabulary keeps
-// that id; a new one gets the next id after the vocabulary). Built once at load; immutable and
-// thread-safe afterwards.
+// them. A content already in the model vocabulary keeps that id (as Hugging Face's libraries do);
+// another token keeps its declared "id" (as transformers.js does: the id the graph was trained
+// with, even beyond the model vocabulary, where the Rust library renumbers); one without an id
+// gets the next id after the vocabulary. The id index costs the number of tokens, not the largest id. Built once at load;
+// immutable and thread-safe afterwards.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +65,11 @@ class AddedVocabulary {
 
   std::vector<AddedToken> tokens_;  // in file order
   StringMap by_content_;
-  std::vector<std::int32_t> index_by_id_;  // id -> index into tokens_, or -1
+  void assign_ids(const Model& model);
+  void index_ids();
+
+  std::vector<std::int32_t> index_by_id_;  // compact ids: id -> index into tokens_, or -1
+  std::vector<std::pair<std::int32_t, std::int32_t>> sparse_index_;  // sparse ids: (id, index), sorted
   Matcher raw_, normalized_;
   std::int32_t max_id_ = -1;
 };

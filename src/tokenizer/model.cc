@@ -1,5 +1,7 @@
 #include "tokenizer/model.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "tokenizer/bpe.h"
 
@@ -22,19 +24,34 @@ void Vocabulary::set_many(const std::string_view* tokens, const std::int32_t* id
 // Builds id -> token from the entries in insertion order (ids usually ascend, so the writes are
 // sequential). With a token listed twice, the later id wins, as in a JSON object read into a map.
 void Vocabulary::finish() {
-  std::int32_t max = -1;
-  for (const Entry& e : entries_) max = std::max(max, e.id);
-  to_token_.assign(static_cast<std::size_t>(max + 1), std::string_view());
-  present_.assign(static_cast<std::size_t>(max + 1), false);
+  for (const Entry& e : entries_) max_id_ = std::max(max_id_, e.id);
+  bool dense = ids_are_compact(max_id_, entries_.size());
+  std::size_t slots = dense ? static_cast<std::size_t>(max_id_) + 1 : 0;
+  to_token_.assign(slots, std::string_view());
+  present_.assign(slots, false);
   bool duplicates = to_id_.size() != entries_.size();  // only then can an entry be stale
   for (const Entry& e : entries_) {
     std::string_view token = to_id_.key_at(e.offset, e.len);
     if (duplicates && to_id_.find(token) != e.id) continue;
+    if (!dense) {
+      sparse_.emplace_back(e.id, token);
+      continue;
+    }
     to_token_[e.id] = token;
     present_[e.id] = true;
   }
+  // Two tokens with one id: the later one wins, as in the dense table.
+  std::stable_sort(sparse_.begin(), sparse_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto last_of_each = std::unique(sparse_.rbegin(), sparse_.rend(), [](const auto& a, const auto& b) { return a.first == b.first; });
+  sparse_.erase(sparse_.begin(), last_of_each.base());
   entries_.clear();
   entries_.shrink_to_fit();
+}
+
+std::optional<std::string_view> Vocabulary::sparse_token(std::int32_t id) const {
+  auto it = std::lower_bound(sparse_.begin(), sparse_.end(), id, [](const auto& e, std::int32_t v) { return e.first < v; });
+  if (it == sparse_.end() || it->first != id) return std::nullopt;
+  return it->second;
 }
 
 void read_vocab_object(const JsonValue& value, Vocabulary& vocab) {

@@ -16,7 +16,9 @@
 
 namespace ogai::tokenizer {
 
-// A vocabulary: token <-> id in both directions.
+// A vocabulary: token <-> id in both directions. Memory follows the number of tokens, not the
+// largest id: id -> token is a dense table when the ids are compact (at most about twice as many
+// slots as tokens), else a sorted list searched in O(log n) (a sparse id such as 10^9).
 class Vocabulary {
  public:
   void reserve(std::size_t n, std::size_t key_bytes = 0) {
@@ -35,11 +37,13 @@ class Vocabulary {
     to_id_.find_many(tokens, n, out);
   }
   std::optional<std::string_view> token(std::int32_t id) const {
+    if (!sparse_.empty()) return sparse_token(id);
     if (id < 0 || static_cast<std::size_t>(id) >= to_token_.size() || !present_[id]) return std::nullopt;
     return to_token_[id];
   }
   std::size_t size() const { return to_id_.size(); }
-  std::int32_t max_id() const { return static_cast<std::int32_t>(to_token_.size()) - 1; }
+  // The largest id, or -1 when empty.
+  std::int32_t max_id() const { return max_id_; }
 
  private:
   struct Entry {
@@ -48,9 +52,17 @@ class Vocabulary {
   };
   StringMap to_id_;
   std::vector<Entry, HugePageAllocator<Entry>> entries_;  // in insertion order, until finish()
-  std::vector<std::string_view, HugePageAllocator<std::string_view>> to_token_;
+  std::optional<std::string_view> sparse_token(std::int32_t id) const;
+  std::vector<std::string_view, HugePageAllocator<std::string_view>> to_token_;  // dense ids
   std::vector<bool> present_;
+  std::vector<std::pair<std::int32_t, std::string_view>> sparse_;  // sparse ids: sorted by id
+  std::int32_t max_id_ = -1;
 };
+
+// Whether ids up to `max_id` for `count` entries fit a dense table (slots <= 2 * count + 4096).
+inline bool ids_are_compact(std::int64_t max_id, std::size_t count) {
+  return max_id < 2 * static_cast<std::int64_t>(count) + 4096;
+}
 
 class Model {
  public:

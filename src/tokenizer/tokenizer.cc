@@ -81,7 +81,7 @@ std::string Tokenizer::id_to_token(std::int32_t id) const {
 
 bool Tokenizer::has_id(std::int32_t id) const { return pipeline_->token_text(id).has_value(); }
 
-std::size_t Tokenizer::vocab_size() const { return static_cast<std::size_t>(pipeline_->max_id + 1); }
+std::size_t Tokenizer::vocab_size() const { return static_cast<std::size_t>(pipeline_->max_id) + 1; }
 
 bool Tokenizer::is_special(std::int32_t id) const { return pipeline_->added.is_special(id); }
 

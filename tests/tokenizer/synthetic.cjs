@@ -135,15 +135,16 @@ function syntheticCases(shared) {
     { type: 'Replace', pattern: { Regex: '\u2581+' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 2, stop: 0 }] } });
   // (Strip with stop > 0 is left to the unit tests: the Rust library panics on tokens shorter than `stop`.)
 
-  // Added tokens with every option, normalized and not.
+  // Added tokens with every option, normalized and not. Their ids are those the Rust library
+  // writes: a content in the model vocabulary has its vocabulary id, a new one the next free id.
   const added = (content, opts) => ({ id: 0, content, single_word: false, lstrip: false, rstrip: false, normalized: true, special: false, ...opts });
   variant('added tokens (WordPiece)', bert, { added_tokens: [...bert.added_tokens,
     added('hello world', { id: 30522 }), added('[SPECIAL]', { id: 30523, special: true, normalized: false, lstrip: true, rstrip: true }),
-    added('ab', { id: 30524, single_word: true }), added('xyz', { id: 30525, rstrip: true, normalized: false }),
-    added('Québec', { id: 30526, normalized: true }), added('hello', { id: 7592 })] });
+    added('ab', { id: bert.model.vocab.ab, single_word: true }), added('xyz', { id: 30524, rstrip: true, normalized: false }),
+    added('Québec', { id: 30525, normalized: true }), added('hello', { id: 7592 })] });
   variant('added tokens (byte-level)', gpt2, { added_tokens: [...gpt2.added_tokens,
-    added('<tool>', { id: 50257, special: true, normalized: false, lstrip: true }), added('ing', { id: 50258, single_word: true, normalized: false }),
-    added('  ', { id: 50259, normalized: false }), added('</tool>', { id: 50260, special: true, rstrip: true, normalized: false })] },
+    added('<tool>', { id: 50257, special: true, normalized: false, lstrip: true }), added('ing', { id: gpt2.model.vocab.ing, single_word: true, normalized: false }),
+    added('  ', { id: 50258, normalized: false }), added('</tool>', { id: 50259, special: true, rstrip: true, normalized: false })] },
     { extraSpecials: ['<tool>', '</tool>'] });
 
   // Truncation and padding from the file.

@@ -113,6 +113,46 @@ TEST(Load, PackageDirectoryAndMissingFile) {
   }
 }
 
+// Issue 12 finding 10: tables are sized by the number of tokens, not by the largest id (id 10^9
+// took 15.7 GB and 32 s; id 2^31-1 overflowed an int and failed with "cannot create std::vector").
+TEST(Load, SparseIdsCostTheirCountNotTheirValue) {
+  for (std::int64_t big : {std::int64_t{1000000000}, std::int64_t{2147483647}}) {
+    std::string id = std::to_string(big), below = std::to_string(big - 1);
+    Tokenizer tok = Tokenizer::from_json(R"({"model": {"type": "WordLevel", "vocab": {"<unk>": 0, "hello": )" + id +
+                                         R"(, "world": 2}, "unk_token": "<unk>"}, "pre_tokenizer": {"type": "Whitespace"},
+        "added_tokens": [{"id": )" + below + R"(, "content": "<tool>", "special": true, "normalized": false}]})");
+    EXPECT_EQ(tok.encode("hello world <tool> x"),
+              (std::vector<std::int32_t>{static_cast<std::int32_t>(big), 2, static_cast<std::int32_t>(big - 1), 0}));
+    EXPECT_EQ(tok.id_to_token(static_cast<std::int32_t>(big)), "hello");
+    EXPECT_EQ(tok.id_to_token(static_cast<std::int32_t>(big - 1)), "<tool>");
+    EXPECT_TRUE(tok.is_special(static_cast<std::int32_t>(big - 1)));
+    EXPECT_FALSE(tok.has_id(1));
+    EXPECT_FALSE(tok.has_id(static_cast<std::int32_t>(big - 2)));
+    EXPECT_EQ(tok.vocab_size(), static_cast<std::size_t>(big) + 1);
+    std::vector<std::int32_t> ids = {static_cast<std::int32_t>(big), 2, static_cast<std::int32_t>(big - 1), 5};
+    EXPECT_EQ(tok.decode(ids), "hello world <tool>");
+    EXPECT_EQ(tok.decode(ids, true), "hello world");
+  }
+}
+
+// Issue 12 finding 13: an added token that is not in the model vocabulary keeps the id its "id"
+// field declares, also beyond the vocabulary (transformers.js gives 700 and 600 here; the Rust
+// library renumbers them 512 and 513 with a warning). A content in the vocabulary keeps the
+// vocabulary's id, as both libraries do.
+TEST(Load, AddedTokensKeepTheirDeclaredIds) {
+  Tokenizer tok = Tokenizer::from_json(R"({"model": {"type": "WordLevel", "vocab": {"<unk>": 0, "hello": 1, "world": 2, "!": 3},
+      "unk_token": "<unk>"}, "pre_tokenizer": {"type": "Whitespace"}, "added_tokens": [
+      {"id": 700, "content": "<tool>", "special": true, "normalized": false},
+      {"id": 600, "content": "<x>", "special": false, "normalized": false},
+      {"id": 3, "content": "!", "special": false}, {"id": 800, "content": "world", "normalized": false}]})");
+  EXPECT_EQ(tok.encode("hello <tool> world <x> !"), (std::vector<std::int32_t>{1, 700, 2, 600, 3}));
+  EXPECT_FALSE(tok.has_id(800));
+  EXPECT_EQ(tok.token_to_id("<tool>"), std::optional<std::int32_t>(700));
+  EXPECT_EQ(tok.id_to_token(600), "<x>");
+  EXPECT_FALSE(tok.has_id(4));
+  EXPECT_EQ(tok.vocab_size(), 701u);
+}
+
 TEST(Encode, InvalidUtf8IsAnErrorWithTheOffset) {
   Tokenizer tok = Tokenizer::from_json(word_level());
   try {
