@@ -87,7 +87,7 @@ class ChatSession {
     auto previous = std::signal(SIGINT, on_sigint);
     StreamCallback stream = [interactive](const StreamEvent& e) {
       if (interactive) {
-        std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+        write_text(e.text);
         std::fflush(stdout);
       }
       return !g_interrupted.load();
@@ -99,7 +99,7 @@ class ChatSession {
       throw;
     }
     std::signal(SIGINT, previous);
-    if (!interactive) std::fwrite(last_->text.data(), 1, last_->text.size(), stdout);
+    if (!interactive) write_text(last_->text);
     if (last_->finish_reason == FinishReason::kCancelled && interactive) std::printf(" [stopped]");
     std::printf("\n");
     std::fflush(stdout);

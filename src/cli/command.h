@@ -4,12 +4,20 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string_view>
 
 namespace ogai::cli {
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+
+// Writes `text` to `out` as it is; an empty text writes nothing (its data() may be null, which
+// fwrite must not get).
+inline void write_text(std::string_view text, std::FILE* out = stdout) {
+  if (!text.empty()) std::fwrite(text.data(), 1, text.size(), out);
+}
 
 // The result a subcommand's callback stores for main() to return.
 struct CommandResult {

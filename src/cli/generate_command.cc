@@ -95,7 +95,7 @@ int run_generate(const GenerateFlags& f) {
   StreamCallback on_token;
   if (f.stream && !f.json)
     on_token = [](const StreamEvent& e) {
-      std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+      write_text(e.text);
       std::fflush(stdout);
       return true;
     };
@@ -105,7 +105,7 @@ int run_generate(const GenerateFlags& f) {
     const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
     std::printf("%s\n", result_json(result, speculative, f.logprobs >= 0).dump().c_str());
   } else {
-    if (!f.stream) std::fwrite(result.text.data(), 1, result.text.size(), stdout);
+    if (!f.stream) write_text(result.text);
     if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
   }
   return kExitOk;

@@ -74,7 +74,7 @@ int run_template(const TemplateArgs& a) {
     std::fprintf(stderr, "ogai template: %s\n", e.what());
     return kExitFailure;
   }
-  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  write_text(prompt);
   return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }
 

@@ -54,7 +54,7 @@ int run_tokenize(const TokenizeArgs& args) {
   tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(args.source);
   if (args.decode) {
     std::string text = tok.decode(parse_ids(read_stdin()), args.skip_special);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    write_text(text);
     return kExitOk;
   }
   std::string text = args.text ? *args.text : read_stdin();
@@ -62,7 +62,7 @@ int run_tokenize(const TokenizeArgs& args) {
   std::string line = "[";
   for (std::size_t i = 0; i < ids.size(); ++i) line += (i ? "," : "") + std::to_string(ids[i]);
   line += "]\n";
-  std::fwrite(line.data(), 1, line.size(), stdout);
+  write_text(line);
   return kExitOk;
 }
 
