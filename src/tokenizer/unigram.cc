@@ -1,13 +1,15 @@
 // Unigram (SentencePiece) model: the best segmentation by total score (Viterbi over the pieces
-// that prefix each position), unknown characters scored min_score - 10 and fused into one
-// unknown token, optional byte fallback; ties keep the first candidate found (shorter pieces
-// first), as Hugging Face does.
+// that prefix each position, found by walking a trie of the pieces: O(text x the longest match),
+// not O(text x L^2) in the longest piece L), unknown characters scored min_score - 10 and fused
+// into one unknown token, optional byte fallback; ties keep the first candidate found (shorter
+// pieces first), as Hugging Face does.
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
 #include "base/error.h"
 #include "tokenizer/model.h"
+#include "tokenizer/piece_trie.h"
 #include "tokenizer/utf8.h"
 
 namespace ogai::tokenizer {
@@ -30,10 +32,10 @@ class Unigram final : public Model {
       if (item.get_array().get(entry) || entry.size() != 2 || entry.at(0).get_string().get(piece) ||
           entry.at(1).get_double().get(score))
         fail(ErrorCode::kParse, list.source(), "expected a [piece, score] pair at {}[{}]", list.path(), i);
+      trie_.insert(piece, static_cast<std::int32_t>(i));
       vocab_.set(piece, static_cast<std::int32_t>(i++));
       scores_.push_back(score);
       min_score = std::min(min_score, score);
-      max_len_ = std::max(max_len_, piece.size());
     }
     vocab_.finish();
     unk_score_ = min_score - 10.0;
@@ -66,14 +68,11 @@ class Unigram final : public Model {
       double base = best[start].score;
       std::size_t mblen = utf8_len(static_cast<unsigned char>(s[start]));
       bool single = false;
-      for (std::size_t end = start; end < s.size() && end - start < max_len_;) {
-        end += utf8_len(static_cast<unsigned char>(s[end]));
-        if (end - start > max_len_) break;
-        std::int32_t id = vocab_.find(s.substr(start, end - start));
-        if (id < 0) continue;
+      trie_.prefixes(s, start, [&](std::size_t end, std::int32_t id) {
+        if (end < s.size() && is_continuation_byte(s[end])) return;  // pieces end on characters
         relax(best[end], base + scores_[id], start, id);
         single |= end - start == mblen;
-      }
+      });
       if (!single) {
         if (unk_id_ < 0) fail(ErrorCode::kInvalidPackage, "tokenizer", "the Unigram model has no unk_id for unknown text");
         relax(best[start + mblen], base + unk_score_, start, static_cast<std::int32_t>(unk_id_));
@@ -97,6 +96,8 @@ class Unigram final : public Model {
     if (fusing) out.emplace_back(0, fused_end);
     return {out.rbegin(), out.rend()};
   }
+
+  static bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
   static void relax(Node& target, double score, std::size_t start, std::int32_t id) {
     if (target.starts_at < 0 || score > target.score) {
@@ -126,7 +127,7 @@ class Unigram final : public Model {
   std::vector<double> scores_;
   std::int64_t unk_id_ = -1;
   double unk_score_ = 0;
-  std::size_t max_len_ = 0;
+  PieceTrie trie_;
   bool byte_fallback_;
   std::int32_t byte_tokens_[256];
 };
