@@ -52,13 +52,39 @@ void read_graphs(Admission& a) {
   }
 }
 
+// Every external initializer's [offset, offset + length) lies inside its file, and a declared
+// length is what the tensor's shape and type need (what ONNX Runtime checks at load).
+void check_external_ranges(Admission& a, const std::string& path, const onnx::GraphInfo& g, const std::string& location,
+                           const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) return;  // resolve_in_package reported it
+  for (const onnx::Initializer& init : g.initializers) {
+    if (!init.external || init.external_location != location) continue;
+    std::optional<std::uint64_t> need = init.byte_size();
+    if (init.external_length >= 0 && need && static_cast<std::uint64_t>(init.external_length) != *need) {
+      std::string dims;
+      for (std::size_t i = 0; i < init.dims.size(); ++i) dims += (i ? ", " : "") + std::to_string(init.dims[i]);
+      a.diags.report("R1", path, "initializer '{}' declares {} bytes of external data but {}[{}] needs {}", init.name,
+                     init.external_length, dtype_name(init.dtype), dims, *need);
+      continue;
+    }
+    if (init.external_length < 0 && !need) continue;
+    const std::uint64_t length = init.external_length >= 0 ? static_cast<std::uint64_t>(init.external_length) : *need;
+    if (init.external_offset > size || length > size - init.external_offset)
+      a.diags.report("R1", path, "initializer '{}' needs bytes [{}, {}) of {}, which has {} bytes", init.name,
+                     init.external_offset, init.external_offset + length, location, size);
+  }
+}
+
 void check_external_data(Admission& a) {
   for (const auto& [component, g] : a.graphs) {
     const auto& file = a.files.component_artifacts.at(component);
     auto rel_dir = std::filesystem::relative(file.parent_path(), a.files.root);
+    std::string path = component_path(component) + ".implementation.artifact";
     for (const std::string& location : g.external_data_files()) {
       std::string rel = (rel_dir / location).lexically_normal().string();
-      resolve_in_package(a.files.root, rel, component_path(component) + ".implementation.artifact", a.diags);
+      if (auto data = resolve_in_package(a.files.root, rel, path, a.diags)) check_external_ranges(a, path, g, location, *data);
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "onnx/graph_info.h"
 
+#include <charconv>
+#include <climits>
 #include <set>
 
 #include "base/error.h"
@@ -95,6 +97,15 @@ void read_packed_or_single_dims(WireReader& r, Type t, std::vector<std::int64_t>
   while (!packed.done()) dims.push_back(static_cast<std::int64_t>(packed.read_varint()));
 }
 
+// An external-data "offset" or "length": decimal digits of a value below 2^63.
+std::uint64_t external_number(const Initializer& init, const std::string& key, const std::string& value) {
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n > static_cast<std::uint64_t>(INT64_MAX))
+    fail(ErrorCode::kParse, "initializer '" + init.name + "'", "external data {} '{}' is not a non-negative byte count", key, value);
+  return n;
+}
+
 // TensorProto: everything but the data fields, which are skipped in place.
 Initializer read_initializer(WireReader r) {
   Initializer init;
@@ -118,6 +129,8 @@ Initializer read_initializer(WireReader r) {
         else entry.skip(et);
       }
       if (key == "location") init.external_location = value;
+      else if (key == "offset") init.external_offset = external_number(init, key, value);
+      else if (key == "length") init.external_length = static_cast<std::int64_t>(external_number(init, key, value));
     } else {
       r.skip(t);
     }
@@ -177,6 +190,16 @@ const ValueInfo* GraphInfo::find_input(const std::string& name) const {
 const ValueInfo* GraphInfo::find_output(const std::string& name) const {
   for (const auto& v : outputs) if (v.name == name) return &v;
   return nullptr;
+}
+
+std::optional<std::uint64_t> Initializer::byte_size() const {
+  std::uint64_t n = dtype_size(dtype);
+  if (n == 0) return std::nullopt;
+  for (std::int64_t d : dims) {
+    if (d < 0 || (d > 0 && n > UINT64_MAX / static_cast<std::uint64_t>(d))) return std::nullopt;
+    n *= static_cast<std::uint64_t>(d);
+  }
+  return n;
 }
 
 const Initializer* GraphInfo::find_initializer(const std::string& name) const {

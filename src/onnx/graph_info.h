@@ -45,6 +45,10 @@ struct Initializer {
   std::vector<std::int64_t> dims;
   bool external = false;        // stored in an external-data file
   std::string external_location;  // relative path from the model's directory, when external
+  std::uint64_t external_offset = 0;   // byte offset in that file ("offset"; 0 when absent)
+  std::int64_t external_length = -1;   // byte count ("length"); -1 when absent (the whole tensor)
+  // Bytes the dims and dtype need; nullopt for unknown dims, strings and sub-byte types.
+  std::optional<std::uint64_t> byte_size() const;
 };
 
 struct GraphInfo {

@@ -87,6 +87,40 @@ TEST(PackageTest, ExternalDataMustSitBesideTheGraph) {
   EXPECT_TRUE(has(validate_package(dir.path()).diagnostics, "PKG", "components.identity", "escape.bin"));
 }
 
+// Issue 12 finding 12: a truncated or empty external-data file, or an offset past its end, passed
+// validation and failed only at load (with ONNX Runtime's C++ signature printed twice).
+TEST(PackageTest, ExternalDataRangesMustFitTheFile) {
+  TempDir dir("external_ranges");
+  dir.write("inference_metadata.yaml", identity_package("model.onnx.textproto"));
+  auto graph = [&](const std::string& entries) {
+    dir.write("model.onnx.textproto",
+              "ir_version: 8\nopset_import { domain: \"\" version: 13 }\ngraph { name: \"g\"\n"
+              "  initializer { name: \"w\" data_type: 1 dims: 2 dims: 3 data_location: EXTERNAL\n"
+              "    external_data { key: \"location\" value: \"model.onnx.data\" }" + entries + " }\n}\n");
+    return validate_package(dir.path()).diagnostics;
+  };
+  auto entry = [](const char* key, const char* value) {
+    return std::string(" external_data { key: \"") + key + "\" value: \"" + value + "\" }";
+  };
+  dir.write("model.onnx.data", std::string(24, 'x'));
+  EXPECT_TRUE(graph("").empty()) << graph("").text();
+  EXPECT_TRUE(graph(entry("offset", "0") + entry("length", "24")).empty());
+  dir.write("model.onnx.data", std::string(40, 'x'));
+  EXPECT_TRUE(graph(entry("offset", "16")).empty());
+  EXPECT_TRUE(has(graph(entry("offset", "17")), "R1", "components.identity.implementation.artifact",
+                  "initializer 'w' needs bytes [17, 41) of model.onnx.data, which has 40 bytes"));
+  EXPECT_TRUE(has(graph(entry("offset", "4096") + entry("length", "24")), "R1", "components.identity",
+                  "initializer 'w' needs bytes [4096, 4120) of model.onnx.data, which has 40 bytes"));
+  EXPECT_TRUE(has(graph(entry("length", "8")), "R1", "components.identity",
+                  "initializer 'w' declares 8 bytes of external data but float32[2, 3] needs 24"));
+  EXPECT_TRUE(has(graph(entry("offset", "-1")), "R1", "components.identity", "offset"));
+  EXPECT_TRUE(has(graph(entry("offset", "12abc")), "R1", "components.identity", "offset"));
+  dir.write("model.onnx.data", std::string(20, 'x'));  // truncated
+  EXPECT_TRUE(has(graph(""), "R1", "components.identity", "initializer 'w' needs bytes [0, 24) of model.onnx.data, which has 20 bytes"));
+  dir.write("model.onnx.data", "");  // empty
+  EXPECT_TRUE(has(graph(""), "R1", "components.identity", "which has 0 bytes"));
+}
+
 TEST(PackageTest, UnreadableGraphIsR1) {
   TempDir dir("r1");
   dir.write("inference_metadata.yaml", identity_package("broken.onnx.textproto"));
