@@ -5,6 +5,7 @@
 #include "metadata/admission.h"
 #include "metadata/parse.h"
 #include "metadata/validate.h"
+#include "metadata/vocabulary.h"
 
 namespace ogai::metadata {
 
@@ -34,6 +35,7 @@ ValidationReport validate_package(const std::filesystem::path& dir_or_file, cons
   package.files = resolve_package_files(package.document, file, report.diagnostics);
   package.graphs = admit_graphs(package.document, package.files, report.diagnostics);
   package.decoder = derive_decoder_abi(package.document, package.graphs, package.files.component_artifacts);
+  check_vocabulary(package, report.diagnostics);
   return report;
 }
 

@@ -20,6 +20,13 @@ std::string identity_package(const std::string& artifact) {
   return replace_once(fixture_text("validator_package"), "artifact: identity.onnx.textproto", "artifact: " + artifact);
 }
 
+// A WordLevel tokenizer.json with ids 0..n-1 (what package.tokenizer.vocab_size n declares).
+std::string word_level_tokenizer(int n) {
+  std::string vocab;
+  for (int i = 0; i < n; ++i) vocab += (i ? ", \"t" : "\"t") + std::to_string(i) + "\": " + std::to_string(i);
+  return R"({"model": {"type": "WordLevel", "vocab": {)" + vocab + "}}}";
+}
+
 const std::string kEmptyGraph = "ir_version: 8\ngraph { name: \"g\" }\nopset_import { domain: \"\" version: 13 }\n";
 
 TEST(PackageTest, FindsYamlThenYmlThenJson) {
@@ -138,7 +145,7 @@ TEST(PackageTest, DiscoversTokenizerTemplateAndEos) {
                      "package:\n  tokenizer:\n    algorithm: bpe\n    vocab_size: 100\n"
                      "    special_tokens: {eos: {id: 2, content: '</s>'}}\n";
   dir.write("inference_metadata.yaml", yaml);
-  dir.write("tokenizer.json", "{}");
+  dir.write("tokenizer.json", word_level_tokenizer(100));
   dir.write("tokenizer_config.json", R"({"chat_template": "{{ messages }}", "eos_token": {"content": "<eos>"}})");
   dir.write("generation_config.json", R"({"eos_token_id": [1, 106]})");
   ValidationReport report = validate_package(dir.path());
@@ -163,7 +170,7 @@ TEST(PackageTest, DeclaredTokenizerArtifacts) {
   TempDir dir("tok_artifacts");
   dir.write("identity.onnx.textproto", kEmptyGraph);
   std::string base = fixture_text("validator_package") + "package:\n  tokenizer:\n    algorithm: bpe\n    vocab_size: 100\n    artifacts:\n";
-  dir.write("tok/tokenizer.json", "{}");
+  dir.write("tok/tokenizer.json", word_level_tokenizer(100));
   dir.write("tok/merges.txt", "");
   dir.write("inference_metadata.yaml", base + "    - {location: tok/merges.txt}\n    - {location: tok/tokenizer.json}\n");
   ValidationReport report = validate_package(dir.path());
