@@ -16,11 +16,36 @@ std::string request_param(std::string where, Endpoint endpoint) {
   return where;
 }
 
+// Whether an absolute path may start at text[i]: a '/' at the start or after a space, quote,
+// bracket, '=' or ',' (not "//" after "http:").
+bool path_starts(std::string_view text, std::size_t i) {
+  if (text[i] != '/') return false;
+  return i == 0 || std::string_view(" \t\n'\"([{=,").find(text[i - 1]) != std::string_view::npos;
+}
+
 bool is_client_error(ErrorCode code) {
   return code == ErrorCode::kInvalidArgument || code == ErrorCode::kUnsupported || code == ErrorCode::kParse;
 }
 
 }  // namespace
+
+std::string without_absolute_paths(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (!path_starts(text, i)) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = text.find_first_of(" \t\n'\")]},", i);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view path = text.substr(i, end - i);
+    std::string_view last = path.substr(path.find_last_of('/') + 1);
+    out += last.empty() ? std::string_view("...") : last;
+    i = end;
+  }
+  return out;
+}
 
 ApiError invalid_request(std::string param, std::string message, std::string code) {
   ApiError e;
@@ -46,7 +71,7 @@ ApiError internal_error(std::string message) {
   ApiError e;
   e.status = 500;
   e.type = "server_error";
-  e.message = std::move(message);
+  e.message = without_absolute_paths(message);
   return e;
 }
 
@@ -61,8 +86,10 @@ ApiError shutting_down() {
 
 ApiError from_engine_error(const Error& error, Endpoint endpoint) {
   if (!is_client_error(error.code())) return internal_error(error.what());
-  std::string param = request_param(error.where(), endpoint);
-  std::string message = param.empty() ? error.message() : param + ": " + error.message();
+  const bool file = error.where().starts_with('/');  // a package file, not a request field
+  std::string param = file ? std::string() : request_param(error.where(), endpoint);
+  std::string named = file ? without_absolute_paths(error.where()) : param;
+  std::string message = without_absolute_paths(named.empty() ? error.message() : named + ": " + error.message());
   if (error.code() == ErrorCode::kUnsupported) return unsupported(std::move(param), std::move(message));
   return invalid_request(std::move(param), std::move(message));
 }

@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -33,8 +34,12 @@ ApiError invalid_request(std::string param, std::string message, std::string cod
 ApiError unsupported(std::string param, std::string message);
 // 404 model_not_found: `asked` is not the model this server serves.
 ApiError model_not_found(const std::string& asked, const std::string& served);
-// 500 server_error.
+// 500 server_error. Absolute paths in `message` are cut to their last component.
 ApiError internal_error(std::string message);
+// `text` with each absolute path (a '/' at the start or after a space, quote, bracket, '=' or ','
+// up to the next space, quote or closing bracket) replaced by its last component: messages that
+// reach HTTP clients never show the server's file system. O(text).
+std::string without_absolute_paths(std::string_view text);
 // 503: the server is stopping and no longer takes or finishes work.
 ApiError shutting_down();
 

@@ -133,5 +133,24 @@ TEST(ApiErrorTest, EngineErrorsMapToRequestFields) {
   EXPECT_EQ(runtime.type, "server_error");
 }
 
+// Issue 12 finding 12: a client never sees the server's file system (package paths, sources).
+TEST(ApiErrorTest, MessagesCarryNoAbsolutePaths) {
+  auto no_chat = from_engine_error(Error(ErrorCode::kInvalidArgument, "/srv/models/pkg", "the package has no chat template"),
+                                   Endpoint::kChat);
+  EXPECT_EQ(no_chat.status, 400);
+  EXPECT_EQ(no_chat.param, "");
+  EXPECT_EQ(no_chat.message, "pkg: the package has no chat template");
+  auto syntax = from_engine_error(Error(ErrorCode::kParse, "/srv/models/pkg/chat_template.jinja:1:7", "unexpected '}}'"),
+                                  Endpoint::kChat);
+  EXPECT_EQ(syntax.message, "chat_template.jinja:1:7: unexpected '}}'");
+  auto runtime = from_engine_error(
+      Error(ErrorCode::kRuntime, "/srv/models/pkg/model.onnx", "ONNX Runtime: failed in /onnxruntime_src/core/x.cc:12 ('/tmp/a b')"),
+      Endpoint::kCompletion);
+  EXPECT_EQ(runtime.status, 500);
+  EXPECT_EQ(runtime.message, "model.onnx: ONNX Runtime: failed in x.cc:12 ('a b')");
+  EXPECT_EQ(internal_error("cannot open /home/me/.cache/x.bin").message, "cannot open x.bin");
+  EXPECT_EQ(internal_error("see http://host/path and a/b/c").message, "see http://host/path and a/b/c");
+}
+
 }  // namespace
 }  // namespace ogai::serve
