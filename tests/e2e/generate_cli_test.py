@@ -270,6 +270,35 @@ class BadInputTest(unittest.TestCase):
         package = self.broken_copy("artifact: model.onnx", "artifact: missing.onnx")
         self.assert_fails(generate(package=package), "missing.onnx")
 
+    def broken_file(self, name, text):
+        package = copy_package(TINY_E2B, temp_dir(self))
+        with open(os.path.join(package, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        return package
+
+    def test_validate_is_as_strong_as_load(self):
+        # Issue 12 findings 8 and 12: what load refuses, validate refuses with the same reason.
+        chain = "{{ " + "1 if 1 else " * 300000 + "0 }}"
+        package = self.broken_file("chat_template.jinja", chain)
+        v = ogai("validate", package)
+        self.assertEqual(v.returncode, 1, v.stdout + v.stderr)
+        self.assertIn("LOAD chat_template.jinja:1:2399: template syntax error: template nested more than 200 levels deep", v.stdout)
+        self.assert_fails(generate(package=package), "template nested more than 200 levels deep")
+        with open(os.path.join(TINY_E2B, "tokenizer.json"), encoding="utf-8") as f:
+            tok = json.load(f)
+        tok["normalizer"] = {"type": "NoSuchNormalizer"}
+        package = self.broken_file("tokenizer.json", json.dumps(tok))
+        v = ogai("validate", package)
+        self.assertEqual(v.returncode, 1, v.stdout + v.stderr)
+        self.assertIn("LOAD tokenizer.json: unsupported normalizer 'NoSuchNormalizer' at normalizer", v.stdout)
+        self.assert_fails(generate(package=package), "NoSuchNormalizer")
+        tok = json.load(open(os.path.join(TINY_E2B, "tokenizer.json"), encoding="utf-8"))
+        tok["added_tokens"].append({"id": 700, "content": "<tool>", "special": True, "normalized": False})
+        package = self.broken_file("tokenizer.json", json.dumps(tok))
+        v = ogai("validate", package)
+        self.assertIn("VOCAB tokenizer.json: added token '<tool>' has id 700, outside the graph's logits (515 entries)", v.stdout)
+        self.assert_fails(generate(package=package), "added token '<tool>' has id 700")
+
     def test_the_unbroken_copy_works(self):
         package = copy_package(TINY_E2B, temp_dir(self))
         self.assertEqual(generate("--max-new-tokens", "3", package=package).returncode, 0)
