@@ -1,0 +1,78 @@
+"""Writes the fuzz targets' seed corpora from ../shared and tests/data (nothing is committed).
+
+Usage: make_seeds.py SOURCE_DIR SHARED_DIR OUT_DIR
+OUT_DIR/<target>/ gets small seeds: tokenizer.json files cut down to a few hundred vocabulary
+entries (merges kept only where both parts and the result survive) so libFuzzer mutates them
+quickly; chat templates as files and as the chat_template strings of tokenizer_config.json; chat
+JSON documents; metadata documents.
+"""
+import glob
+import json
+import os
+import sys
+
+source, shared, out = sys.argv[1:4]
+
+
+def write(target, name, text):
+    os.makedirs(os.path.join(out, target), exist_ok=True)
+    with open(os.path.join(out, target, name), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def small_tokenizer(doc, keep=300):
+    model = doc.get("model") or {}
+    vocab = model.get("vocab")
+    if isinstance(vocab, dict):
+        kept = dict(sorted(vocab.items(), key=lambda kv: kv[1])[:keep])
+        model["vocab"] = kept
+        merges = model.get("merges") or []
+        def parts(m):
+            return m.split(" ", 1) if isinstance(m, str) else m
+        model["merges"] = [m for m in merges if len(parts(m)) == 2 and all(p in kept for p in parts(m))
+                           and "".join(parts(m)).replace(model.get("continuing_subword_prefix") or "\0", "") in kept][:200]
+    elif isinstance(vocab, list):
+        model["vocab"] = vocab[:keep]
+        if isinstance(model.get("unk_id"), int) and model["unk_id"] >= keep:
+            model["unk_id"] = 0
+    top = max([v for v in (model.get("vocab") or {}).values()] if isinstance(model.get("vocab"), dict) else [keep], default=0)
+    doc["added_tokens"] = [t for t in doc.get("added_tokens") or [] if t.get("id", 0) <= top + 50][:20]
+    return json.dumps(doc, ensure_ascii=False)
+
+
+tokenizers = sorted(glob.glob(os.path.join(shared, "tokenizers", "*", "tokenizer.json")))
+tokenizers += [os.path.join(shared, "models", "stories260k", "tokenizer.json")]
+tokenizers += sorted(glob.glob(os.path.join(source, "tests", "data", "packages", "*", "tokenizer.json")))
+for i, path in enumerate(tokenizers):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    write("tokenizer_fuzz", f"{i:02d}_{os.path.basename(os.path.dirname(path))}.json", small_tokenizer(doc))
+
+configs = sorted(glob.glob(os.path.join(shared, "chat_templates", "*.json")))
+configs += sorted(glob.glob(os.path.join(shared, "tokenizers", "*", "tokenizer_config.json")))
+configs += sorted(glob.glob(os.path.join(source, "tests", "data", "packages", "*", "tokenizer_config.json")))
+templates = sorted(glob.glob(os.path.join(shared, "chat_templates", "*.jinja")))
+templates += sorted(glob.glob(os.path.join(source, "tests", "data", "packages", "*", "chat_template.jinja")))
+for i, path in enumerate(templates):
+    with open(path, encoding="utf-8") as f:
+        write("jinja_fuzz", f"{i:02d}_{os.path.basename(path)}", f.read())
+for i, path in enumerate(configs):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    write("chat_json_fuzz", f"{i:02d}_{os.path.basename(path)}", text)
+    value = json.loads(text).get("chat_template")
+    for j, t in enumerate(value if isinstance(value, list) else [value]):
+        t = t.get("template") if isinstance(t, dict) else t
+        if isinstance(t, str):
+            write("jinja_fuzz", f"cfg{i:02d}_{j}.jinja", t)
+write("chat_json_fuzz", "messages.json", json.dumps([
+    {"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": [1, 2.5, True]}}}]},
+    {"role": "tool", "content": "42", "tool_call_id": "c1"}]))
+
+metadata = sorted(glob.glob(os.path.join(shared, "conformance", "metadata", "catalogue", "*.yaml")))
+metadata += sorted(glob.glob(os.path.join(shared, "conformance", "metadata", "fixtures", "*", "inference_metadata.yaml")))
+metadata += sorted(glob.glob(os.path.join(source, "tests", "data", "packages", "*", "inference_metadata.yaml")))
+for i, path in enumerate(metadata):
+    with open(path, encoding="utf-8") as f:
+        write("metadata_fuzz", f"{i:02d}_{os.path.basename(os.path.dirname(path))}_{os.path.basename(path)}", f.read())
