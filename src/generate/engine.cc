@@ -95,6 +95,7 @@ void Engine::drop_cancelled() {
         continue;
       }
       (*it)->stop_cancelled();
+      release_forks(**it);
       if (queue == &prefilling_) admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(**it));
       finish(std::move(*it));
       it = queue->erase(it);
@@ -142,7 +143,8 @@ void Engine::decode() {
 }
 
 void Engine::admit() {
-  while (!waiting_.empty() && static_cast<int>(rows_.size() + prefilling_.size()) < limits_.max_rows &&
+  while (!waiting_.empty() &&
+         static_cast<int>(rows_.size() + prefilling_.size() + waiting_.front()->fork_count()) < limits_.max_rows &&
          fits(*waiting_.front())) {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
     waiting_.pop_front();
@@ -170,13 +172,39 @@ void Engine::prefill() {
     if (sequence->phase() == LiveSequence::Phase::kPrefill) continue;  // more chunks next step
     std::shared_ptr<LiveSequence> ready = std::move(sequence);
     prefilling_.pop_front();
-    if (ready->phase() == LiveSequence::Phase::kDecode) {
-      batch_.add_row(std::move(ready->state().cache));
-      rows_.push_back(std::move(ready));
+    release_forks(*ready);
+    join(std::move(ready));
+  }
+}
+
+// A sequence whose prefill ended joins the batch, or finishes (its first token ended it, an error).
+void Engine::join(std::shared_ptr<LiveSequence> ready) {
+  if (ready->phase() == LiveSequence::Phase::kDecode) {
+    batch_.add_row(std::move(ready->state().cache));
+    rows_.push_back(std::move(ready));
+  } else {
+    admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*ready));
+    finish(std::move(ready));
+  }
+}
+
+// Starts the forks of a sequence whose prefill ended (before its state joins the batch), or ends
+// them the way it ended.
+void Engine::release_forks(LiveSequence& parent) {
+  for (auto& fork : parent.take_forks()) {
+    admitted_bytes_ += projected_bytes(*fork);
+    if (parent.error()) {
+      fork->stop_with_error(parent.error());
+    } else if (parent.phase() == LiveSequence::Phase::kPrefill || parent.cancelled()) {
+      fork->stop_cancelled();
     } else {
-      admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*ready));
-      finish(std::move(ready));
+      try {
+        fork->start_as_fork(parent);
+      } catch (...) {
+        fork->stop_with_error(std::current_exception());
+      }
     }
+    join(std::move(fork));
   }
 }
 

@@ -51,6 +51,7 @@ class Engine {
   Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix = nullptr);
 
   void add(std::shared_ptr<LiveSequence> sequence);
+  void set_kv_budget(std::size_t bytes) { limits_.kv_bytes = bytes; }
   void step();
   bool idle() const { return waiting_.empty() && prefilling_.empty() && rows_.empty(); }
 
@@ -72,9 +73,11 @@ class Engine {
   bool fits(const LiveSequence& sequence) const;
   std::size_t projected_bytes(const LiveSequence& sequence) const;
   void leave(std::size_t row);
+  void join(std::shared_ptr<LiveSequence> ready);
+  void release_forks(LiveSequence& parent);
   void finish(std::shared_ptr<LiveSequence> sequence);
 
-  const SequenceModel& model_;
+  SequenceModel model_;
   EngineLimits limits_;
   PrefixCache* prefix_;
   kv::BatchCache batch_;

@@ -81,7 +81,28 @@ void LiveSequence::prefill(std::size_t budget) {
 void LiveSequence::sample_first(StepOutput& out) {
   const std::int64_t position = out.logits.shape()[1] - 1;  // the last prompt token's logits
   phase_ = Phase::kDecode;
-  emit(out.row_logits(0, position, scratch_));
+  std::span<float> row = out.row_logits(0, position, scratch_);
+  if (!forks_.empty()) first_logits_.assign(row.begin(), row.end());
+  emit(row);
+  times_.first_token = Clock::now();
+}
+
+void LiveSequence::start_as_fork(LiveSequence& parent) {
+  if (cancelled()) return stop_cancelled();
+  state_.emplace(parent.state().copy());
+  started_ = true;
+  fed_ = result_.prompt_ids.size();
+  reused_ = parent.reused_;
+  result_.prompt_logprobs = parent.result_.prompt_logprobs;
+  times_.run_seconds = parent.times_.run_seconds;
+  times_.prefilled = Clock::now();
+  if (parent.first_logits_.empty()) {  // the parent only prefilled (max_new_tokens 0)
+    phase_ = Phase::kDone;
+    return;
+  }
+  phase_ = Phase::kDecode;
+  scratch_ = parent.first_logits_;
+  emit(scratch_);
   times_.first_token = Clock::now();
 }
 

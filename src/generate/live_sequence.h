@@ -61,6 +61,15 @@ class LiveSequence {
   // streams and checks the stop rules. `run_seconds` is the step's time inside ONNX Runtime.
   void decode(StepOutput& out, std::int64_t row, double run_seconds);
 
+  // Choices of one prompt (n > 1) that share this sequence's prefill: when its prompt is complete,
+  // each takes a copy of its state and samples its first token from its last prompt logits, so
+  // each equals generating alone. The engine starts them (take_forks, start_as_fork).
+  void add_fork(std::shared_ptr<LiveSequence> fork) { forks_.push_back(std::move(fork)); }
+  std::size_t fork_count() const { return forks_.size(); }
+  std::vector<std::shared_ptr<LiveSequence>> take_forks() { return std::move(forks_); }
+  // Starts as a fork of `parent`, whose prefill has just completed (its state holds the prompt).
+  void start_as_fork(LiveSequence& parent);
+
   void cancel() { cancel_requested_.store(true); }
   bool cancelled() const { return cancel_requested_.load(); }
   // Ends the sequence now: cancelled (kCancelled), or with an error kept in error().
@@ -84,7 +93,7 @@ class LiveSequence {
   void sample_first(StepOutput& out);
   void emit(std::span<float> raw);
 
-  const SequenceModel& model_;
+  SequenceModel model_;
   ResolvedRequest request_;
   StreamCallback on_token_;
   std::optional<SequenceState> state_;  // created empty on first use
@@ -94,6 +103,8 @@ class LiveSequence {
   LogprobRecorder logprobs_;
   std::unique_ptr<PromptLogprobs> prompt_logprobs_;
   std::vector<float> scratch_;
+  std::vector<std::shared_ptr<LiveSequence>> forks_;
+  std::vector<float> first_logits_;  // the raw last prompt row, kept for forks
   PhaseTimes times_;
   Phase phase_ = Phase::kPrefill;
   bool started_ = false;      // the first prefill() ran

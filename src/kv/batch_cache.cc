@@ -10,6 +10,7 @@ namespace ogai::kv {
 BatchCache::BatchCache(const CacheSpec& spec) : spec_(&spec) {
   for (const auto& pair : spec.pairs)
     left_padded_ = left_padded_ || (pair.update == Update::kAppend && spec.mode == StorageMode::kAppend);
+  left_padded_ = left_padded_ && !spec.prefix_rows;
   store_.resize(spec.pairs.size());
   views_.resize(spec.pairs.size());
   feed_.assign(spec.pairs.size(), nullptr);
@@ -39,7 +40,7 @@ std::int64_t BatchCache::longest() const {
 void BatchCache::adopt(KvCache&& solo) {
   for (std::size_t i = 0; i < store_.size(); ++i) store_[i] = std::move(solo.pasts_[i]);
   lengths_.assign(1, solo.length_);
-  width_ = left_padded_ ? solo.length_ : 0;
+  width_ = solo.length_;
   capacity_ = solo.capacity_;
   row_capacity_ = 1;
 }
@@ -63,8 +64,8 @@ void BatchCache::relay(std::span<const std::int64_t> order, const KvCache* joini
         continue;
       }
       const std::int64_t len = from < 0 ? joining->length_ : lengths_[static_cast<std::size_t>(from)];
-      const std::int64_t src_at = from < 0 ? 0 : width_ - len;
-      copy_row_positions(src, src_row, src_at, next, k, width - len, len);
+      const std::int64_t src_at = from < 0 || !left_padded_ ? 0 : width_ - len;
+      copy_row_positions(src, src_row, src_at, next, k, left_padded_ ? width - len : 0, len);
     }
     store_[i] = std::move(next);
   }
@@ -94,7 +95,7 @@ void BatchCache::add_row(KvCache&& solo) {
   std::vector<std::int64_t> order(static_cast<std::size_t>(rows()));
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
   order.push_back(-1);
-  const std::int64_t width = left_padded_ ? std::max(width_, len) : 0;
+  const std::int64_t width = std::max(width_, len);
   relay(order, &solo, width);
   if (spec_->mode == StorageMode::kSharedBuffer) {
     if (rows() + 1 > row_capacity_ || len > capacity_)
@@ -126,10 +127,10 @@ void BatchCache::remove_row(std::int64_t row) {
     order.push_back(k == row ? last : k);
     width = std::max(width, length(order.back()));
   }
-  relay(order, nullptr, left_padded_ ? width : 0);
+  relay(order, nullptr, width);
   lengths_[static_cast<std::size_t>(row)] = lengths_.back();
   lengths_.pop_back();
-  width_ = left_padded_ ? width : 0;
+  width_ = width;
   rebuild_views();
 }
 
@@ -154,7 +155,7 @@ KvCache BatchCache::extract(std::int64_t row) const {
 
 KvCache BatchCache::take_row(std::int64_t row) {
   OGAI_CHECK(row >= 0 && row < rows());
-  const bool whole = rows() == 1 && (!left_padded_ || width_ == length(0)) &&
+  const bool whole = rows() == 1 && width_ == length(0) &&
                      (spec_->mode != StorageMode::kSharedBuffer || row_capacity_ == 1);
   if (!whole) {
     KvCache c = extract(row);
@@ -232,7 +233,7 @@ void BatchCache::commit(std::span<ort::Tensor> presents) {
   for (std::size_t i = 0; i < presents.size(); ++i)
     if (!shared(spec_->pairs[i])) store_[i] = std::move(presents[i]);
   for (auto& len : lengths_) ++len;
-  if (left_padded_) ++width_;
+  ++width_;
 }
 
 std::size_t BatchCache::bytes() const {

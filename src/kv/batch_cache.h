@@ -4,9 +4,10 @@
 // steps. Row indices are dense: removing row r moves the last row into r.
 //
 // Layout per pair (rows = rows(), len(r) = length(r)):
-//   append pairs, kAppend storage: [rows, kv_heads, width, head_dim]; row r's positions are the
-//       last len(r) of its width (left padding of width - len(r); the mask marks them). The
-//       graph's present (width + 1) becomes the next past by move. Joining or leaving re-lays the
+//   append pairs, kAppend storage: [rows, kv_heads, width, head_dim], width = the longest row;
+//       row r's positions are the last len(r) of its width (left padding of width - len(r); the
+//       mask marks them), or its first len(r) with spec.prefix_rows (explicit-length attention).
+//       The graph's present (width + 1) becomes the next past by move. Joining or leaving re-lays the
 //       tensor (one copy of the batch's KV, the order of what ONNX Runtime copies each step to
 //       append), shrinking the width to the longest row.
 //   append pairs, kSharedBuffer storage: [row_capacity, kv_heads, capacity, head_dim] buffers;
@@ -40,10 +41,10 @@ class BatchCache {
   std::int64_t rows() const { return static_cast<std::int64_t>(lengths_.size()); }
   std::int64_t length(std::int64_t row) const { return lengths_[static_cast<std::size_t>(row)]; }
   std::int64_t longest() const;
-  // Whether append pairs are left-padded rows (kAppend storage with at least one append pair);
-  // otherwise every row's positions are a prefix of its buffer.
+  // Whether append pairs are left-padded rows (kAppend storage with at least one append pair,
+  // without spec.prefix_rows); otherwise every row's positions are a prefix of its buffer.
   bool left_padded() const { return left_padded_; }
-  // Positions per row of the kAppend-storage pasts (left_padded() only).
+  // Positions per row of the kAppend-storage pasts (= the longest row).
   std::int64_t width() const { return width_; }
 
   // Adds a sequence's batch-1 cache as row rows(). Its tensors are taken without a copy when the
@@ -83,7 +84,7 @@ class BatchCache {
   const CacheSpec* spec_;
   bool left_padded_ = false;
   std::vector<std::int64_t> lengths_;  // per row
-  std::int64_t width_ = 0;             // kAppend storage: positions per row
+  std::int64_t width_ = 0;             // kAppend-storage append pairs: positions per row
   std::int64_t capacity_ = 0;          // kSharedBuffer: positions per row of the buffers
   std::int64_t row_capacity_ = 0;      // kSharedBuffer: rows the buffers hold
   std::vector<ort::Tensor> store_;     // per pair, layout above
