@@ -23,7 +23,6 @@ struct GenerationHandle::State {
   bool taken = false;
   GenerationResult result;
   std::exception_ptr error;
-  std::function<void()> wake;  // tells the engine's loop that something changed (cancel)
 
   void complete(generate::LiveSequence& s) {
     std::lock_guard lock(mutex);
@@ -48,10 +47,8 @@ bool GenerationHandle::done() const {
   return state_->done;
 }
 
-void GenerationHandle::cancel() {
-  state_->sequence->cancel();
-  if (state_->wake) state_->wake();
-}
+// The loop steps while any sequence is live, so it sees the flag at its next step; nothing to wake.
+void GenerationHandle::cancel() { state_->sequence->cancel(); }
 
 namespace {
 
@@ -95,7 +92,6 @@ struct Engine::Impl {
   std::shared_ptr<GenerationHandle::State> make_state(std::shared_ptr<generate::LiveSequence> sequence) {
     auto state = std::make_shared<GenerationHandle::State>();
     state->sequence = std::move(sequence);
-    state->wake = [this] { changed.notify_all(); };
     return state;
   }
 
