@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -61,6 +62,11 @@ struct EngineStats {
   std::size_t bytes_per_token = 0;     // KV bytes one position of one request takes
 };
 
+class GenerationHandle;
+// Called once on the engine's thread when a generation has ended (its result is ready: wait()
+// returns at once). Keep it short; it must not wait on another handle.
+using CompletionCallback = std::function<void(GenerationHandle& handle)>;
+
 // One submitted generation. Shared by the submitter and the engine.
 class GenerationHandle {
  public:
@@ -90,15 +96,16 @@ class Engine {
   // generating (options out of range, a prompt that does not fit), and kUnsupported for
   // speculative decoding (one sequence at a time: use Model::generate).
   std::shared_ptr<GenerationHandle> submit(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options = {},
-                                           StreamCallback on_token = {});
+                                           StreamCallback on_token = {}, CompletionCallback on_done = {});
   std::shared_ptr<GenerationHandle> submit(std::string_view prompt, const GenerationOptions& options = {},
-                                           StreamCallback on_token = {});
+                                           StreamCallback on_token = {}, CompletionCallback on_done = {});
   // `n` generations of one prompt that share its prefill: choice i uses seed + i when the options
   // set a seed (each equals Model::generate with that seed), otherwise its own random seed.
-  // `on_token(i, event)` streams choice i. n in [1, max_sequences].
+  // `on_token(i, event)` streams choice i; `on_done(i, handle)` ends it. n in [1, max_sequences].
   std::vector<std::shared_ptr<GenerationHandle>> submit_n(
       std::span<const std::int32_t> prompt_ids, const GenerationOptions& options, int n,
-      std::function<bool(int choice, const StreamEvent&)> on_token = {});
+      std::function<bool(int choice, const StreamEvent&)> on_token = {},
+      std::function<void(int choice, GenerationHandle&)> on_done = {});
 
   EngineStats stats() const;
   const Model& model() const;

@@ -22,6 +22,7 @@ const char* finish_reason_name(FinishReason reason);
 
 struct Timings {
   double load_ms = 0;          // package load (filled by the CLI; generation leaves it 0)
+  double queue_ms = 0;         // waiting for a row of the engine's batch (ogai::Engine); in ttft too
   double prefill_ms = 0;       // prompt processing
   double decode_ms = 0;        // from the first generated token to the last
   double ttft_ms = 0;          // time to first token (prefill + first sampling)

@@ -23,6 +23,7 @@ struct GenerationHandle::State {
   bool taken = false;
   GenerationResult result;
   std::exception_ptr error;
+  CompletionCallback on_done;
 
   void complete(generate::LiveSequence& s) {
     std::lock_guard lock(mutex);
@@ -89,9 +90,11 @@ struct Engine::Impl {
     loop.join();
   }
 
-  std::shared_ptr<GenerationHandle::State> make_state(std::shared_ptr<generate::LiveSequence> sequence) {
+  std::shared_ptr<GenerationHandle::State> make_state(std::shared_ptr<generate::LiveSequence> sequence,
+                                                      CompletionCallback on_done) {
     auto state = std::make_shared<GenerationHandle::State>();
     state->sequence = std::move(sequence);
+    state->on_done = std::move(on_done);
     return state;
   }
 
@@ -157,7 +160,13 @@ void Engine::Impl::deliver() {
       live.pop_back();
     }
   }
-  for (auto& s : ended) s->complete(*s->sequence);
+  for (auto& s : ended) {
+    s->complete(*s->sequence);
+    if (s->on_done) {
+      GenerationHandle handle(s);
+      s->on_done(handle);
+    }
+  }
 }
 
 void Engine::Impl::publish_stats() {
@@ -209,25 +218,27 @@ void refuse_speculative(const GenerationOptions& options) {
 }  // namespace
 
 std::shared_ptr<GenerationHandle> Engine::submit(std::span<const std::int32_t> prompt_ids,
-                                                 const GenerationOptions& options, StreamCallback on_token) {
+                                                 const GenerationOptions& options, StreamCallback on_token,
+                                                 CompletionCallback on_done) {
   refuse_speculative(options);
   const Model::Impl& m = impl_->model->impl();
   auto request = generate::resolve_request(options, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
   auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(on_token));
-  auto state = impl_->make_state(std::move(sequence));
+  auto state = impl_->make_state(std::move(sequence), std::move(on_done));
   impl_->enqueue({state});
   return std::make_shared<GenerationHandle>(std::move(state));
 }
 
 std::shared_ptr<GenerationHandle> Engine::submit(std::string_view prompt, const GenerationOptions& options,
-                                                 StreamCallback on_token) {
+                                                 StreamCallback on_token, CompletionCallback on_done) {
   auto ids = impl_->model->tokenize(prompt, options.add_special_tokens);
-  return submit(std::span<const std::int32_t>(ids), options, std::move(on_token));
+  return submit(std::span<const std::int32_t>(ids), options, std::move(on_token), std::move(on_done));
 }
 
 std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     std::span<const std::int32_t> prompt_ids, const GenerationOptions& options, int n,
-    std::function<bool(int choice, const StreamEvent&)> on_token) {
+    std::function<bool(int choice, const StreamEvent&)> on_token,
+    std::function<void(int choice, GenerationHandle&)> on_done) {
   refuse_speculative(options);
   if (n < 1 || n > impl_->options.max_sequences)
     fail(ErrorCode::kInvalidArgument, "n", "{} is not in [1, {}] (the engine's max_sequences)", n,
@@ -244,7 +255,9 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     if (on_token) callback = [on_token, i](const StreamEvent& e) { return on_token(i, e); };
     auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(callback));
     if (i > 0) states.front()->sequence->add_fork(sequence);
-    states.push_back(impl_->make_state(std::move(sequence)));
+    CompletionCallback done;
+    if (on_done) done = [on_done, i](GenerationHandle& h) { on_done(i, h); };
+    states.push_back(impl_->make_state(std::move(sequence), std::move(done)));
   }
   impl_->enqueue(states);
   std::vector<std::shared_ptr<GenerationHandle>> handles;

@@ -48,6 +48,7 @@ std::size_t LiveSequence::prefill_remaining() const {
 // Keeps the prefix the state holds (none with prompt logprobs: every position's logits are needed).
 void LiveSequence::begin_prefill() {
   started_ = true;
+  queued_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - times_.start).count();
   if (request_.prompt_logprobs) {
     truncate_state(state(), 0);
     prompt_logprobs_ = std::make_unique<PromptLogprobs>(result_.prompt_ids, *request_.logprobs, result_.prompt_logprobs);
@@ -93,6 +94,7 @@ void LiveSequence::start_as_fork(LiveSequence& parent) {
   started_ = true;
   fed_ = result_.prompt_ids.size();
   reused_ = parent.reused_;
+  queued_ms_ = parent.queued_ms_;
   result_.prompt_logprobs = parent.result_.prompt_logprobs;
   times_.run_seconds = parent.times_.run_seconds;
   times_.prefilled = Clock::now();
@@ -139,6 +141,7 @@ void LiveSequence::finish() {
   if (times_.prefilled == Clock::time_point{}) times_.prefilled = times_.first_token = times_.end;
   fill_timings(result_, times_);
   result_.cached_prompt_tokens = static_cast<std::int64_t>(reused_);
+  result_.timings.queue_ms = queued_ms_;
 }
 
 }  // namespace ogai::generate

@@ -111,6 +111,7 @@ class LiveSequence {
   bool finished_ = false;     // finish() ran
   std::size_t fed_ = 0;       // prompt tokens whose KV the state holds
   std::size_t reused_ = 0;
+  double queued_ms_ = 0;      // from construction to the first prefill
   std::int32_t pending_ = 0;  // sampled, not fed yet
   std::exception_ptr error_;
   std::atomic<bool> cancel_requested_{false};
