@@ -9,6 +9,12 @@ namespace ogai::generate {
 void BatchStep::build_mask(const kv::BatchCache& cache) {
   const std::int64_t rows = cache.rows();
   const std::int64_t total = cache.longest() + 1;
+  // One row whose mask was built last step: all ones, one more column.
+  if (rows == 1 && cache.membership() == mask_membership_ && static_cast<std::int64_t>(mask_.size()) + 1 == total) {
+    mask_.push_back(1);
+    return;
+  }
+  mask_membership_ = cache.membership();
   mask_.assign(static_cast<std::size_t>(rows * total), 0);
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t ones = cache.length(r) + 1;

@@ -8,7 +8,8 @@
 //   write_indices [rows] = len, cache_lengths [rows] = len + 1 (static caches).
 // Runs the graph, commits the presents (every row one position longer) and returns the logits.
 // A failure leaves the cache as it was before the step.
-// Cost per step: O(rows x longest) to write the mask (nothing else grows with the context).
+// Cost per step: O(rows x longest) to write the mask when rows > 1 (a single row appends one
+// column); nothing else grows with the context.
 // Not thread-safe; one BatchStep (its scratch buffers) per engine.
 #pragma once
 
@@ -32,6 +33,7 @@ class BatchStep {
 
   const Decoder& decoder_;
   std::vector<std::int64_t> mask_;       // [rows, longest + 1]
+  std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
   std::vector<std::int64_t> positions_;  // [rows]
   std::vector<std::int64_t> lengths_;    // [2, rows]: write indices, then cache lengths
   std::vector<const ort::Tensor*> inputs_;

@@ -196,6 +196,7 @@ void BatchCache::reserve_step() {
 }
 
 void BatchCache::rebuild_views() {
+  ++membership_;  // called on every join, leave and growth
   for (std::size_t i = 0; i < store_.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
     if (rows() == 0) {

@@ -69,6 +69,9 @@ class BatchCache {
   // Records a finished step that added one position to every row; checks the presents' shapes.
   void commit(std::span<ort::Tensor> presents);
 
+  // Changes whenever a row joins or leaves (feeds derived from the rows can be kept until then).
+  std::uint64_t membership() const { return membership_; }
+
   // Bytes of state held (buffers at their capacity).
   std::size_t bytes() const;
 
@@ -84,6 +87,7 @@ class BatchCache {
   const CacheSpec* spec_;
   bool left_padded_ = false;
   std::vector<std::int64_t> lengths_;  // per row
+  std::uint64_t membership_ = 0;
   std::int64_t width_ = 0;             // kAppend-storage append pairs: positions per row
   std::int64_t capacity_ = 0;          // kSharedBuffer: positions per row of the buffers
   std::int64_t row_capacity_ = 0;      // kSharedBuffer: rows the buffers hold
