@@ -1,0 +1,155 @@
+#include "importer/decoder_ports.h"
+
+#include <map>
+#include <set>
+
+#include "base/error.h"
+
+namespace ogai::importer {
+namespace {
+
+// A `%d` name template, e.g. "past_key_values.%d.key".
+struct Template {
+  std::string field, prefix, suffix;
+
+  std::optional<std::int64_t> match(const std::string& name) const {
+    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
+      return std::nullopt;
+    std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        (digits.size() > 1 && digits[0] == '0'))
+      return std::nullopt;
+    return std::stoll(digits);
+  }
+};
+
+Template make_template(const GenaiConfig& c, const std::string& field, const std::string& text) {
+  auto at = text.find("%d");
+  if (at == std::string::npos || text.find('%', at + 2) != std::string::npos || text.find('%') != at)
+    fail(ErrorCode::kUnsupported, c.file.string(), "{}: '{}' must contain exactly one %d (the layer index)", field, text);
+  return {field, text.substr(0, at), text.substr(at + 2)};
+}
+
+std::string unfed_input_hint(const GenaiConfig& c, const std::string& name) {
+  if (name == c.names.inputs_embeds) return " (token embeddings from a separate session: multimodal pipelines are not imported)";
+  if (name.find("block_table") != std::string::npos || name.find("attention_metadata") != std::string::npos)
+    return " (paged attention is not imported)";
+  if (name.find("sequence_length") != std::string::npos || name.find("seqlens") != std::string::npos)
+    return " (explicit sequence-length inputs are not imported; model-builder CPU/CUDA exports derive them from attention_mask)";
+  if (name.find("conv") != std::string::npos || name.find("state") != std::string::npos)
+    return " (recurrent or convolution state is not imported)";
+  return "";
+}
+
+void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, DataType dtype, int rank, const char* role) {
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || v.dtype != dtype || v.rank() != rank)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as {} of rank {}", v.name, role,
+         dtype_name(v.dtype), shape_text(v), role, dtype_name(dtype), rank);
+}
+
+void check_logits(const DecoderPorts& p) {
+  const onnx::ValueInfo& v = p.logits;
+  bool floating = v.dtype == DataType::kFloat32 || v.dtype == DataType::kFloat16 || v.dtype == DataType::kBfloat16;
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || !floating || v.rank() != 3)
+    fail(ErrorCode::kUnsupported, p.graph, "logits output '{}' is {} {}; expected float [batch, sequence, vocab]", v.name,
+         dtype_name(v.dtype), shape_text(v));
+}
+
+using LayerMap = std::map<std::int64_t, onnx::ValueInfo>;
+
+void collect(const Template& t, const onnx::ValueInfo& v, LayerMap& into, bool& matched) {
+  if (auto layer = t.match(v.name)) {
+    into[*layer] = v;
+    matched = true;
+  }
+}
+
+}  // namespace
+
+std::string shape_text(const onnx::ValueInfo& value) {
+  if (!value.has_shape) return "[?]";
+  std::string text = "[";
+  for (std::size_t i = 0; i < value.shape.size(); ++i) {
+    const onnx::Dim& d = value.shape[i];
+    text += (i ? ", " : "") + (d.is_fixed() ? std::to_string(d.value) : d.symbol.empty() ? "?" : d.symbol);
+  }
+  return text + "]";
+}
+
+DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& graph, const std::string& graph_name) {
+  DecoderPorts p;
+  p.graph = graph_name;
+  const DecoderNames& n = c.names;
+  const Template past_key = make_template(c, "model.decoder.inputs.past_key_names", n.past_key);
+  const Template past_value = make_template(c, "model.decoder.inputs.past_value_names", n.past_value);
+  const Template present_key = make_template(c, "model.decoder.outputs.present_key_names", n.present_key);
+  const Template present_value = make_template(c, "model.decoder.outputs.present_value_names", n.present_value);
+  LayerMap pk, pv, ok, ov;
+  bool has_ids = false, has_logits = false;
+  for (const onnx::ValueInfo* v : graph.runtime_inputs()) {
+    bool matched = false;
+    if (v->name == n.input_ids) {
+      p.input_ids = *v;
+      has_ids = matched = true;
+    } else if (v->name == n.attention_mask) {
+      p.attention_mask = *v;
+      matched = true;
+    } else if (v->name == n.position_ids) {
+      p.position_ids = *v;
+      matched = true;
+    }
+    collect(past_key, *v, pk, matched);
+    collect(past_value, *v, pv, matched);
+    if (!matched)
+      fail(ErrorCode::kUnsupported, graph_name,
+           "graph input '{}' is not one ogai feeds: it is none of model.decoder.inputs input_ids '{}', attention_mask "
+           "'{}', position_ids '{}', past_key_names '{}', past_value_names '{}'{}",
+           v->name, n.input_ids, n.attention_mask, n.position_ids, n.past_key, n.past_value, unfed_input_hint(c, v->name));
+  }
+  for (const onnx::ValueInfo& v : graph.outputs) {
+    bool matched = false;
+    if (v.name == n.logits) {
+      p.logits = v;
+      has_logits = matched = true;
+    }
+    collect(present_key, v, ok, matched);
+    collect(present_value, v, ov, matched);
+    if (!matched) p.unused_outputs.push_back(v.name);
+  }
+  if (!has_ids)
+    fail(ErrorCode::kUnsupported, graph_name, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
+         "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
+  if (!has_logits)
+    fail(ErrorCode::kUnsupported, graph_name, "no graph output '{}' (model.decoder.outputs.logits)", n.logits);
+  check_role(p, p.input_ids, DataType::kInt64, 2, "input_ids");
+  if (p.attention_mask) check_role(p, *p.attention_mask, DataType::kInt64, 2, "attention_mask");
+  if (p.position_ids) check_role(p, *p.position_ids, DataType::kInt64, 2, "position_ids");
+  check_logits(p);
+  std::set<std::int64_t> sliding;
+  if (c.sliding_window) sliding.insert(c.sliding_window->layers.begin(), c.sliding_window->layers.end());
+  for (const auto& [index, value] : pk) {
+    KvLayer layer;
+    layer.index = index;
+    layer.past_key = value;
+    auto take = [&](const LayerMap& m, onnx::ValueInfo& into, const Template& t) {
+      auto it = m.find(index);
+      if (it == m.end())
+        fail(ErrorCode::kUnsupported, graph_name, "KV layer {} has '{}' but no {} '{}{}{}'", index, value.name, t.field,
+             t.prefix, index, t.suffix);
+      into = it->second;
+    };
+    take(pv, layer.past_value, past_value);
+    take(ok, layer.present_key, present_key);
+    take(ov, layer.present_value, present_value);
+    layer.sliding = c.sliding_window && (sliding.empty() || sliding.contains(index));
+    p.layers.push_back(std::move(layer));
+  }
+  for (const LayerMap* m : {&pv, &ok, &ov})
+    for (const auto& [index, value] : *m)
+      if (!pk.contains(index))
+        fail(ErrorCode::kUnsupported, graph_name, "'{}' has no matching past key '{}{}{}'", value.name, past_key.prefix,
+             index, past_key.suffix);
+  return p;
+}
+
+}  // namespace ogai::importer
