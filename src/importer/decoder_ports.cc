@@ -111,9 +111,16 @@ DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& gra
     if (v.name == n.logits) {
       p.logits = v;
       has_logits = matched = true;
+    } else if (!n.hidden_states.empty() && v.name == n.hidden_states) {
+      p.hidden_states = v;
+      matched = true;
     }
     collect(present_key, v, ok, matched);
     collect(present_value, v, ov, matched);
+    if (!matched && v.rank() >= 3)
+      fail(ErrorCode::kUnsupported, graph_name, "graph output '{}' {} is not named by the config; a v1 document needs a "
+           "role for it (name it model.decoder.outputs.hidden_states if it is the last hidden state)", v.name,
+           shape_text(v));
     if (!matched) p.unused_outputs.push_back(v.name);
   }
   if (!has_ids)

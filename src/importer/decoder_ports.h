@@ -5,7 +5,8 @@
 // token ids, attention mask and position ids by the config's names, per-layer past/present key and
 // value by its `%d` templates, logits. A runtime input that is none of these (explicit sequence
 // lengths, paged-attention tables, embeddings, recurrent or convolution state, ...) is refused by
-// name, since ogai would not feed it. Outputs the config does not name are listed as unused.
+// name, since ogai would not feed it. Outputs the config does not name are listed as unused, except
+// that one of rank >= 3 is refused (v1 wants a role for it; only a named hidden_states output has one).
 //
 // check_kv_geometry() then requires, per KV layer: rank-4 [batch, kv_heads, sequence, head_size]
 // ports with fixed kv_heads and head_size, equal past and present geometry and dtype, a sequence
@@ -40,6 +41,7 @@ struct DecoderPorts {
   std::optional<onnx::ValueInfo> attention_mask;  // int64 [batch, total_sequence], when the graph has one
   std::optional<onnx::ValueInfo> position_ids;    // int64 [batch, sequence], when the graph has one
   onnx::ValueInfo logits;                        // float [batch, sequence, vocab]
+  std::optional<onnx::ValueInfo> hidden_states;  // [batch, sequence, hidden], model.decoder.outputs.hidden_states
   std::vector<KvLayer> layers;                   // by index
   std::vector<std::string> unused_outputs;       // graph outputs the config does not name
 };

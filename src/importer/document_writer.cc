@@ -166,11 +166,13 @@ class Writer {
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past));
     line(5, "outputs:");
     line(6, "{}: {}", quote(ports.logits.name), contract(ports.logits));
+    if (ports.hidden_states) line(6, "{}: {}", quote(ports.hidden_states->name), contract(*ports.hidden_states));
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.present->name), contract(*cell.present));
     std::string roles = quote(ports.input_ids.name) + ": token_ids";
     if (ports.attention_mask) roles += ", " + quote(ports.attention_mask->name) + ": attention_mask";
     if (ports.position_ids) roles += ", " + quote(ports.position_ids->name) + ": position_ids";
     roles += ", " + quote(ports.logits.name) + ": logits";
+    if (ports.hidden_states) roles += ", " + quote(ports.hidden_states->name) + ": hidden_states";
     line(5, "roles: {{{}}}", roles);
   }
 
@@ -200,6 +202,7 @@ class Writer {
     for (const Cell& cell : cells_) line(4, "{}: request.{}", quote(cell.past->name), cell.name);
     line(3, "outputs:");
     line(4, "{}: decoder.logits", quote(ports.logits.name));
+    if (ports.hidden_states) line(4, "{}: decoder.hidden_states", quote(ports.hidden_states->name));
     for (const Cell& cell : cells_) line(4, "{}: decoder.{}", quote(cell.present->name), cell.name);
     line(2, "- kind: emit");
     line(3, "value: decoder.logits");

@@ -38,6 +38,7 @@ struct DecoderNames {
   std::string logits = "logits";
   std::string present_key = "present.%d.key";
   std::string present_value = "present.%d.value";
+  std::string hidden_states;  // the last hidden state output, when the export has one (empty: none)
 };
 
 // The `search` section as generation defaults (fields absent in the file stay unset).

@@ -96,6 +96,7 @@ void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& 
   name("logits", names.logits);
   name("present_key_names", names.present_key);
   name("present_value_names", names.present_value);
+  name("hidden_states", names.hidden_states);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 

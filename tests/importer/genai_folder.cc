@@ -1,0 +1,43 @@
+#include "genai_folder.h"
+
+#include <stdexcept>
+#include <vector>
+
+#include "base/file.h"
+
+namespace ogai::importer::testing {
+namespace fs = std::filesystem;
+
+nlohmann::json base_config(const std::string& source) {
+  return nlohmann::json::parse(read_file(fs::path(OGAI_SOURCE_DIR) / "tests/data/genai" / source / "genai_config.json"));
+}
+
+fs::path make_folder(const std::string& name, const std::string& source, const nlohmann::json& config) {
+  const fs::path dir = fs::path(OGAI_BINARY_DIR) / "importer_folders" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<fs::path> files;
+  if (source == "stories260k") {
+    const fs::path shared = fs::path(OGAI_SHARED_DIR) / "models/stories260k";
+    const fs::path side = fs::path(OGAI_SOURCE_DIR) / "tests/data/stories260k";
+    files = {shared / "model.onnx", shared / "tokenizer.json", side / "tokenizer_config.json",
+             side / "generation_config.json"};
+  } else if (source == "tiny-e2b") {
+    const fs::path pkg = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b";
+    files = {pkg / "model.onnx", pkg / "tokenizer.json", pkg / "tokenizer_config.json", pkg / "generation_config.json",
+             pkg / "chat_template.jinja"};
+  } else {
+    throw std::invalid_argument("unknown folder source " + source);
+  }
+  for (const fs::path& file : files) fs::copy_file(file, dir / file.filename());
+  write_file(dir / "genai_config.json", config.dump(4));
+  return dir;
+}
+
+fs::path make_folder(const std::string& name, const std::string& source, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json config = base_config(source);
+  if (edit) edit(config);
+  return make_folder(name, source, config);
+}
+
+}  // namespace ogai::importer::testing
