@@ -9,7 +9,8 @@ namespace ogai::importer::testing {
 namespace fs = std::filesystem;
 
 nlohmann::json base_config(const std::string& source) {
-  return nlohmann::json::parse(read_file(fs::path(OGAI_SOURCE_DIR) / "tests/data/genai" / source / "genai_config.json"));
+  const std::string config = source == "tiny-e2b-fp16" ? "tiny-e2b" : source;  // one config, two dtypes
+  return nlohmann::json::parse(read_file(fs::path(OGAI_SOURCE_DIR) / "tests/data/genai" / config / "genai_config.json"));
 }
 
 fs::path make_folder(const std::string& name, const std::string& source, const nlohmann::json& config) {
@@ -22,10 +23,11 @@ fs::path make_folder(const std::string& name, const std::string& source, const n
     const fs::path side = fs::path(OGAI_SOURCE_DIR) / "tests/data/stories260k";
     files = {shared / "model.onnx", shared / "tokenizer.json", side / "tokenizer_config.json",
              side / "generation_config.json"};
-  } else if (source == "tiny-e2b") {
-    const fs::path pkg = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b";
+  } else if (source == "tiny-e2b" || source == "tiny-e2b-fp16") {
+    const fs::path pkg = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages" / source;
     files = {pkg / "model.onnx", pkg / "tokenizer.json", pkg / "tokenizer_config.json", pkg / "generation_config.json",
              pkg / "chat_template.jinja"};
+    if (source == "tiny-e2b-fp16") files.push_back(pkg / "model.onnx.data");
   } else {
     throw std::invalid_argument("unknown folder source " + source);
   }

@@ -15,7 +15,8 @@ nlohmann::json base_config(const std::string& source);
 
 // A fresh folder build/importer_folders/<name> holding the graph and tokenizer files of `source`
 // ("stories260k": ../shared/models/stories260k with tests/data/stories260k's side files;
-// "tiny-e2b": tests/data/packages/tiny-e2b without its metadata) and `config` as
+// "tiny-e2b" / "tiny-e2b-fp16": tests/data/packages/<source> without its metadata, the float16 one
+// with its external data; both use tests/data/genai/tiny-e2b's config) and `config` as
 // genai_config.json.
 std::filesystem::path make_folder(const std::string& name, const std::string& source, const nlohmann::json& config);
 

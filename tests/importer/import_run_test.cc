@@ -1,7 +1,7 @@
 // Imported GenAI folders run: greedy output of the imported stories260k folder equals a bare ONNX
 // Runtime loop over the same graph (bench/bare_ort_loop.h), and the imported tiny-e2b folder
-// (GroupQueryAttention, sliding and full layers, shared past/present buffers) generates exactly
-// what the project's hand-written tiny-e2b package generates.
+// and tiny-e2b-fp16 folders (GroupQueryAttention, sliding and full layers, shared past/present
+// buffers; float16 with external data) generate exactly what the hand-written packages generate.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -33,15 +33,21 @@ TEST(ImportRun, StoriesGreedyEqualsABareOrtLoop) {
   for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_EQ(ours[i], loop.tokens[i]) << "token " << i;
 }
 
-TEST(ImportRun, TinyE2bImportedEqualsTheHandWrittenPackage) {
-  const fs::path dir = testing::make_folder("run_e2b", "tiny-e2b");
-  auto model = Model::load(dir);
-  const std::vector<std::int32_t> prompt = model->tokenize("the cat sat on the mat and");
+class ImportRunE2b : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ImportRunE2b, ImportedEqualsTheHandWrittenPackage) {
+  const fs::path dir = testing::make_folder("run_" + GetParam(), GetParam());
+  const fs::path written_dir = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages" / GetParam();
+  auto written_model = Model::load(written_dir);
+  const std::vector<std::int32_t> prompt = written_model->tokenize("the cat sat on the mat and");
   const std::vector<std::int32_t> imported = greedy(dir, prompt, 40);
-  const std::vector<std::int32_t> written = greedy(fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b", prompt, 40);
+  const std::vector<std::int32_t> written = greedy(written_dir, prompt, 40);
   EXPECT_EQ(imported.size(), 40u);
   EXPECT_EQ(imported, written);
 }
+
+INSTANTIATE_TEST_SUITE_P(Packages, ImportRunE2b, ::testing::Values("tiny-e2b", "tiny-e2b-fp16"),
+                         [](const auto& info) { return info.param == "tiny-e2b" ? std::string("fp32") : std::string("fp16"); });
 
 }  // namespace
 }  // namespace ogai::importer

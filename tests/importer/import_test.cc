@@ -96,6 +96,18 @@ TEST(Import, TinyE2bHybridSplitsSlidingAndFullGroups) {
   EXPECT_FALSE(p.document.model->attention->head_dim);  // not one head size for the package
 }
 
+TEST(Import, Float16ExternalDataFolderMatchesTheHandWrittenPackage) {
+  const fs::path dir = testing::make_folder("e2b_fp16", "tiny-e2b-fp16");
+  metadata::ValidationReport imported = validated_import(dir);
+  metadata::ValidationReport written = metadata::validate_package(kSource / "tests/data/packages/tiny-e2b-fp16");
+  ASSERT_TRUE(written.valid()) << written.diagnostics.text();
+  expect_same_kv(*imported.package->decoder, *written.package->decoder);
+  EXPECT_EQ(imported.package->decoder->kv_pairs.front().geometry.dtype, DataType::kFloat16);
+  fs::remove(dir / "model.onnx.data");  // the package check finds the missing weights
+  ImportResult r = import_genai_folder(dir);
+  EXPECT_TRUE(metadata::validate_package_text(r.document, r.config_file).diagnostics.has_rule("PKG"));
+}
+
 TEST(Import, ValidatePackageImportsAFolderWithoutMetadata) {
   const fs::path dir = testing::make_folder("in_memory", "stories260k");
   metadata::ValidationReport report = metadata::validate_package(dir);
