@@ -50,6 +50,14 @@ DecoderPorts bind_decoder_ports(const GenaiConfig& config, const onnx::GraphInfo
 
 void check_kv_geometry(const GenaiConfig& config, const DecoderPorts& ports);
 
+// check_attention_nodes() reads the graph's com.microsoft attention nodes (GroupQueryAttention,
+// MultiHeadAttention) bound to a KV layer through their past-key input: `num_heads` must equal
+// model.decoder.num_attention_heads; a GroupQueryAttention with `sliding_window_cache` (a
+// window-sized cache the kernel evicts from) is refused; its `local_window_size` must be the
+// config's window_size on the sliding layers and absent or -1 on the others (a window the config
+// does not declare, or a declared one the graph does not apply, names both).
+void check_attention_nodes(const GenaiConfig& config, const DecoderPorts& ports, const onnx::GraphInfo& graph);
+
 // "[batch_size, 4, past_sequence_length, 8]" (a symbol, a size, or `?`).
 std::string shape_text(const onnx::ValueInfo& value);
 

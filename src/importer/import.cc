@@ -122,6 +122,7 @@ ImportResult import_genai_folder(const fs::path& dir) {
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
   DecoderPorts ports = bind_decoder_ports(config, graph, graph_file.string());
   check_kv_geometry(config, ports);
+  check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
   const TokenizerSummary tok = read_tokenizer_summary(dir / "tokenizer.json");
   const DocumentPlan plan{.config = config,

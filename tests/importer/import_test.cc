@@ -200,6 +200,13 @@ TEST(Import, SlidingLayersAreCheckedAgainstTheirGeometry) {
   expect_refused(testing::make_folder("e2b_range", "tiny-e2b",
                                       [](json& c) { c["model"]["decoder"]["sliding_window"]["layers"] = {0, 9}; }),
                  {"model.decoder.sliding_window.layers lists 9", "KV layers 0..5"});
+  // The graph's attention nodes: window 8 and 4 heads.
+  expect_refused(testing::make_folder("e2b_window", "tiny-e2b",
+                                      [](json& c) { c["model"]["decoder"]["sliding_window"]["window_size"] = 4; }),
+                 {"model.decoder.sliding_window.window_size is 4", "sliding KV layer 0", "local_window_size 8"});
+  expect_refused(testing::make_folder("e2b_heads", "tiny-e2b",
+                                      [](json& c) { c["model"]["decoder"]["num_attention_heads"] = 8; }),
+                 {"model.decoder.num_attention_heads is 8", "GroupQueryAttention of KV layer 0", "num_heads 4"});
   // Without a window the full layer's head size 32 is a mismatch.
   expect_refused(testing::make_folder("e2b_nowindow", "tiny-e2b",
                                       [](json& c) { c["model"]["decoder"].erase("sliding_window"); }),
@@ -219,6 +226,17 @@ class GraphRefusal : public ::testing::Test {
         g.outputs.push_back({"present." + std::to_string(i) + "." + kv, "float32", {"batch", "2", "total", "4"}});
       }
     return g;
+  }
+  // A com.microsoft GroupQueryAttention reading layer `layer`'s past, with integer attributes.
+  static std::string gqa(int layer, const std::string& attributes) {
+    const std::string past = "past_key_values." + std::to_string(layer);
+    return "  node { input: \"q\" input: \"k\" input: \"v\" input: \"" + past + ".key\" input: \"" + past +
+           ".value\" op_type: \"GroupQueryAttention\" domain: \"com.microsoft\" " + attributes + " }\n";
+  }
+  static std::string with_nodes(const GraphSpec& graph, const std::string& nodes) {
+    std::string text = metadata::testing::graph_textproto(graph);
+    const std::string anchor = "  name: \"generated\"\n";
+    return text.replace(text.find(anchor), anchor.size(), anchor + nodes);
   }
   static fs::path folder(const std::string& name, const GraphSpec& graph, int layers = 2) {
     json c = testing::base_config("stories260k");
@@ -260,6 +278,24 @@ TEST_F(GraphRefusal, CachesOgaiDoesNotManage) {
       {"window_size", 4}, {"slide_key_value_cache", false}, {"slide_inputs", false}, {"layers", {1}}};
   write_file(dir / "genai_config.json", config.dump());
   expect_refused(dir, {"'past_sliding'", "window-sized KV cache", "windowed_kv_cache=false"});
+}
+
+TEST_F(GraphRefusal, AttentionNodesAgainstTheConfig) {
+  const std::string heads = "attribute { name: \"num_heads\" i: 8 type: INT } ";
+  fs::path dir = folder("gqa_ok", decoder());
+  write_file(dir / "model.onnx.textproto", with_nodes(decoder(), gqa(0, heads) + gqa(1, heads)));
+  validated_import(dir);
+  dir = folder("gqa_heads", decoder());
+  write_file(dir / "model.onnx.textproto", with_nodes(decoder(), gqa(1, "attribute { name: \"num_heads\" i: 2 type: INT }")));
+  expect_refused(dir, {"model.decoder.num_attention_heads is 8", "KV layer 1", "num_heads 2"});
+  dir = folder("gqa_window", decoder());
+  write_file(dir / "model.onnx.textproto",
+             with_nodes(decoder(), gqa(1, "attribute { name: \"local_window_size\" i: 16 type: INT }")));
+  expect_refused(dir, {"KV layer 1", "window of 16", "declares no model.decoder.sliding_window"});
+  dir = folder("gqa_windowed_cache", decoder());
+  write_file(dir / "model.onnx.textproto",
+             with_nodes(decoder(), gqa(0, "attribute { name: \"sliding_window_cache\" i: 1 type: INT }")));
+  expect_refused(dir, {"KV layer 0", "sliding_window_cache=1", "windowed_kv_cache=false"});
 }
 
 TEST_F(GraphRefusal, MalformedKvLayers) {
