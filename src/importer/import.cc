@@ -113,7 +113,13 @@ bool is_genai_folder(const fs::path& dir) {
   return fs::is_directory(dir, ec) && fs::is_regular_file(dir / kGenaiConfigName, ec);
 }
 
-ImportResult import_genai_folder(const fs::path& dir) {
+bool is_genai_config_file(const fs::path& path) {
+  std::error_code ec;
+  return path.filename() == kGenaiConfigName && fs::is_regular_file(path, ec);
+}
+
+ImportResult import_genai_folder(const fs::path& folder_or_config) {
+  const fs::path dir = is_genai_config_file(folder_or_config) ? folder_or_config.parent_path() : folder_or_config;
   const fs::path config_file = dir / kGenaiConfigName;
   if (!fs::is_regular_file(config_file))
     fail(ErrorCode::kNotFound, config_file.string(), "not found: an ONNX Runtime GenAI folder has genai_config.json");

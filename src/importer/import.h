@@ -34,6 +34,10 @@ struct ImportResult {
 // True when `dir` is a directory holding genai_config.json.
 bool is_genai_folder(const std::filesystem::path& dir);
 
+// True when `path` is a genai_config.json file (its folder is the one to import).
+bool is_genai_config_file(const std::filesystem::path& path);
+
+// `dir` is the folder, or its genai_config.json.
 ImportResult import_genai_folder(const std::filesystem::path& dir);
 
 }  // namespace ogai::importer

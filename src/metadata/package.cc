@@ -58,14 +58,15 @@ ValidationReport validate_package_text(std::string_view text, const std::filesys
 }
 
 bool imports_genai_config(const std::filesystem::path& dir_or_file) {
-  return importer::is_genai_folder(dir_or_file) && !has_metadata_file(dir_or_file);
+  return importer::is_genai_config_file(dir_or_file) ||
+         (importer::is_genai_folder(dir_or_file) && !has_metadata_file(dir_or_file));
 }
 
 ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
   std::filesystem::path file;
   ValidationReport report;
   if (imports_genai_config(dir_or_file)) {
-    report = validate_imported(dir_or_file, file);
+    report = validate_imported(importer::is_genai_config_file(dir_or_file) ? dir_or_file.parent_path() : dir_or_file, file);
   } else {
     file = find_metadata_file(dir_or_file);
     report = validate_text(read_file(file), file.string());

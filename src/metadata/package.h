@@ -47,7 +47,8 @@ struct ValidationReport {
 // True when `dir_or_file` is a directory with an ONNX Runtime GenAI genai_config.json and no
 // inference_metadata.{yaml,yml,json}: validate_package() then imports the config in memory
 // (importer/import.h) and says so once on stderr (a warn-level log line). A folder with both
-// uses its metadata; the config is never merged.
+// uses its metadata; the config is never merged. A path to a genai_config.json file imports its
+// folder whatever else the folder holds.
 bool imports_genai_config(const std::filesystem::path& dir_or_file);
 
 // Throws ogai::Error: kNotFound when no metadata file exists, kParse when its text is unreadable

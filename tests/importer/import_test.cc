@@ -127,6 +127,17 @@ TEST(Import, AFolderWithMetadataNeverReadsTheConfig) {
   metadata::ValidationReport report = metadata::validate_package(dir);
   EXPECT_TRUE(report.valid()) << report.diagnostics.text();
   EXPECT_FALSE(report.imported_from);
+  // Naming the config file asks for the import whatever the folder holds.
+  EXPECT_TRUE(metadata::imports_genai_config(dir / "genai_config.json"));
+  EXPECT_THROW(metadata::validate_package(dir / "genai_config.json"), Error);
+}
+
+TEST(Import, TheConfigFileNamesItsFolder) {
+  const fs::path dir = testing::make_folder("by_file", "stories260k");
+  EXPECT_EQ(import_genai_folder(dir / "genai_config.json").document, import_genai_folder(dir).document);
+  metadata::ValidationReport report = metadata::validate_package(dir / "genai_config.json");
+  EXPECT_TRUE(report.valid()) << report.diagnostics.text();
+  EXPECT_EQ(report.imported_from, dir / "genai_config.json");
 }
 
 TEST(Import, ImportIsDeterministic) {
