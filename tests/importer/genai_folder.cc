@@ -8,10 +8,11 @@
 namespace ogai::importer::testing {
 namespace fs = std::filesystem;
 
-fs::path builder_llama_dir() { return fs::path(OGAI_BINARY_DIR) / "importer_folders/builder-llama"; }
+fs::path generated_dir(const std::string& source) { return fs::path(OGAI_BINARY_DIR) / "importer_folders" / source; }
 
 nlohmann::json base_config(const std::string& source) {
-  if (source == "builder-llama") return nlohmann::json::parse(read_file(builder_llama_dir() / "genai_config.json"));
+  if (source.starts_with("builder-llama"))
+    return nlohmann::json::parse(read_file(generated_dir(source) / "genai_config.json"));
   const std::string config = source == "tiny-e2b-fp16" ? "tiny-e2b" : source;  // one config, two dtypes
   return nlohmann::json::parse(read_file(fs::path(OGAI_SOURCE_DIR) / "tests/data/genai" / config / "genai_config.json"));
 }
@@ -31,9 +32,9 @@ fs::path make_folder(const std::string& name, const std::string& source, const n
     files = {pkg / "model.onnx", pkg / "tokenizer.json", pkg / "tokenizer_config.json", pkg / "generation_config.json",
              pkg / "chat_template.jinja"};
     if (source == "tiny-e2b-fp16") files.push_back(pkg / "model.onnx.data");
-  } else if (source == "builder-llama") {
-    files = {builder_llama_dir() / "model.onnx", builder_llama_dir() / "model.onnx.data",
-             builder_llama_dir() / "tokenizer.json"};
+  } else if (source == "builder-llama" || source == "builder-llama-mha") {
+    const fs::path generated = generated_dir(source);
+    files = {generated / "model.onnx", generated / "model.onnx.data", generated / "tokenizer.json"};
   } else {
     throw std::invalid_argument("unknown folder source " + source);
   }

@@ -10,16 +10,18 @@
 
 namespace ogai::importer::testing {
 
-// tests/data/genai/<source>/genai_config.json (builder-llama: the generated folder's).
-std::filesystem::path builder_llama_dir();
+// build/importer_folders/<source>: a folder tools/genai/builder_llama.py wrote (CTest fixture).
+std::filesystem::path generated_dir(const std::string& source);
+
+// tests/data/genai/<source>/genai_config.json (builder-llama*: the generated folder's).
 nlohmann::json base_config(const std::string& source);
 
 // A fresh folder build/importer_folders/<name> holding the graph and tokenizer files of `source`
 // ("stories260k": ../shared/models/stories260k with tests/data/stories260k's side files;
 // "tiny-e2b" / "tiny-e2b-fp16": tests/data/packages/<source> without its metadata, the float16 one
-// with its external data; both use tests/data/genai/tiny-e2b's config; "builder-llama": the folder
-// tools/genai/builder_llama.py wrote into build/importer_folders/builder-llama, the CTest
-// fixture `importer_builder_folder`) and `config` as
+// with its external data; both use tests/data/genai/tiny-e2b's config; "builder-llama" and
+// "builder-llama-mha": the folders tools/genai/builder_llama.py wrote into
+// build/importer_folders/ (CTest fixture `importer_builder_folder`)) and `config` as
 // genai_config.json.
 std::filesystem::path make_folder(const std::string& name, const std::string& source, const nlohmann::json& config);
 

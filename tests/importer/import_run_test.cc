@@ -34,28 +34,39 @@ TEST(ImportRun, StoriesGreedyEqualsABareOrtLoop) {
   for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_EQ(ours[i], loop.tokens[i]) << "token " << i;
 }
 
-// The model-builder-style Llama (RotaryEmbedding, SkipSimplifiedLayerNormalization,
-// GroupQueryAttention; external data), with separate and with shared past/present buffers.
-class ImportRunBuilder : public ::testing::TestWithParam<bool> {};
+// The model-builder-style Llamas (RotaryEmbedding, SkipSimplifiedLayerNormalization, external
+// data): GroupQueryAttention with separate and with shared past/present buffers, and
+// MultiHeadAttention.
+struct BuilderCase {
+  std::string source, name;
+  bool shared;
+  const char* attention;
+  std::int64_t kv_heads;
+};
+
+class ImportRunBuilder : public ::testing::TestWithParam<BuilderCase> {};
 
 TEST_P(ImportRunBuilder, GreedyEqualsABareOrtLoop) {
-  const bool shared = GetParam();
-  const fs::path dir = testing::make_folder(shared ? "run_builder_shared" : "run_builder", "builder-llama",
-                                            [&](nlohmann::json& c) { c["search"]["past_present_share_buffer"] = shared; });
+  const BuilderCase& c = GetParam();
+  const fs::path dir = testing::make_folder("run_" + c.name, c.source,
+                                            [&](nlohmann::json& config) { config["search"]["past_present_share_buffer"] = c.shared; });
   const onnx::GraphInfo graph = onnx::read_graph_info(dir / "model.onnx");
-  for (const char* op : {"com.microsoft:GroupQueryAttention", "com.microsoft:RotaryEmbedding",
-                         "com.microsoft:SkipSimplifiedLayerNormalization"})
+  for (const char* op : {c.attention, "com.microsoft:RotaryEmbedding", "com.microsoft:SkipSimplifiedLayerNormalization"})
     EXPECT_TRUE(graph.op_types.contains(op)) << op;
   const std::vector<std::int32_t> prompt = {1, 403, 407, 261, 378, 290, 414};
   const std::vector<std::int32_t> ours = greedy(dir, prompt, 48);
-  bench::BareOrtLoop bare(dir / "model.onnx", 3, 2, 16);
+  bench::BareOrtLoop bare(dir / "model.onnx", 3, c.kv_heads, 16);
   const auto loop = bare.run(std::vector<std::int64_t>(prompt.begin(), prompt.end()), 47);
   ASSERT_EQ(ours.size(), loop.tokens.size());
   for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_EQ(ours[i], loop.tokens[i]) << "token " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Buffers, ImportRunBuilder, ::testing::Bool(),
-                         [](const auto& info) { return info.param ? std::string("shared") : std::string("separate"); });
+INSTANTIATE_TEST_SUITE_P(
+    Exports, ImportRunBuilder,
+    ::testing::Values(BuilderCase{"builder-llama", "gqa", false, "com.microsoft:GroupQueryAttention", 2},
+                      BuilderCase{"builder-llama", "gqa_shared", true, "com.microsoft:GroupQueryAttention", 2},
+                      BuilderCase{"builder-llama-mha", "mha", false, "com.microsoft:MultiHeadAttention", 4}),
+    [](const auto& info) { return info.param.name; });
 
 class ImportRunE2b : public ::testing::TestWithParam<std::string> {};
 

@@ -224,6 +224,16 @@ TEST(Import, SlidingLayersAreCheckedAgainstTheirGeometry) {
                  {"model.decoder.head_size is 16", "'past_key_values.4.key'", "head size 32"});
 }
 
+TEST(Import, BuilderExportsImportAndTheirAttentionNodesAreChecked) {
+  for (const std::string source : {"builder-llama", "builder-llama-mha"}) {
+    SCOPED_TRACE(source);
+    validated_import(testing::make_folder("import_" + source, source));
+    const char* op = source == "builder-llama" ? "GroupQueryAttention" : "MultiHeadAttention";
+    expect_refused(testing::make_folder("heads_" + source, source, [](json& c) { c["model"]["decoder"]["num_attention_heads"] = 8; }),
+                   {"model.decoder.num_attention_heads is 8", std::string(op) + " of KV layer 0", "num_heads 4"});
+  }
+}
+
 // Folders over a generated text-format graph: interfaces ogai cannot feed.
 class GraphRefusal : public ::testing::Test {
  protected:

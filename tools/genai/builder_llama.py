@@ -1,6 +1,6 @@
 """Writes a tiny Llama folder in the form ONNX Runtime GenAI's model builder exports for CPU.
 
-    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON
+    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON [--mha]
 
 The graph uses the builder's com.microsoft operators: SimplifiedLayerNormalization for the first
 norm, SkipSimplifiedLayerNormalization for the residual adds and later norms, RotaryEmbedding on
@@ -9,6 +9,9 @@ total_sequence_length derived from attention_mask, a SiLU-gated MLP and an untie
 input_ids, attention_mask, position_ids, past_key_values.N.{key,value}; outputs logits and
 present.N.{key,value}; weights in model.onnx.data. Random weights from a fixed seed (the same
 folder on every run), so greedy output is only compared against another runtime on this graph.
+With --mha, attention is MultiHeadAttention instead (unidirectional, the mask as int32
+key_padding_mask, as many KV heads as query heads), the form the builder uses where GroupQueryAttention
+is not available.
 Beside it: genai_config.json as the builder writes it, and TOKENIZER_JSON copied as
 tokenizer.json (its vocabulary must cover VOCAB ids). Written by this project; no third-party file.
 """
@@ -21,7 +24,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-VOCAB, HIDDEN, HEADS, KV_HEADS, HEAD, LAYERS, FFN, CONTEXT = 512, 64, 4, 2, 16, 3, 128, 256
+VOCAB, HIDDEN, HEADS, HEAD, LAYERS, FFN, CONTEXT = 512, 64, 4, 16, 3, 128, 256
+KV_HEADS = 2  # 4 (= HEADS) with --mha
+MHA = False
 EPS = 1e-5
 FLOAT = TensorProto.FLOAT
 
@@ -61,10 +66,14 @@ def attention(b, i, x, cos, sin, seqlens, total):
                interleaved=0, num_heads=HEADS)
     k = b.node("RotaryEmbedding", [k, "position_ids", cos, sin], [p + "/k_rotary"], domain="com.microsoft",
                interleaved=0, num_heads=KV_HEADS)
-    out = b.node("GroupQueryAttention",
-                 [q, k, v, f"past_key_values.{i}.key", f"past_key_values.{i}.value", seqlens, total],
-                 [p + "/gqa", f"present.{i}.key", f"present.{i}.value"], domain="com.microsoft",
-                 num_heads=HEADS, kv_num_heads=KV_HEADS, scale=float(HEAD ** -0.5))[0]
+    past = [f"past_key_values.{i}.key", f"past_key_values.{i}.value"]
+    present = [f"present.{i}.key", f"present.{i}.value"]
+    if MHA:
+        out = b.node("MultiHeadAttention", [q, k, v, "", seqlens, "", *past], [p + "/mha", *present],
+                     domain="com.microsoft", num_heads=HEADS, unidirectional=1, scale=float(HEAD ** -0.5))[0]
+    else:
+        out = b.node("GroupQueryAttention", [q, k, v, *past, seqlens, total], [p + "/gqa", *present],
+                     domain="com.microsoft", num_heads=HEADS, kv_num_heads=KV_HEADS, scale=float(HEAD ** -0.5))[0]
     return b.node("MatMul", [out, b.weight(f"model.layers.{i}.attn.o_proj.weight", [HEADS * HEAD, HIDDEN])], [p + "/o"])
 
 
@@ -85,9 +94,11 @@ def skip_norm(b, name, x, residual, weight):
     return out[0], out[3]
 
 
-def graph():
-    b = Builder()
-    ones = lambda name: b.const(name, np.ones(HIDDEN, dtype=np.float32))
+def mask_inputs(b):
+    """What the attention node takes from attention_mask: (seqlens_k, total_sequence_length) for
+    GroupQueryAttention, (key_padding_mask, "") for MultiHeadAttention."""
+    if MHA:  # the mask itself, as int32 key_padding_mask [batch, total]
+        return b.node("Cast", ["attention_mask"], ["/model/attn_mask_reformat/key_padding_mask"], to=TensorProto.INT32), ""
     # attention_mask -> seqlens_k (valid length - 1) and total_sequence_length, as the builder does.
     reduced = b.node("ReduceSum", ["attention_mask", b.const("one_axis", np.array([1], dtype=np.int64))],
                      ["/model/attn_mask_reformat/reduce_sum"], keepdims=0)
@@ -95,7 +106,13 @@ def graph():
     seqlens = b.node("Cast", [minus], ["/model/attn_mask_reformat/seqlens_k"], to=TensorProto.INT32)
     shape = b.node("Shape", ["attention_mask"], ["/model/attn_mask_reformat/shape"])
     total = b.node("Gather", [shape, b.const("index_1", np.array(1, dtype=np.int64))], ["/model/attn_mask_reformat/total"])
-    total = b.node("Cast", [total], ["/model/attn_mask_reformat/total_seq_len"], to=TensorProto.INT32)
+    return seqlens, b.node("Cast", [total], ["/model/attn_mask_reformat/total_seq_len"], to=TensorProto.INT32)
+
+
+def graph():
+    b = Builder()
+    ones = lambda name: b.const(name, np.ones(HIDDEN, dtype=np.float32))
+    seqlens, total = mask_inputs(b)
     cos, sin = rotary_caches(b)
     embeds = b.node("Gather", [b.weight("model.embed_tokens.weight", [VOCAB, HIDDEN], 0.5), "input_ids"],
                     ["/model/embed_tokens/output_0"])
@@ -148,7 +165,9 @@ def genai_config():
     }
 
 
-def main(out_dir, tokenizer):
+def main(out_dir, tokenizer, mha=False):
+    global MHA, KV_HEADS
+    MHA, KV_HEADS = mha, HEADS if mha else 2
     os.makedirs(out_dir, exist_ok=True)
     for name in ("model.onnx", "model.onnx.data"):
         if os.path.exists(os.path.join(out_dir, name)):
@@ -161,6 +180,6 @@ def main(out_dir, tokenizer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--mha"):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], len(sys.argv) == 4)
