@@ -146,8 +146,7 @@ class FolderCommandsTest(unittest.TestCase):
             port = s.getsockname()[1]
         server = subprocess.Popen([OGAI, "serve", folder, "--port", str(port), "--model-name", "stories"], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        self.addCleanup(server.wait, 10)
-        self.addCleanup(server.terminate)
+        self.addCleanup(server.kill)
         base = f"http://127.0.0.1:{port}"
         for _ in range(200):
             try:
@@ -160,6 +159,9 @@ class FolderCommandsTest(unittest.TestCase):
         with urllib.request.urlopen(req, timeout=30) as resp:
             answer = json.load(resp)
         self.assertEqual(answer["choices"][0]["text"], GOLDEN_TEXT)
+        server.terminate()
+        _, err = server.communicate(timeout=10)
+        self.assertEqual(err.count(IMPORTED), 1, err)
 
 
 if __name__ == "__main__":
