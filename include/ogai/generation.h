@@ -52,6 +52,9 @@ struct GenerationResult {
   std::string text;                      // generated text, stop string excluded
   FinishReason finish_reason = FinishReason::kLength;
   Timings timings;
+  // Prompt tokens whose KV was reused (from a Context or the engine's prefix cache) instead of
+  // being prefilled again.
+  std::int64_t cached_prompt_tokens = 0;
   int draft_tokens = 0;           // speculative decoding: tokens the drafter proposed
   int accepted_draft_tokens = 0;  // ... and the model accepted
   // With GenerationOptions::logprobs: one entry per element of `ids`, same order; else empty.
