@@ -94,10 +94,7 @@ void read_decoder(const JsonReader& r, const Json& value, GenaiConfig& c) {
             {"shared_initializers", "initializers shared between sessions are not imported"}});
   if (!value.contains("filename")) r.refuse(path + ".filename", "missing: the decoder graph's file name is required");
   c.decoder_filename = r.string(value["filename"], path + ".filename");
-  auto opt_int = [&](const char* key) -> std::optional<std::int64_t> {
-    if (!value.contains(key)) return std::nullopt;
-    return r.integer(value[key], join_path(path, key));
-  };
+  auto opt_int = [&](const char* key) { return r.optional_integer(value, path, key); };
   c.hidden_size = opt_int("hidden_size");
   c.num_attention_heads = opt_int("num_attention_heads");
   c.num_key_value_heads = opt_int("num_key_value_heads");
@@ -131,10 +128,7 @@ void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
   c.type = r.string(value["type"], "model.type");
   check_type(r, c.type);
   if (!value.contains("decoder")) r.refuse("model.decoder", "missing: the decoder section is required");
-  auto opt_int = [&](const char* key) -> std::optional<std::int64_t> {
-    if (!value.contains(key)) return std::nullopt;
-    return r.integer(value[key], join_path("model", key));
-  };
+  auto opt_int = [&](const char* key) { return r.optional_integer(value, "model", key); };
   c.vocab_size = opt_int("vocab_size");
   c.context_length = opt_int("context_length");
   if (c.context_length && *c.context_length <= 0)

@@ -72,15 +72,12 @@ void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& n
             "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length"},
            {{"past_names", kCombined}, {"cross_past_key_names", kCross}, {"cross_past_value_names", kCross},
             {"encoder_hidden_states", kCross}, {"encoder_attention_mask", kCross}});
-  auto name = [&](const char* key, std::string& out) {
-    if (value.contains(key)) out = r.string(value[key], join_path(path, key));
-  };
-  name("input_ids", names.input_ids);
-  name("inputs_embeds", names.inputs_embeds);
-  name("attention_mask", names.attention_mask);
-  name("position_ids", names.position_ids);
-  name("past_key_names", names.past_key);
-  name("past_value_names", names.past_value);
+  r.read_string(value, path, "input_ids", names.input_ids);
+  r.read_string(value, path, "inputs_embeds", names.inputs_embeds);
+  r.read_string(value, path, "attention_mask", names.attention_mask);
+  r.read_string(value, path, "position_ids", names.position_ids);
+  r.read_string(value, path, "past_key_names", names.past_key);
+  r.read_string(value, path, "past_value_names", names.past_value);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 
@@ -90,13 +87,10 @@ void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& 
            {"logits", "present_key_names", "present_value_names", "output_cross_qk_names", "rnn_states",
             "present_conv_names", "hidden_states", "outputs", "lstm_hidden_state", "lstm_cell_state", "outputs_length"},
            {{"present_names", "combined key/value caches (GPT-2 style 'present_%d') are not imported"}});
-  auto name = [&](const char* key, std::string& out) {
-    if (value.contains(key)) out = r.string(value[key], join_path(path, key));
-  };
-  name("logits", names.logits);
-  name("present_key_names", names.present_key);
-  name("present_value_names", names.present_value);
-  name("hidden_states", names.hidden_states);
+  r.read_string(value, path, "logits", names.logits);
+  r.read_string(value, path, "present_key_names", names.present_key);
+  r.read_string(value, path, "present_value_names", names.present_value);
+  r.read_string(value, path, "hidden_states", names.hidden_states);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 
@@ -136,18 +130,9 @@ void read_search(const JsonReader& r, const Json& value, GenaiConfig& c) {
             "num_return_sequences", "no_repeat_ngram_size", "length_penalty", "early_stopping", "diversity_penalty",
             "past_present_share_buffer", "batch_size", "random_seed", "chunk_size", "blank_penalty"});
   SearchDefaults& s = c.search;
-  auto integer = [&](const char* key) -> std::optional<std::int64_t> {
-    if (!value.contains(key)) return std::nullopt;
-    return r.integer(value[key], join_path(path, key));
-  };
-  auto number = [&](const char* key) -> std::optional<double> {
-    if (!value.contains(key)) return std::nullopt;
-    return r.number(value[key], join_path(path, key));
-  };
-  auto boolean = [&](const char* key) -> std::optional<bool> {
-    if (!value.contains(key)) return std::nullopt;
-    return r.boolean(value[key], join_path(path, key));
-  };
+  auto integer = [&](const char* key) { return r.optional_integer(value, path, key); };
+  auto number = [&](const char* key) { return r.optional_number(value, path, key); };
+  auto boolean = [&](const char* key) { return r.optional_boolean(value, path, key); };
   auto at_most = [&](const char* key, const std::optional<std::int64_t>& v, std::int64_t limit, std::string_view why) {
     if (v && *v > limit) r.refuse(join_path(path, key), std::to_string(*v) + ": " + std::string(why));
   };

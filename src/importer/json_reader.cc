@@ -82,4 +82,24 @@ std::string JsonReader::string(const Json& value, const std::string& path) const
   return value.get<std::string>();
 }
 
+std::optional<std::int64_t> JsonReader::optional_integer(const Json& object, const std::string& parent,
+                                                        const char* key) const {
+  if (!object.contains(key)) return std::nullopt;
+  return integer(object[key], join_path(parent, key));
+}
+
+std::optional<double> JsonReader::optional_number(const Json& object, const std::string& parent, const char* key) const {
+  if (!object.contains(key)) return std::nullopt;
+  return number(object[key], join_path(parent, key));
+}
+
+std::optional<bool> JsonReader::optional_boolean(const Json& object, const std::string& parent, const char* key) const {
+  if (!object.contains(key)) return std::nullopt;
+  return boolean(object[key], join_path(parent, key));
+}
+
+void JsonReader::read_string(const Json& object, const std::string& parent, const char* key, std::string& out) const {
+  if (object.contains(key)) out = string(object[key], join_path(parent, key));
+}
+
 }  // namespace ogai::importer

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +44,13 @@ class JsonReader {
   double number(const Json& value, const std::string& path) const;
   bool boolean(const Json& value, const std::string& path) const;
   std::string string(const Json& value, const std::string& path) const;
+
+  // object[key] read as above when present (`parent` + key names it), else nullopt.
+  std::optional<std::int64_t> optional_integer(const Json& object, const std::string& parent, const char* key) const;
+  std::optional<double> optional_number(const Json& object, const std::string& parent, const char* key) const;
+  std::optional<bool> optional_boolean(const Json& object, const std::string& parent, const char* key) const;
+  // Sets `out` to object[key] when present (a string).
+  void read_string(const Json& object, const std::string& parent, const char* key, std::string& out) const;
 
   const std::filesystem::path& origin() const { return origin_; }
 

@@ -62,13 +62,22 @@ void expect_same_kv(const metadata::DecoderAbi& a, const metadata::DecoderAbi& b
   EXPECT_EQ(a.hidden_states_output, b.hidden_states_output);
 }
 
+// Imports `source` as folder `name`; its ABI must equal the hand-written package at `written_dir`.
+metadata::ValidationReport import_like_written(const std::string& name, const std::string& source,
+                                               const fs::path& written_dir) {
+  metadata::ValidationReport imported = validated_import(testing::make_folder(name, source));
+  metadata::ValidationReport written = metadata::validate_package(written_dir);
+  EXPECT_TRUE(written.valid()) << written.diagnostics.text();
+  EXPECT_TRUE(imported.package->decoder && written.package->decoder);
+  if (imported.package->decoder && written.package->decoder)
+    expect_same_kv(*imported.package->decoder, *written.package->decoder);
+  return imported;
+}
+
 TEST(Import, StoriesFolderMatchesTheHandWrittenPackage) {
-  const fs::path dir = testing::make_folder("stories", "stories260k");
-  metadata::ValidationReport imported = validated_import(dir);
-  metadata::ValidationReport written = metadata::validate_package(fs::path(OGAI_BINARY_DIR) / "packages/stories260k");
-  ASSERT_TRUE(written.valid()) << written.diagnostics.text();
-  ASSERT_TRUE(imported.package->decoder && written.package->decoder);
-  expect_same_kv(*imported.package->decoder, *written.package->decoder);
+  metadata::ValidationReport imported =
+      import_like_written("stories", "stories260k", fs::path(OGAI_BINARY_DIR) / "packages/stories260k");
+  ASSERT_TRUE(imported.package->decoder);
   const metadata::Package& p = *imported.package;
   EXPECT_EQ(p.max_sequence_length(), 512);
   EXPECT_FALSE(p.sliding_window());
@@ -83,11 +92,8 @@ TEST(Import, StoriesFolderMatchesTheHandWrittenPackage) {
 }
 
 TEST(Import, TinyE2bHybridSplitsSlidingAndFullGroups) {
-  const fs::path dir = testing::make_folder("e2b", "tiny-e2b");
-  metadata::ValidationReport imported = validated_import(dir);
-  metadata::ValidationReport written = metadata::validate_package(kSource / "tests/data/packages/tiny-e2b");
-  ASSERT_TRUE(written.valid()) << written.diagnostics.text();
-  expect_same_kv(*imported.package->decoder, *written.package->decoder);
+  metadata::ValidationReport imported = import_like_written("e2b", "tiny-e2b", kSource / "tests/data/packages/tiny-e2b");
+  ASSERT_TRUE(imported.package->decoder);
   const metadata::Package& p = *imported.package;
   EXPECT_EQ(p.sliding_window(), 8);
   EXPECT_EQ(p.decoder->aliasing, metadata::Aliasing::kPermitted);  // past_present_share_buffer
@@ -97,11 +103,10 @@ TEST(Import, TinyE2bHybridSplitsSlidingAndFullGroups) {
 }
 
 TEST(Import, Float16ExternalDataFolderMatchesTheHandWrittenPackage) {
-  const fs::path dir = testing::make_folder("e2b_fp16", "tiny-e2b-fp16");
-  metadata::ValidationReport imported = validated_import(dir);
-  metadata::ValidationReport written = metadata::validate_package(kSource / "tests/data/packages/tiny-e2b-fp16");
-  ASSERT_TRUE(written.valid()) << written.diagnostics.text();
-  expect_same_kv(*imported.package->decoder, *written.package->decoder);
+  metadata::ValidationReport imported =
+      import_like_written("e2b_fp16", "tiny-e2b-fp16", kSource / "tests/data/packages/tiny-e2b-fp16");
+  ASSERT_TRUE(imported.package->decoder);
+  const fs::path dir = fs::path(OGAI_BINARY_DIR) / "importer_folders/e2b_fp16";
   EXPECT_EQ(imported.package->decoder->kv_pairs.front().geometry.dtype, DataType::kFloat16);
   fs::remove(dir / "model.onnx.data");  // the package check finds the missing weights
   ImportResult r = import_genai_folder(dir);
