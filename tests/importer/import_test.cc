@@ -4,6 +4,7 @@
 // mismatch naming the config field and the graph port.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,37 @@ TEST(Import, TheConfigFileNamesItsFolder) {
 TEST(Import, ImportIsDeterministic) {
   const fs::path dir = testing::make_folder("twice", "stories260k");
   EXPECT_EQ(import_genai_folder(dir).document, import_genai_folder(dir).document);
+}
+
+// Every value of the config replaced by each of a few wrong ones: the import either succeeds or
+// throws ogai::Error; never another exception, a crash or a hang.
+TEST(Import, AnyWrongValueIsAnOgaiErrorOrAccepted) {
+  const json base = testing::base_config("tiny-e2b");
+  const fs::path dir = testing::make_folder("robust", "tiny-e2b", base);
+  const std::vector<json> wrong = {nullptr, "x", -1, 0, 2.5, json::array(), json::object(), json::array({1, "a"})};
+  int accepted = 0, refused = 0;
+  std::set<std::string> seen;
+  const json leaves = base.flatten();
+  for (const auto& [pointer, _] : leaves.items()) {
+    // Each leaf and each of its parents, once.
+    for (json::json_pointer at(pointer); !at.empty() && seen.insert(at.to_string()).second; at = at.parent_pointer()) {
+      for (const json& value : wrong) {
+        json config = base;
+        config[at] = value;
+        write_file(dir / "genai_config.json", config.dump());
+        try {
+          import_genai_folder(dir);
+          ++accepted;
+        } catch (const Error&) {
+          ++refused;
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << at.to_string() << " = " << value.dump() << ": " << e.what();
+        }
+      }
+    }
+  }
+  EXPECT_GT(refused, 100);
+  EXPECT_GT(accepted, 0);  // e.g. a log_id of 0 is not read
 }
 
 struct Mismatch {
