@@ -30,15 +30,14 @@ ValidationReport validate_text(std::string_view text, const std::string& origin)
 
 namespace {
 
-// A directory with genai_config.json and no inference_metadata.* : the imported document, validated
-// like a written one (its artifacts resolve against the folder through genai_config.json's path).
-ValidationReport validate_imported(const std::filesystem::path& dir, std::filesystem::path& file) {
-  importer::ImportResult imported = importer::import_genai_folder(dir);
+// A GenAI folder (or its genai_config.json): the imported document, validated like a written one
+// (its artifacts resolve against the folder through genai_config.json's path).
+ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
+  importer::ImportResult imported = importer::import_genai_folder(dir_or_config);
   log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported {} in memory (`ogai import {}` writes it)",
-      dir.string(), importer::kGenaiConfigName, dir.string());
-  file = imported.config_file;
-  ValidationReport report = validate_text(imported.document, file.string() + " (imported)");
-  report.imported_from = file;
+      dir_or_config.string(), importer::kGenaiConfigName, dir_or_config.string());
+  ValidationReport report = validate_text(imported.document, imported.config_file.string() + " (imported)");
+  report.imported_from = imported.config_file;
   return report;
 }
 
@@ -66,7 +65,8 @@ ValidationReport validate_package(const std::filesystem::path& dir_or_file, cons
   std::filesystem::path file;
   ValidationReport report;
   if (imports_genai_config(dir_or_file)) {
-    report = validate_imported(importer::is_genai_config_file(dir_or_file) ? dir_or_file.parent_path() : dir_or_file, file);
+    report = validate_imported(dir_or_file);
+    file = *report.imported_from;
   } else {
     file = find_metadata_file(dir_or_file);
     report = validate_text(read_file(file), file.string());
