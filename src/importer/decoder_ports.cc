@@ -76,86 +76,119 @@ std::string shape_text(const onnx::ValueInfo& value) {
   return text + "]";
 }
 
-DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& graph, const std::string& graph_name) {
-  DecoderPorts p;
-  p.graph = graph_name;
-  const DecoderNames& n = c.names;
-  const Template past_key = make_template(c, "model.decoder.inputs.past_key_names", n.past_key);
-  const Template past_value = make_template(c, "model.decoder.inputs.past_value_names", n.past_value);
-  const Template present_key = make_template(c, "model.decoder.outputs.present_key_names", n.present_key);
-  const Template present_value = make_template(c, "model.decoder.outputs.present_value_names", n.present_value);
+namespace {
+
+// The four KV templates and the ports each matched, by layer.
+struct KvTemplates {
+  Template past_key, past_value, present_key, present_value;
   LayerMap pk, pv, ok, ov;
-  bool has_ids = false, has_logits = false;
+};
+
+KvTemplates make_templates(const GenaiConfig& c) {
+  const DecoderNames& n = c.names;
+  return {make_template(c, "model.decoder.inputs.past_key_names", n.past_key),
+          make_template(c, "model.decoder.inputs.past_value_names", n.past_value),
+          make_template(c, "model.decoder.outputs.present_key_names", n.present_key),
+          make_template(c, "model.decoder.outputs.present_value_names", n.present_value),
+          {}, {}, {}, {}};
+}
+
+// Every runtime input is ids, mask, positions or a past key/value; anything else is refused.
+void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates& kv, DecoderPorts& p) {
+  const DecoderNames& n = c.names;
+  bool has_ids = false;
   for (const onnx::ValueInfo* v : graph.runtime_inputs()) {
-    bool matched = false;
+    bool matched = true;
     if (v->name == n.input_ids) {
       p.input_ids = *v;
-      has_ids = matched = true;
+      has_ids = true;
     } else if (v->name == n.attention_mask) {
       p.attention_mask = *v;
-      matched = true;
     } else if (v->name == n.position_ids) {
       p.position_ids = *v;
-      matched = true;
+    } else {
+      matched = false;
     }
-    collect(past_key, *v, pk, matched);
-    collect(past_value, *v, pv, matched);
+    collect(kv.past_key, *v, kv.pk, matched);
+    collect(kv.past_value, *v, kv.pv, matched);
     if (!matched)
-      fail(ErrorCode::kUnsupported, graph_name,
+      fail(ErrorCode::kUnsupported, p.graph,
            "graph input '{}' is not one ogai feeds: it is none of model.decoder.inputs input_ids '{}', attention_mask "
            "'{}', position_ids '{}', past_key_names '{}', past_value_names '{}'{}",
            v->name, n.input_ids, n.attention_mask, n.position_ids, n.past_key, n.past_value, unfed_input_hint(c, v->name));
   }
+  if (!has_ids)
+    fail(ErrorCode::kUnsupported, p.graph, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
+         "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
+  check_role(p, p.input_ids, DataType::kInt64, 2, "input_ids");
+  if (p.attention_mask) check_role(p, *p.attention_mask, DataType::kInt64, 2, "attention_mask");
+  if (p.position_ids) check_role(p, *p.position_ids, DataType::kInt64, 2, "position_ids");
+}
+
+// Logits, the named hidden state, presents; other outputs are unused (refused from rank 3).
+void bind_outputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates& kv, DecoderPorts& p) {
+  const DecoderNames& n = c.names;
+  bool has_logits = false;
   for (const onnx::ValueInfo& v : graph.outputs) {
-    bool matched = false;
+    bool matched = true;
     if (v.name == n.logits) {
       p.logits = v;
-      has_logits = matched = true;
+      has_logits = true;
     } else if (!n.hidden_states.empty() && v.name == n.hidden_states) {
       p.hidden_states = v;
-      matched = true;
+    } else {
+      matched = false;
     }
-    collect(present_key, v, ok, matched);
-    collect(present_value, v, ov, matched);
+    collect(kv.present_key, v, kv.ok, matched);
+    collect(kv.present_value, v, kv.ov, matched);
     if (!matched && v.rank() >= 3)
-      fail(ErrorCode::kUnsupported, graph_name, "graph output '{}' {} is not named by the config; a v1 document needs a "
+      fail(ErrorCode::kUnsupported, p.graph, "graph output '{}' {} is not named by the config; a v1 document needs a "
            "role for it (name it model.decoder.outputs.hidden_states if it is the last hidden state)", v.name,
            shape_text(v));
     if (!matched) p.unused_outputs.push_back(v.name);
   }
-  if (!has_ids)
-    fail(ErrorCode::kUnsupported, graph_name, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
-         "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
   if (!has_logits)
-    fail(ErrorCode::kUnsupported, graph_name, "no graph output '{}' (model.decoder.outputs.logits)", n.logits);
-  check_role(p, p.input_ids, DataType::kInt64, 2, "input_ids");
-  if (p.attention_mask) check_role(p, *p.attention_mask, DataType::kInt64, 2, "attention_mask");
-  if (p.position_ids) check_role(p, *p.position_ids, DataType::kInt64, 2, "position_ids");
+    fail(ErrorCode::kUnsupported, p.graph, "no graph output '{}' (model.decoder.outputs.logits)", n.logits);
   check_logits(p);
+}
+
+// One KvLayer per past key, with its past value and presents (each must exist, and no extra).
+void pair_layers(const GenaiConfig& c, const KvTemplates& kv, DecoderPorts& p) {
   std::set<std::int64_t> sliding;
   if (c.sliding_window) sliding.insert(c.sliding_window->layers.begin(), c.sliding_window->layers.end());
-  for (const auto& [index, value] : pk) {
+  for (const auto& [index, value] : kv.pk) {
     KvLayer layer;
     layer.index = index;
     layer.past_key = value;
     auto take = [&](const LayerMap& m, onnx::ValueInfo& into, const Template& t) {
       auto it = m.find(index);
       if (it == m.end())
-        fail(ErrorCode::kUnsupported, graph_name, "KV layer {} has '{}' but no {} '{}{}{}'", index, value.name, t.field,
+        fail(ErrorCode::kUnsupported, p.graph, "KV layer {} has '{}' but no {} '{}{}{}'", index, value.name, t.field,
              t.prefix, index, t.suffix);
       into = it->second;
     };
-    take(pv, layer.past_value, past_value);
-    take(ok, layer.present_key, present_key);
-    take(ov, layer.present_value, present_value);
+    take(kv.pv, layer.past_value, kv.past_value);
+    take(kv.ok, layer.present_key, kv.present_key);
+    take(kv.ov, layer.present_value, kv.present_value);
     layer.sliding = c.sliding_window && (sliding.empty() || sliding.contains(index));
     p.layers.push_back(std::move(layer));
   }
-  for (const LayerMap* m : {&pv, &ok, &ov})
+  for (const LayerMap* m : {&kv.pv, &kv.ok, &kv.ov})
     for (const auto& [index, value] : *m)
-      if (!pk.contains(index))
-        fail(ErrorCode::kUnsupported, graph_name, "'{}' has no matching past key '{}{}{}'", value.name, past_key.prefix,
-             index, past_key.suffix);
+      if (!kv.pk.contains(index))
+        fail(ErrorCode::kUnsupported, p.graph, "'{}' has no matching past key '{}{}{}'", value.name, kv.past_key.prefix,
+             index, kv.past_key.suffix);
+}
+
+}  // namespace
+
+DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& graph, const std::string& graph_name) {
+  DecoderPorts p;
+  p.graph = graph_name;
+  KvTemplates kv = make_templates(c);
+  bind_inputs(c, graph, kv, p);
+  bind_outputs(c, graph, kv, p);
+  pair_layers(c, kv, p);
   return p;
 }
 
