@@ -32,7 +32,7 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_option("PKG", flags.package, "package directory (or its inference_metadata file)")->required();
   cmd.add_option("--ep", flags.ep, "execution provider")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd.add_option("--threads", flags.threads, "ONNX Runtime intra-op threads (0 = its default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
 }
 
@@ -61,14 +61,14 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   cmd.add_flag("--ignore-eos", o.ignore_eos, "keep generating after end-of-sequence tokens");
   cmd.add_flag("--truncate-prompt", o.truncate_prompt, "keep the end of a prompt longer than the context");
   cmd.add_option("--prefill-chunk", o.prefill_chunk, "prefill at most N tokens per step (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   using Drafter = SpeculativeOptions::Drafter;
   const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
   cmd.add_option("--speculative", o.speculative.drafter,
                  "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
       ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
   cmd.add_option("--draft-tokens", o.speculative.max_draft_tokens, "tokens proposed per speculative step")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1024));
 }
 
 std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms) {
