@@ -1,0 +1,137 @@
+#include "grammar/grammar_constraint.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace ogai::grammar {
+namespace {
+
+std::string shown(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  return out;
+}
+
+}  // namespace
+
+GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar,
+                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<std::int64_t> end_ids)
+    : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)) {
+  std::sort(end_ids_.begin(), end_ids_.end());
+  end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
+}
+
+std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { return start_state(); }
+
+std::unique_ptr<GrammarState> GrammarConstraint::start_state() const { return std::make_unique<GrammarState>(*this); }
+
+// The state keeps the grammar and vocabulary alive itself: a Sampler may outlive the request's
+// shared_ptr to the constraint only through its params copy, which holds the constraint, so
+// `constraint_` stays valid; the extra references make that independent of the caller.
+GrammarState::GrammarState(const GrammarConstraint& constraint)
+    : constraint_(constraint), keep_grammar_(constraint.grammar_), keep_vocabulary_(constraint.vocabulary_),
+      matcher_(constraint.grammar_), state_(matcher_.initial()),
+      walk_states_(constraint.vocabulary_->trie().max_depth + 1, Matcher::kDead) {}
+
+bool GrammarState::is_end(std::int64_t id) const {
+  return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
+}
+
+void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
+  const TokenTrie& t = keep_vocabulary_->trie();
+  words.assign((keep_vocabulary_->size() + 63) / 64, 0);
+  if (ended_) return;
+  walk_states_[0] = state_;
+  const std::size_t n = t.size();
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t d = t.depth[i];
+    const Matcher::State s = matcher_.step(walk_states_[d - 1], t.byte[i]);
+    if (s == Matcher::kDead) {
+      i = t.skip[i];
+      continue;
+    }
+    walk_states_[d] = s;
+    for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[i + 1]; ++k) {
+      const auto id = static_cast<std::uint32_t>(t.token_ids[k]);
+      words[id >> 6] |= std::uint64_t{1} << (id & 63);
+    }
+    ++i;
+  }
+  for (std::int64_t id : constraint_.end_ids_)
+    if (id >= 0 && static_cast<std::size_t>(id) < keep_vocabulary_->size())
+      words[static_cast<std::size_t>(id) >> 6] &= ~(std::uint64_t{1} << (id & 63));
+}
+
+const std::vector<std::uint64_t>& GrammarState::allowed_text_tokens() {
+  auto it = cache_.find(state_);
+  if (it != cache_.end()) return it->second;
+  const std::size_t bytes_per_mask = (keep_vocabulary_->size() + 63) / 64 * 8 + 64;
+  if ((cache_.size() + 1) * bytes_per_mask > kMaskCacheBytes) cache_.clear();
+  std::vector<std::uint64_t>& words = cache_[state_];
+  compute_mask(words);
+  return words;
+}
+
+bool GrammarState::allows_by_walk(std::int64_t id) {
+  if (ended_ || id < 0) return false;
+  if (is_end(id)) return matcher_.accepting(state_);
+  if (static_cast<std::size_t>(id) >= keep_vocabulary_->size()) return false;
+  const std::string& bytes = keep_vocabulary_->bytes(id);
+  return !bytes.empty() && matcher_.walk(state_, bytes) != Matcher::kDead;
+}
+
+void GrammarState::mask(std::span<float> logits) {
+  const std::vector<std::uint64_t>& words = allowed_text_tokens();
+  const bool accepting = complete();
+  bool any = false;
+  saved_.clear();
+  for (std::int64_t id : constraint_.end_ids_)
+    saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)] : 0.0f);
+  const std::size_t v = logits.size();
+  for (std::size_t w = 0; w * 64 < v; ++w) {
+    const std::uint64_t m = w < words.size() ? words[w] : 0;
+    any = any || m != 0;
+    if (m == ~std::uint64_t{0}) continue;
+    const std::size_t end = std::min(v, w * 64 + 64);
+    for (std::size_t i = w * 64; i < end; ++i)
+      if (!((m >> (i & 63)) & 1)) logits[i] = -INFINITY;
+  }
+  bool end_allowed = false;
+  for (std::size_t k = 0; k < constraint_.end_ids_.size(); ++k) {
+    const std::int64_t id = constraint_.end_ids_[k];
+    if (id < 0 || static_cast<std::size_t>(id) >= v) continue;
+    logits[static_cast<std::size_t>(id)] = accepting ? saved_[k] : -INFINITY;
+    end_allowed = end_allowed || accepting;
+  }
+  if (!any && !end_allowed)
+    fail(ErrorCode::kInvalidArgument, "response_format", "{}",
+         ended_ ? "the grammar already ended; no token may follow"
+                : (accepting ? "the text is complete but the request has no end token (EOS or stop token id) to end it"
+                             : "no token of the vocabulary can continue the grammar here"));
+}
+
+void GrammarState::accept(std::int64_t token) {
+  if (ended_) fail(ErrorCode::kInvalidArgument, "response_format", "token {} follows the end of the grammar", token);
+  if (is_end(token)) {
+    if (!matcher_.accepting(state_))
+      fail(ErrorCode::kInvalidArgument, "response_format", "end token {} before the grammar is complete", token);
+    ended_ = true;
+    return;
+  }
+  const bool known = token >= 0 && static_cast<std::size_t>(token) < keep_vocabulary_->size();
+  const std::string empty;
+  const std::string& bytes = known ? keep_vocabulary_->bytes(token) : empty;
+  const Matcher::State next = bytes.empty() ? Matcher::kDead : matcher_.walk(state_, bytes);
+  if (next == Matcher::kDead)
+    fail(ErrorCode::kInvalidArgument, "response_format", "token {} ('{}') does not continue the grammar", token,
+         shown(bytes));
+  state_ = next;
+  if (matcher_.needs_compaction()) {
+    state_ = matcher_.compact(state_);
+    cache_.clear();
+  }
+}
+
+}  // namespace ogai::grammar

@@ -1,0 +1,80 @@
+// GrammarConstraint: a compiled grammar bound to a model's vocabulary and end tokens, the
+// sampling::Constraint (sampling/constraint.h) behind structured output.
+//
+// GrammarState (one per sequence) computes the set of allowed tokens from its Matcher state by
+// walking the vocabulary's token trie: one cached DFA lookup per trie node visited, subtrees
+// skipped as soon as their prefix is rejected. Masks are cached per matcher state (a state seen
+// again costs a copy of V bits), bounded to kMaskCacheBytes. End ids (EOS, stop token ids) are
+// never matched as text: they are allowed exactly when the text so far is complete.
+// Cost of an uncached mask: O(trie nodes visited); of applying it: O(V).
+// GrammarConstraint is immutable and thread-safe; GrammarState is not (one per sequence).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "grammar/compiled_grammar.h"
+#include "grammar/matcher.h"
+#include "grammar/vocabulary.h"
+#include "sampling/constraint.h"
+
+namespace ogai::grammar {
+
+class GrammarState;
+
+class GrammarConstraint final : public sampling::Constraint {
+ public:
+  GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar, std::shared_ptr<const Vocabulary> vocabulary,
+                    std::vector<std::int64_t> end_ids);
+  std::unique_ptr<sampling::ConstraintState> start() const override;
+  std::unique_ptr<GrammarState> start_state() const;
+
+  const CompiledGrammar& grammar() const { return *grammar_; }
+  const Vocabulary& vocabulary() const { return *vocabulary_; }
+  const std::vector<std::int64_t>& end_ids() const { return end_ids_; }
+
+ private:
+  friend class GrammarState;
+  std::shared_ptr<const CompiledGrammar> grammar_;
+  std::shared_ptr<const Vocabulary> vocabulary_;
+  std::vector<std::int64_t> end_ids_;  // sorted, unique
+};
+
+class GrammarState final : public sampling::ConstraintState {
+ public:
+  static constexpr std::size_t kMaskCacheBytes = 32u << 20;
+
+  explicit GrammarState(const GrammarConstraint& constraint);
+  void mask(std::span<float> logits) override;
+  void accept(std::int64_t token) override;
+  bool complete() const override { return !ended_ && matcher_.accepting(state_); }
+
+  // The tokens whose bytes may follow (end ids excluded), as bits over the vocabulary: bit i of
+  // word i / 64. Valid until the next call.
+  const std::vector<std::uint64_t>& allowed_text_tokens();
+  // Whether token `id` may come next (end ids included), by walking its bytes alone: the brute-
+  // force reference the tests compare allowed_text_tokens() with.
+  bool allows_by_walk(std::int64_t id);
+  Matcher& matcher() { return matcher_; }
+  Matcher::State state() const { return state_; }
+  bool ended() const { return ended_; }
+
+ private:
+  bool is_end(std::int64_t id) const;
+  void compute_mask(std::vector<std::uint64_t>& words);
+
+  const GrammarConstraint& constraint_;
+  std::shared_ptr<const CompiledGrammar> keep_grammar_;
+  std::shared_ptr<const Vocabulary> keep_vocabulary_;
+  Matcher matcher_;
+  Matcher::State state_;
+  bool ended_ = false;  // an end token was accepted
+  std::unordered_map<Matcher::State, std::vector<std::uint64_t>> cache_;
+  std::vector<Matcher::State> walk_states_;  // per trie depth
+  std::vector<float> saved_;                 // end ids' logits during mask()
+};
+
+}  // namespace ogai::grammar
