@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/format_flags.h"
 #include "cli/model_flags.h"
 
 namespace ogai::cli {
@@ -19,6 +20,7 @@ namespace {
 struct GenerateFlags {
   ModelFlags model;
   SamplingFlags sampling;
+  FormatFlags format;
   std::string prompt;
   bool chat = false;
   std::string system;
@@ -76,6 +78,8 @@ int run_generate(const GenerateFlags& f) {
     std::fprintf(stderr, "ogai generate: --prompt-logprobs needs --logprobs N\n");
     return kExitUsage;
   }
+  const std::optional<ResponseFormat> format = response_format(f.format);
+  if (format) check_response_format(*format);  // a bad schema fails before the model loads
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = f.prompt;
@@ -92,6 +96,7 @@ int run_generate(const GenerateFlags& f) {
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
+  options.response_format = format;
   StreamCallback on_token;
   if (f.stream && !f.json)
     on_token = [](const StreamEvent& e) {
@@ -121,6 +126,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);
+  add_format_flags(*cmd, flags->format);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
   cmd->add_option("--logprobs", flags->logprobs,

@@ -56,11 +56,12 @@ Element JsonRules::cached(std::optional<std::uint32_t>& slot, const char* name,
 
 Element JsonRules::ws() {
   if (!ws_) {
-    ByteSet blank;
-    blank.add(' ');
-    blank.add('\t');
-    blank.add('\n');
-    ws_ = b_.rule("ws", {b_.repeat({b_.bytes(blank)}, 0, kMaxWhitespace, "ws")});
+    ByteSet indent;
+    indent.add(' ');
+    indent.add('\t');
+    Sequence newline = b_.literal("\n");
+    GrammarBuilder::append(newline, b_.repeat({b_.bytes(indent)}, 0, kMaxIndent, "indent"));
+    ws_ = b_.rule("ws", {{}, b_.literal(" "), newline});
   }
   return GrammarBuilder::ref(*ws_);
 }

@@ -3,8 +3,8 @@
 // bounds, integers and numbers within bounds, the string formats, and literal sets (enum values)
 // laid out as a trie so that many values sharing prefixes stay one parse stack.
 //
-// Whitespace between tokens is at most kMaxWhitespace of [ \t\n] (a bound, so a model cannot
-// loop on blanks forever). Strings spell every character either as itself (UTF-8; not '"', '\'
+// Whitespace between tokens is nothing, one space, or one newline and at most kMaxIndent spaces
+// or tabs (pretty-printed JSON fits; a bound, so a model cannot loop on blanks forever). Strings spell every character either as itself (UTF-8; not '"', '\'
 // or a control character) or as a JSON escape (\uXXXX never a surrogate). Numbers: JSON's
 // grammar; with bounds, no exponent (numbers.md in docs/structured_output.md).
 #pragma once
@@ -18,7 +18,7 @@
 
 namespace ogai::grammar {
 
-inline constexpr int kMaxWhitespace = 12;
+inline constexpr int kMaxIndent = 16;
 inline constexpr std::size_t kMaxLiteralBytes = 1u << 20;  // enum/const values, all together
 
 struct NumberBound {
