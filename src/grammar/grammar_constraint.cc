@@ -95,6 +95,10 @@ void GrammarState::mask(std::span<float> logits) {
     any = any || m != 0;
     if (m == ~std::uint64_t{0}) continue;
     const std::size_t end = std::min(v, w * 64 + 64);
+    if (m == 0) {
+      std::fill(logits.begin() + static_cast<std::ptrdiff_t>(w * 64), logits.begin() + static_cast<std::ptrdiff_t>(end), -INFINITY);
+      continue;
+    }
     for (std::size_t i = w * 64; i < end; ++i)
       if (!((m >> (i & 63)) & 1)) logits[i] = -INFINITY;
   }
