@@ -1,6 +1,7 @@
 #include "grammar/grammar_constraint.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "base/error.h"
@@ -12,6 +13,17 @@ std::string shown(const std::string& bytes) {
   std::string out;
   for (unsigned char c : bytes) out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
   return out;
+}
+
+// Row b: eight floats, +inf where bit j of b is set, else -inf.
+const std::array<std::array<float, 8>, 256>& byte_mask_table() {
+  static const auto table = [] {
+    std::array<std::array<float, 8>, 256> t{};
+    for (std::size_t b = 0; b < 256; ++b)
+      for (std::size_t j = 0; j < 8; ++j) t[b][j] = ((b >> j) & 1) ? INFINITY : -INFINITY;
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
@@ -90,17 +102,27 @@ void GrammarState::mask(std::span<float> logits) {
   for (std::int64_t id : constraint_.end_ids_)
     saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)] : 0.0f);
   const std::size_t v = logits.size();
+  float* out = logits.data();
   for (std::size_t w = 0; w * 64 < v; ++w) {
     const std::uint64_t m = w < words.size() ? words[w] : 0;
     any = any || m != 0;
     if (m == ~std::uint64_t{0}) continue;
-    const std::size_t end = std::min(v, w * 64 + 64);
+    const std::size_t begin = w * 64, n = std::min<std::size_t>(64, v - begin);
     if (m == 0) {
-      std::fill(logits.begin() + static_cast<std::ptrdiff_t>(w * 64), logits.begin() + static_cast<std::ptrdiff_t>(end), -INFINITY);
+      std::fill_n(out + begin, n, -INFINITY);
       continue;
     }
-    for (std::size_t i = w * 64; i < end; ++i)
-      if (!((m >> (i & 63)) & 1)) logits[i] = -INFINITY;
+    if (n < 64) {
+      for (std::size_t b = 0; b < n; ++b)
+        if (!((m >> b) & 1)) out[begin + b] = -INFINITY;
+      continue;
+    }
+    // Eight bits at a time: min with +inf keeps a logit, with -inf drops it (vectorizes).
+    for (std::size_t k = 0; k < 8; ++k) {
+      const float* keep = byte_mask_table()[(m >> (8 * k)) & 0xFF].data();
+      float* o = out + begin + 8 * k;
+      for (std::size_t j = 0; j < 8; ++j) o[j] = std::min(o[j], keep[j]);
+    }
   }
   bool end_allowed = false;
   for (std::size_t k = 0; k < constraint_.end_ids_.size(); ++k) {
