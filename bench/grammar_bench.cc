@@ -73,16 +73,19 @@ std::shared_ptr<const grammar::Vocabulary> grown(const grammar::Vocabulary& base
   return std::make_shared<grammar::Vocabulary>(std::move(bytes));
 }
 
+// shared: one constraint for every sequence (its mask cache warms up across them, as for a
+// server answering one schema); else a fresh constraint per sequence (every cache cold).
 void mask_bench(const char* label, std::shared_ptr<const grammar::Vocabulary> vocab, std::int64_t eos, int sequences,
-                int tokens) {
+                int tokens, bool shared) {
   auto compiled = grammar::compile_response_format({ResponseFormat::Kind::kJsonSchema, kSchema, true});
-  grammar::GrammarConstraint constraint(compiled, vocab, {eos});
+  auto constraint = std::make_unique<grammar::GrammarConstraint>(compiled, vocab, std::vector<std::int64_t>{eos});
   std::vector<double> times;
   std::vector<float> logits(vocab->size());
   std::mt19937 rng(1);
   int ended = 0;
   for (int seq = 0; seq < sequences; ++seq) {
-    auto state = constraint.start_state();
+    if (!shared) constraint = std::make_unique<grammar::GrammarConstraint>(compiled, vocab, std::vector<std::int64_t>{eos});
+    auto state = constraint->start_state();
     for (int t = 0; t < tokens; ++t) {
       std::fill(logits.begin(), logits.end(), 0.0f);
       times.push_back(bench::time_once([&] { state->mask(logits); }) * 1e6);
@@ -98,9 +101,9 @@ void mask_bench(const char* label, std::shared_ptr<const grammar::Vocabulary> vo
     }
   }
   const Stats s = stats(times);
-  fmt::print("{:<28} V={:<7} mask per token: p50 {:8.1f} us  p99 {:8.1f} us  max {:8.1f} us  mean {:7.1f} us  "
+  fmt::print("{:<28} {} V={:<7} mask per token: p50 {:8.1f} us  p99 {:8.1f} us  max {:8.1f} us  mean {:7.1f} us  "
              "({} steps, {} of {} sequences complete)\n",
-             label, vocab->size(), s.p50, s.p99, s.max, s.mean, s.steps, ended, sequences);
+             label, shared ? "warm" : "cold", vocab->size(), s.p50, s.p99, s.max, s.mean, s.steps, ended, sequences);
 }
 
 // Per-token decode time of stories260k, constrained over unconstrained (median of paired rounds).
@@ -154,9 +157,11 @@ int main(int argc, char** argv) {
   fmt::print("vocabulary build: llama2 {:.0f} ms, gpt2 {:.0f} ms\n", bench::time_once([&] { llama = load("/tokenizers/llama2"); }) * 1e3,
              bench::time_once([&] { gpt2 = load("/tokenizers/gpt2"); }) * 1e3);
   fmt::print("vocabulary build: 256k grown {:.0f} ms\n", bench::time_once([&] { big = grown(*gpt2); }) * 1e3);
-  mask_bench("llama2 (SentencePiece)", llama, 2, sequences, tokens);
-  mask_bench("gpt2 (byte-level)", gpt2, 50256, sequences, tokens);
-  mask_bench("gpt2 grown to 256k", big, 50256, sequences, tokens);
+  for (bool shared : {false, true}) {
+    mask_bench("llama2 (SentencePiece)", llama, 2, sequences, tokens, shared);
+    mask_bench("gpt2 (byte-level)", gpt2, 50256, sequences, tokens, shared);
+    mask_bench("gpt2 grown to 256k", big, 50256, sequences, tokens, shared);
+  }
   end_to_end();
   return 0;
 }

@@ -80,16 +80,17 @@ void check_overrides(const GenerationOptions& o, const PackageGeneration& packag
 // The request's response format as the sampler's constraint.
 std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat& format, const PackageGeneration& package,
                                                             const ResolvedRequest& r) {
-  auto grammar = grammar::compile_response_format(format);
-  if (!package.vocabulary)
+  if (!package.grammar) {
+    grammar::compile_response_format(format);  // the format's own errors first
     fail(ErrorCode::kUnsupported, "response_format", "structured output needs the model's tokenizer vocabulary");
+  }
   std::vector<std::int64_t> ends = r.stop.eos_ids;
   ends.insert(ends.end(), r.stop_token_ids.begin(), r.stop_token_ids.end());
   if (ends.empty())
     fail(ErrorCode::kInvalidArgument, "response_format",
          "constrained output ends with an end token once complete, but there is none (ignore_eos without "
          "stop_token_ids, or a package without EOS ids)");
-  return std::make_shared<grammar::GrammarConstraint>(std::move(grammar), package.vocabulary->get(), std::move(ends));
+  return package.grammar->constraint(format, ends);
 }
 
 }  // namespace

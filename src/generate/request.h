@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "grammar/lazy_vocabulary.h"
+#include "grammar/model_grammar.h"
 #include "ogai/options.h"
 #include "sampling/sampling_params.h"
 #include "sampling/stop_checker.h"
@@ -45,9 +45,9 @@ struct PackageGeneration {
   std::map<std::string, OverrideLimit> overrides;  // field -> allowed range
   std::vector<std::int64_t> eos_ids;
   std::int64_t context_limit = 0;               // positions; 0 = unknown
-  // The tokenizer's token bytes for structured output (built on first use); null: response_format
-  // is refused (kUnsupported).
-  std::shared_ptr<const grammar::LazyVocabulary> vocabulary;
+  // Structured output's per-model state (token bytes, compiled formats); null: response_format is
+  // refused (kUnsupported).
+  std::shared_ptr<const grammar::ModelGrammar> grammar;
 };
 
 struct ResolvedRequest {

@@ -54,7 +54,6 @@ bool GrammarState::is_end(std::int64_t id) const {
 void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
   const TokenTrie& t = keep_vocabulary_->trie();
   words.assign((keep_vocabulary_->size() + 63) / 64, 0);
-  if (ended_) return;
   walk_states_[0] = state_;
   const std::size_t n = t.size();
   for (std::size_t i = 0; i < n;) {
@@ -76,14 +75,23 @@ void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
       words[static_cast<std::size_t>(id) >> 6] &= ~(std::uint64_t{1} << (id & 63));
 }
 
-const std::vector<std::uint64_t>& GrammarState::allowed_text_tokens() {
+const TokenMask& GrammarState::allowed_text_tokens() {
+  if (ended_) {  // nothing follows an end token (not cached: the configuration is the complete one)
+    nothing_.assign((keep_vocabulary_->size() + 63) / 64, 0);
+    return nothing_;
+  }
   auto it = cache_.find(state_);
-  if (it != cache_.end()) return it->second;
-  const std::size_t bytes_per_mask = (keep_vocabulary_->size() + 63) / 64 * 8 + 64;
-  if ((cache_.size() + 1) * bytes_per_mask > kMaskCacheBytes) cache_.clear();
-  std::vector<std::uint64_t>& words = cache_[state_];
-  compute_mask(words);
-  return words;
+  if (it != cache_.end()) return *it->second;
+  const std::string key = matcher_.configuration_key(state_);
+  std::shared_ptr<const TokenMask> mask = constraint_.shared_masks_.find(key);
+  if (!mask) {
+    auto words = std::make_shared<TokenMask>();
+    compute_mask(*words);
+    mask = words;
+    constraint_.shared_masks_.insert(key, mask);
+  }
+  if (cache_.size() >= 4096) cache_.clear();  // pointers into the shared cache: small
+  return *(cache_[state_] = std::move(mask));
 }
 
 bool GrammarState::allows_by_walk(std::int64_t id) {
@@ -95,7 +103,7 @@ bool GrammarState::allows_by_walk(std::int64_t id) {
 }
 
 void GrammarState::mask(std::span<float> logits) {
-  const std::vector<std::uint64_t>& words = allowed_text_tokens();
+  const TokenMask& words = allowed_text_tokens();
   const bool accepting = complete();
   bool any = false;
   saved_.clear();

@@ -4,7 +4,8 @@
 // GrammarState (one per sequence) computes the set of allowed tokens from its Matcher state by
 // walking the vocabulary's token trie: one cached DFA lookup per trie node visited, subtrees
 // skipped as soon as their prefix is rejected. Masks are cached per matcher state (a state seen
-// again costs a copy of V bits), bounded to kMaskCacheBytes. End ids (EOS, stop token ids) are
+// again costs a lookup), and shared between the constraint's sequences by configuration
+// (shared_mask_cache.h): a state another sequence has seen costs a key and a locked lookup. End ids (EOS, stop token ids) are
 // never matched as text: they are allowed exactly when the text so far is complete.
 // Cost of an uncached mask: O(trie nodes visited); of applying it: O(V).
 // GrammarConstraint is immutable and thread-safe; GrammarState is not (one per sequence).
@@ -18,6 +19,7 @@
 
 #include "grammar/compiled_grammar.h"
 #include "grammar/matcher.h"
+#include "grammar/shared_mask_cache.h"
 #include "grammar/vocabulary.h"
 #include "sampling/constraint.h"
 
@@ -41,11 +43,11 @@ class GrammarConstraint final : public sampling::Constraint {
   std::shared_ptr<const CompiledGrammar> grammar_;
   std::shared_ptr<const Vocabulary> vocabulary_;
   std::vector<std::int64_t> end_ids_;  // sorted, unique
+  mutable SharedMaskCache shared_masks_;
 };
 
 class GrammarState final : public sampling::ConstraintState {
  public:
-  static constexpr std::size_t kMaskCacheBytes = 32u << 20;
 
   explicit GrammarState(const GrammarConstraint& constraint);
   void mask(std::span<float> logits) override;
@@ -54,7 +56,7 @@ class GrammarState final : public sampling::ConstraintState {
 
   // The tokens whose bytes may follow (end ids excluded), as bits over the vocabulary: bit i of
   // word i / 64. Valid until the next call.
-  const std::vector<std::uint64_t>& allowed_text_tokens();
+  const TokenMask& allowed_text_tokens();
   // Whether token `id` may come next (end ids included), by walking its bytes alone: the brute-
   // force reference the tests compare allowed_text_tokens() with.
   bool allows_by_walk(std::int64_t id);
@@ -72,9 +74,10 @@ class GrammarState final : public sampling::ConstraintState {
   Matcher matcher_;
   Matcher::State state_;
   bool ended_ = false;  // an end token was accepted
-  std::unordered_map<Matcher::State, std::vector<std::uint64_t>> cache_;
+  std::unordered_map<Matcher::State, std::shared_ptr<const TokenMask>> cache_;  // this matcher's states
   std::vector<Matcher::State> walk_states_;  // per trie depth
   std::vector<float> saved_;                 // end ids' logits during mask()
+  TokenMask nothing_;                        // the mask after an end token
 };
 
 }  // namespace ogai::grammar

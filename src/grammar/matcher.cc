@@ -139,6 +139,25 @@ bool Matcher::can_continue(State s) const {
   return false;
 }
 
+std::string Matcher::configuration_key(State s) const {
+  std::vector<std::string> stacks;
+  const Range r = states_[static_cast<std::size_t>(s)];
+  for (std::uint32_t i = r.begin; i < r.end; ++i) {
+    std::string stack;
+    for (std::uint32_t id = stack_pool_[i]; id != kAcceptNode; id = nodes_[id].parent)
+      stack.append(reinterpret_cast<const char*>(&nodes_[id].pos), sizeof(std::uint32_t));
+    stacks.push_back(std::move(stack));
+  }
+  std::sort(stacks.begin(), stacks.end());
+  std::string key;
+  for (const auto& stack : stacks) {
+    const auto n = static_cast<std::uint32_t>(stack.size());
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+    key += stack;
+  }
+  return key;
+}
+
 Matcher::State Matcher::compact(State s) {
   // Each stack as its positions from the top down, then the tables rebuilt around them.
   std::vector<std::vector<std::uint32_t>> stacks;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,9 @@ class Matcher {
   // returns its new id (every other State becomes invalid).
   bool needs_compaction() const { return states_.size() > kMaxStates || nodes_.size() > kMaxNodes; }
   State compact(State s);
+  // The configuration of `s` independent of this Matcher's numbering (every stack as its positions,
+  // top first, the stacks sorted): equal keys mean equal states in any Matcher of the grammar.
+  std::string configuration_key(State s) const;
   std::size_t state_count() const { return states_.size(); }
   const CompiledGrammar& grammar() const { return *grammar_; }
 

@@ -119,12 +119,13 @@ TEST(RequestTest, ResponseFormatBecomesTheSamplerConstraint) {
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(std::string(OGAI_SHARED_DIR) + "/models/stories260k");
   PackageGeneration package;
   package.eos_ids = {2};
-  package.vocabulary = std::make_shared<grammar::LazyVocabulary>(tok);
+  package.grammar = std::make_shared<grammar::ModelGrammar>(tok);
   GenerationOptions o;
   EXPECT_EQ(resolve_request(o, package, 3).sampling.constraint, nullptr);
   o.response_format = ResponseFormat{ResponseFormat::Kind::kRegex, "ab", true};
   auto r = resolve_request(o, package, 3);
   ASSERT_NE(r.sampling.constraint, nullptr);
+  EXPECT_EQ(resolve_request(o, package, 3).sampling.constraint, r.sampling.constraint);  // compiled once per model
   auto state = r.sampling.constraint->start();
   EXPECT_FALSE(state->complete());
   // Without EOS (ignore_eos), a stop token id ends the text; with neither, the request is refused.
@@ -137,7 +138,7 @@ TEST(RequestTest, ResponseFormatBecomesTheSamplerConstraint) {
   EXPECT_EQ(resolve_error(o, package).where(), "response_format.regex");
   // No vocabulary: refused by name.
   o.response_format->text = "a";
-  package.vocabulary = nullptr;
+  package.grammar = nullptr;
   EXPECT_EQ(resolve_error(o, package).code(), ErrorCode::kUnsupported);
 }
 

@@ -1,6 +1,7 @@
 // Token masks: for random grammar states reached by random allowed tokens, the trie-walk mask
 // equals a brute-force check of every token's bytes against the automaton, on real vocabularies
-// (Llama-2 SentencePiece with byte fallback, GPT-2 byte level, stories260k). And the Sampler hook:
+// (Llama-2 SentencePiece with byte fallback, GPT-2 byte level, stories260k), with masks computed
+// and masks taken from the cache shared by a constraint's sequences. And the Sampler hook:
 // greedy, sampled and distribution() only ever yield allowed tokens, end tokens only when complete.
 #include <gtest/gtest.h>
 
@@ -47,6 +48,8 @@ void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
   std::mt19937 rng(seed);
   for (const ResponseFormat& f : formats()) {
     GrammarConstraint constraint(compile_response_format(f), vocab, {kEos});
+    // Several sequences of one constraint: later ones take masks from the shared cache.
+    for (int run = 0; run < 3; ++run) {
     auto state = constraint.start_state();
     for (int step = 0; step < 40 && !state->ended(); ++step) {
       const auto& words = state->allowed_text_tokens();
@@ -64,6 +67,7 @@ void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
       }
       ASSERT_FALSE(allowed.empty()) << "a dead end before completion";
       state->accept(allowed[rng() % allowed.size()]);
+    }
     }
   }
 }
