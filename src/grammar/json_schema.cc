@@ -223,8 +223,8 @@ class SchemaCompiler {
       }
       if (at->is_object() && at->contains(token)) {
         at = &at->at(token);
-      } else if (at->is_array() && !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
-                 std::stoull(token) < at->size()) {
+      } else if (at->is_array() && !token.empty() && token.size() < 10 &&
+                 token.find_first_not_of("0123456789") == std::string::npos && std::stoull(token) < at->size()) {
         at = &(*at)[std::stoull(token)];
       } else {
         invalid(ptr, "'$ref' '#" + pointer + "' names nothing in the schema");
@@ -606,7 +606,11 @@ Grammar compile_json_schema(std::string_view text, const std::string& where) {
   } catch (const nlohmann::json::exception& e) {
     fail(ErrorCode::kInvalidArgument, where, "the schema is not valid JSON: {}", e.what());
   }
-  return SchemaCompiler(root, where).compile();
+  try {
+    return SchemaCompiler(root, where).compile();
+  } catch (const nlohmann::json::exception& e) {  // a value of an unexpected type deep inside
+    fail(ErrorCode::kInvalidArgument, where, "the schema could not be read: {}", e.what());
+  }
 }
 
 Grammar compile_json_object(const std::string& where) {

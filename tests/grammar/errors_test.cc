@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <random>
 
 #include "base/error.h"
 #include "grammar/gbnf.h"
@@ -185,6 +186,56 @@ TEST(ResponseFormatErrors, LocatedAtTheFormat) {
   }
   f.kind = ResponseFormat::Kind::kJsonObject;
   EXPECT_NO_THROW(check_response_format(f));
+}
+
+}  // namespace
+}  // namespace ogai::grammar
+
+namespace ogai::grammar {
+namespace {
+
+// Mutations of valid inputs: each compiles or fails with ogai::Error (never another exception or
+// a crash), and what compiles can start matching.
+template <typename Compile>
+void mutate_and_compile(const std::string& seed_text, const std::string& alphabet, Compile compile) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 1500; ++i) {
+    std::string t = seed_text;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n && !t.empty(); ++k) {
+      const std::size_t at = rng() % t.size();
+      switch (rng() % 3) {
+        case 0: t.erase(at, 1); break;
+        case 1: t.insert(t.begin() + static_cast<std::ptrdiff_t>(at), alphabet[rng() % alphabet.size()]); break;
+        default: t[at] = alphabet[rng() % alphabet.size()]; break;
+      }
+    }
+    try {
+      auto g = CompiledGrammar::compile(compile(t));
+      Matcher m(g);
+      Matcher::State s = m.initial();
+      for (char c : std::string("{\"a\": [1, \"x\"]}")) s = s == Matcher::kDead ? s : m.step(s, static_cast<std::uint8_t>(c));
+    } catch (const Error&) {
+    }
+  }
+}
+
+TEST(RobustInput, MutatedSchemasRegexesAndGrammarsFailCleanly) {
+  mutate_and_compile(R"j({"type":"object","properties":{"a":{"type":"array","items":{"$ref":"#/$defs/x"},"maxItems":3},
+    "b":{"enum":["x",1,null]},"c":{"type":"string","pattern":"^a[b-d]{2}$"},"d":{"type":"integer","minimum":-3}},
+    "required":["a"],"$defs":{"x":{"anyOf":[{"type":"number","maximum":5},{"const":true}]}}})j",
+                     "{}[]\":,0123456789-.#/$abcdefnrtux\\ ", [](const std::string& t) {
+                       return compile_json_schema(t, "s");
+                     });
+  mutate_and_compile(R"j(^(a|b[c-e]+)*\d{2,3}(?:x\.y)?[^\s"]$)j", "()[]{}|*+?.^$\\-,0123456789abdswDSWux:<=!",
+                     [](const std::string& t) {
+                       GrammarBuilder b("r");
+                       Sequence body = compile_regex(b, t, Spelling::kUtf8, RegexAnchoring::kFullMatch, "r");
+                       return b.finish(b.rule("root", {body}));
+                     });
+  mutate_and_compile("root ::= item (\",\" item){0,3}\nitem ::= [a-z]+ | \"(\" root \")\" | \"\\x41\"\n",
+                     "()[]{}|*+?.^\"\\:=-,0123456789abnrx# \n<!", [](const std::string& t) {
+                       return compile_gbnf(t, "g");
+                     });
 }
 
 }  // namespace
