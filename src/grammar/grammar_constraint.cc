@@ -39,21 +39,19 @@ std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { re
 
 std::unique_ptr<GrammarState> GrammarConstraint::start_state() const { return std::make_unique<GrammarState>(*this); }
 
-// The state keeps the grammar and vocabulary alive itself: a Sampler may outlive the request's
-// shared_ptr to the constraint only through its params copy, which holds the constraint, so
-// `constraint_` stays valid; the extra references make that independent of the caller.
+// The constraint outlives its states: a Sampler holds it (params.constraint) and destroys the
+// state it made first.
 GrammarState::GrammarState(const GrammarConstraint& constraint)
-    : constraint_(constraint), keep_grammar_(constraint.grammar_), keep_vocabulary_(constraint.vocabulary_),
-      matcher_(constraint.grammar_), state_(matcher_.initial()),
-      walk_states_(constraint.vocabulary_->trie().max_depth + 1, Matcher::kDead) {}
+    : constraint_(constraint), vocabulary_(*constraint.vocabulary_), matcher_(constraint.grammar_),
+      state_(matcher_.initial()), walk_states_(vocabulary_.trie().max_depth + 1, Matcher::kDead) {}
 
 bool GrammarState::is_end(std::int64_t id) const {
   return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
 }
 
 void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
-  const TokenTrie& t = keep_vocabulary_->trie();
-  words.assign((keep_vocabulary_->size() + 63) / 64, 0);
+  const TokenTrie& t = vocabulary_.trie();
+  words.assign((vocabulary_.size() + 63) / 64, 0);
   walk_states_[0] = state_;
   const std::size_t n = t.size();
   for (std::size_t i = 0; i < n;) {
@@ -71,13 +69,13 @@ void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
     ++i;
   }
   for (std::int64_t id : constraint_.end_ids_)
-    if (id >= 0 && static_cast<std::size_t>(id) < keep_vocabulary_->size())
+    if (id >= 0 && static_cast<std::size_t>(id) < vocabulary_.size())
       words[static_cast<std::size_t>(id) >> 6] &= ~(std::uint64_t{1} << (id & 63));
 }
 
 const TokenMask& GrammarState::allowed_text_tokens() {
   if (ended_) {  // nothing follows an end token (not cached: the configuration is the complete one)
-    nothing_.assign((keep_vocabulary_->size() + 63) / 64, 0);
+    nothing_.assign((vocabulary_.size() + 63) / 64, 0);
     return nothing_;
   }
   auto it = cache_.find(state_);
@@ -97,8 +95,8 @@ const TokenMask& GrammarState::allowed_text_tokens() {
 bool GrammarState::allows_by_walk(std::int64_t id) {
   if (ended_ || id < 0) return false;
   if (is_end(id)) return matcher_.accepting(state_);
-  if (static_cast<std::size_t>(id) >= keep_vocabulary_->size()) return false;
-  const std::string& bytes = keep_vocabulary_->bytes(id);
+  if (static_cast<std::size_t>(id) >= vocabulary_.size()) return false;
+  const std::string& bytes = vocabulary_.bytes(id);
   return !bytes.empty() && matcher_.walk(state_, bytes) != Matcher::kDead;
 }
 
@@ -154,9 +152,9 @@ void GrammarState::accept(std::int64_t token) {
     ended_ = true;
     return;
   }
-  const bool known = token >= 0 && static_cast<std::size_t>(token) < keep_vocabulary_->size();
+  const bool known = token >= 0 && static_cast<std::size_t>(token) < vocabulary_.size();
   const std::string empty;
-  const std::string& bytes = known ? keep_vocabulary_->bytes(token) : empty;
+  const std::string& bytes = known ? vocabulary_.bytes(token) : empty;
   const Matcher::State next = bytes.empty() ? Matcher::kDead : matcher_.walk(state_, bytes);
   if (next == Matcher::kDead)
     fail(ErrorCode::kInvalidArgument, "response_format", "token {} ('{}') does not continue the grammar", token,

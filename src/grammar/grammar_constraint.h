@@ -49,6 +49,7 @@ class GrammarConstraint final : public sampling::Constraint {
 class GrammarState final : public sampling::ConstraintState {
  public:
 
+  // `constraint` must outlive the state (a Sampler guarantees it: it holds the constraint).
   explicit GrammarState(const GrammarConstraint& constraint);
   void mask(std::span<float> logits) override;
   void accept(std::int64_t token) override;
@@ -68,9 +69,8 @@ class GrammarState final : public sampling::ConstraintState {
   bool is_end(std::int64_t id) const;
   void compute_mask(std::vector<std::uint64_t>& words);
 
-  const GrammarConstraint& constraint_;
-  std::shared_ptr<const CompiledGrammar> keep_grammar_;
-  std::shared_ptr<const Vocabulary> keep_vocabulary_;
+  const GrammarConstraint& constraint_;  // outlives the state
+  const Vocabulary& vocabulary_;
   Matcher matcher_;
   Matcher::State state_;
   bool ended_ = false;  // an end token was accepted
