@@ -33,6 +33,13 @@ GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> gram
     : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)) {
   std::sort(end_ids_.begin(), end_ids_.end());
   end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
+  std::vector<bool> seen(256, false);
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<std::uint8_t>(b);
+    if (!is_plain_byte(byte) || seen[grammar_->byte_class[byte]]) continue;
+    seen[grammar_->byte_class[byte]] = true;
+    plain_bytes_.push_back(byte);
+  }
 }
 
 std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { return start_state(); }
@@ -49,13 +56,59 @@ bool GrammarState::is_end(std::int64_t id) const {
   return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
 }
 
+int GrammarState::plain_depth(Matcher::State s, int cap) {
+  const auto at = static_cast<std::size_t>(s);
+  if (at < plain_stamps_.size() && plain_stamps_[at] == plain_stamp_) return plain_depths_[at];
+  level_.assign(1, s);
+  int depth = 0;
+  for (; depth < cap; ++depth) {
+    next_level_.clear();
+    bool dies = false;
+    for (Matcher::State t : level_)
+      for (std::uint8_t b : constraint_.plain_bytes_) {
+        const Matcher::State u = matcher_.step(t, b);
+        if (u == Matcher::kDead) dies = true;
+        else if (std::find(next_level_.begin(), next_level_.end(), u) == next_level_.end()) next_level_.push_back(u);
+      }
+    if (dies) break;
+    if (next_level_.size() > kPlainProbeWidth) {  // too many to follow: what is known so far
+      ++depth;
+      break;
+    }
+    level_.swap(next_level_);
+  }
+  if (plain_stamps_.size() <= at) {
+    plain_stamps_.resize(std::max(at + 1, matcher_.state_count()), 0);
+    plain_depths_.resize(plain_stamps_.size(), 0);
+  }
+  plain_stamps_[at] = plain_stamp_;
+  plain_depths_[at] = depth;
+  return depth;
+}
+
 void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
   const TokenTrie& t = vocabulary_.trie();
   words.assign((vocabulary_.size() + 63) / 64, 0);
   walk_states_[0] = state_;
+  if (++plain_stamp_ == 0) {
+    std::fill(plain_stamps_.begin(), plain_stamps_.end(), 0);
+    plain_stamp_ = 1;
+  }
   const std::size_t n = t.size();
+  const int cap = static_cast<int>(std::min<std::size_t>(t.max_depth, 255));
   for (std::size_t i = 0; i < n;) {
     const std::size_t d = t.depth[i];
+    const int height = t.plain_height[i];
+    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && !constraint_.plain_bytes_.empty() &&
+        height <= plain_depth(walk_states_[d - 1], cap)) {
+      // Every token below is viable: no need to step through them.
+      for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[t.skip[i]]; ++k) {
+        const auto id = static_cast<std::uint32_t>(t.token_ids[k]);
+        words[id >> 6] |= std::uint64_t{1} << (id & 63);
+      }
+      i = t.skip[i];
+      continue;
+    }
     const Matcher::State s = matcher_.step(walk_states_[d - 1], t.byte[i]);
     if (s == Matcher::kDead) {
       i = t.skip[i];

@@ -7,6 +7,10 @@
 // again costs a lookup), and shared between the constraint's sequences by configuration
 // (shared_mask_cache.h): a state another sequence has seen costs a key and a locked lookup. End ids (EOS, stop token ids) are
 // never matched as text: they are allowed exactly when the text so far is complete.
+// Shortcut: a trie subtree whose bytes are all plain (vocabulary.h) is accepted whole, without
+// walking it, when every plain text as long as the subtree is high is viable from the state
+// there (inside a JSON string, a regex's .*, a GBNF [^"]*): plain_depth(), a breadth-first probe
+// of at most kPlainProbeWidth states per level, one byte per byte class.
 // Cost of an uncached mask: O(trie nodes visited); of applying it: O(V).
 // GrammarConstraint is immutable and thread-safe; GrammarState is not (one per sequence).
 #pragma once
@@ -43,6 +47,7 @@ class GrammarConstraint final : public sampling::Constraint {
   std::shared_ptr<const CompiledGrammar> grammar_;
   std::shared_ptr<const Vocabulary> vocabulary_;
   std::vector<std::int64_t> end_ids_;  // sorted, unique
+  std::vector<std::uint8_t> plain_bytes_;  // one plain byte per byte class that has some
   mutable SharedMaskCache shared_masks_;
 };
 
@@ -66,8 +71,13 @@ class GrammarState final : public sampling::ConstraintState {
   bool ended() const { return ended_; }
 
  private:
+  static constexpr std::size_t kPlainProbeWidth = 16;
+  static constexpr std::size_t kPlainMinSubtree = 4;  // smaller subtrees: walking is as cheap
+
   bool is_end(std::int64_t id) const;
   void compute_mask(std::vector<std::uint64_t>& words);
+  // The largest d <= cap such that every plain text of d bytes is viable from `s` (memoized per walk).
+  int plain_depth(Matcher::State s, int cap);
 
   const GrammarConstraint& constraint_;  // outlives the state
   const Vocabulary& vocabulary_;
@@ -76,6 +86,10 @@ class GrammarState final : public sampling::ConstraintState {
   bool ended_ = false;  // an end token was accepted
   std::unordered_map<Matcher::State, std::shared_ptr<const TokenMask>> cache_;  // this matcher's states
   std::vector<Matcher::State> walk_states_;  // per trie depth
+  std::vector<int> plain_depths_;       // per matcher state, valid when plain_stamps_ matches
+  std::vector<std::uint32_t> plain_stamps_;
+  std::uint32_t plain_stamp_ = 0;       // one per walk
+  std::vector<Matcher::State> level_, next_level_;        // plain_depth's probe
   std::vector<float> saved_;                 // end ids' logits during mask()
   TokenMask nothing_;                        // the mask after an end token
 };

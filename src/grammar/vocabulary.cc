@@ -47,6 +47,25 @@ TokenTrie build_trie(const std::vector<std::string>& bytes) {
     }
     open.push_back(i);
   }
+  // Heights of all-plain subtrees, children before parents (reverse preorder).
+  std::vector<std::uint32_t> parent(n, UINT32_MAX);
+  std::vector<std::uint32_t> chain;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    chain.resize(t.depth[i] - 1u);
+    if (!chain.empty()) parent[i] = chain.back();
+    chain.push_back(i);
+  }
+  std::vector<int> height(n, 1);
+  std::vector<bool> plain(n);
+  for (std::uint32_t i = 0; i < n; ++i) plain[i] = is_plain_byte(t.byte[i]);
+  for (std::uint32_t i = n; i-- > 0;) {
+    if (parent[i] == UINT32_MAX) continue;
+    height[parent[i]] = std::max(height[parent[i]], height[i] + 1);
+    if (!plain[i]) plain[parent[i]] = false;
+  }
+  t.plain_height.assign(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (plain[i] && height[i] <= 255) t.plain_height[i] = static_cast<std::uint8_t>(height[i]);
   t.token_begin.assign(n + 1, 0);
   for (const auto& [node, _] : ends) ++t.token_begin[node + 1];
   std::partial_sum(t.token_begin.begin(), t.token_begin.end(), t.token_begin.begin());

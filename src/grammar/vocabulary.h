@@ -6,7 +6,10 @@
 // Trie layout: the nodes (root excluded) in preorder, children in byte order; node i holds the
 // byte on its edge, its depth (1 = a token's first byte) and `skip`, the index just past its
 // subtree, so a walk that rejects a node jumps over everything below it. Tokens ending at node i
-// are token_ids[token_begin[i] .. token_begin[i + 1]).
+// are token_ids[token_begin[i] .. token_begin[i + 1]). plain_height[i] is the height of node i's
+// subtree (1 = a leaf) when every byte in it, its own included, is plain (printable ASCII but '"'
+// and '\', is_plain_byte), else 0: a state in which every plain text of that length is viable
+// accepts the whole subtree without walking it (grammar_constraint.h).
 #pragma once
 
 #include <cstdint>
@@ -26,9 +29,12 @@ struct TokenTrie {
   std::vector<std::uint32_t> skip;
   std::vector<std::uint32_t> token_begin;  // size = nodes + 1
   std::vector<std::int32_t> token_ids;
+  std::vector<std::uint8_t> plain_height;
   std::size_t max_depth = 0;
   std::size_t size() const { return byte.size(); }
 };
+
+inline bool is_plain_byte(std::uint8_t b) { return b >= 0x20 && b <= 0x7E && b != '"' && b != '\\'; }
 
 class Vocabulary {
  public:
