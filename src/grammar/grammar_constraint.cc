@@ -190,11 +190,17 @@ void GrammarState::mask(std::span<float> logits) {
     logits[static_cast<std::size_t>(id)] = accepting ? saved_[k] : -INFINITY;
     end_allowed = end_allowed || accepting;
   }
-  if (!any && !end_allowed)
+  if (!any && !end_allowed) {
+    if (!ended_ && !accepting && matcher_.pruned())
+      fail(ErrorCode::kUnsupported, "response_format",
+           "the grammar is too ambiguous: a continuation needs more than {} parse stacks at once; make the "
+           "alternatives of its rules start differently",
+           Matcher::kMaxStacks);
     fail(ErrorCode::kInvalidArgument, "response_format", "{}",
          ended_ ? "the grammar already ended; no token may follow"
                 : (accepting ? "the text is complete but the request has no end token (EOS or stop token id) to end it"
                              : "no token of the vocabulary can continue the grammar here"));
+  }
 }
 
 void GrammarState::accept(std::int64_t token) {

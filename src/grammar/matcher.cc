@@ -85,11 +85,10 @@ Matcher::State Matcher::intern_scratch() {
   std::sort(scratch_.begin(), scratch_.end());
   scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
   if (scratch_.empty()) return kDead;
-  if (scratch_.size() > kMaxStacks)
-    fail(ErrorCode::kUnsupported, "grammar",
-         "the grammar is too ambiguous: {} parse stacks at one position (the bound is {}); make the alternatives "
-         "of its rules start differently",
-         scratch_.size(), kMaxStacks);
+  if (scratch_.size() > kMaxStacks) {
+    pruned_ = true;
+    return kDead;
+  }
   std::vector<State>& bucket = state_ids_[hash_ids(scratch_)];
   for (State s : bucket) {
     const Range r = states_[static_cast<std::size_t>(s)];

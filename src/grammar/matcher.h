@@ -9,7 +9,8 @@
 // lookup once computed (per byte class), so a token trie walk (token_trie.h) costs one lookup per
 // trie node it visits. State 0 is dead (no stack left).
 //
-// Bounds: more than kMaxStacks stacks at one position is an ogai::Error (an ambiguous grammar);
+// Bounds: a step to more than kMaxStacks stacks at one position (an ambiguous grammar) is treated
+// as dead (fail closed: that text is never allowed) and sets pruned();
 // the caches grow with use and compact() drops them (keeping one state) once they pass
 // kMaxStates states or kMaxNodes stack nodes, so memory stays bounded however long the text.
 // Not thread-safe: one Matcher per sequence.
@@ -52,6 +53,8 @@ class Matcher {
   bool accepting(State s) const { return accepting_[static_cast<std::size_t>(s)] != 0; }
   // Whether any byte may follow.
   bool can_continue(State s) const;
+  // Some step was cut by kMaxStacks (its text treated as not matching).
+  bool pruned() const { return pruned_; }
 
   // True when the caches have passed their bounds; then compact(s) rebuilds them around `s` and
   // returns its new id (every other State becomes invalid).
@@ -93,6 +96,7 @@ class Matcher {
   std::vector<std::uint32_t> visited_;  // node id -> stamp
   std::uint32_t stamp_ = 0;
   State initial_ = kDead;
+  bool pruned_ = false;
 };
 
 }  // namespace ogai::grammar
