@@ -1,5 +1,6 @@
 // POST /v1/chat/completions and /v1/completions: parse, build the prompt, admit the job to the
-// scheduler, then answer it whole or as server-sent events while a worker generates.
+// scheduler (the batched engine), then answer it whole or as server-sent events while the engine
+// generates.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,7 +34,7 @@ bool pump(GenerationChannel& channel, const StreamEncoder& encoder, LogprobsJson
     if (update.error) out += encoder.error(*update.error);
     else if (update.result) out += encoder.finish(*update.result);
     if (!out.empty() && !sink.write(out.data(), out.size())) {
-      channel.cancel();  // the client went away: the worker's next token ends the generation
+      channel.cancel();  // the client went away: the engine's next token ends the generation
       return false;
     }
     out.clear();
@@ -73,29 +74,47 @@ void Server::Impl::handle_generation(Endpoint endpoint, const httplib::Request& 
   }
 }
 
+void Job::cancel() {
+  for (auto& c : channels) c->cancel();
+  std::lock_guard lock(handles_mutex);
+  for (auto& h : handles) h->cancel();
+}
+
 std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::int32_t> prompt) {
   auto job = std::make_shared<Job>();
   job->meta = {request.endpoint, next_id(request.endpoint), static_cast<std::int64_t>(std::time(nullptr)), name};
-  job->channel = std::make_shared<GenerationChannel>(request.stream);
+  for (int i = 0; i < request.n; ++i) job->channels.push_back(std::make_shared<GenerationChannel>(request.stream));
+  job->channel = job->channels.front();
   job->request = std::move(request);
   job->prompt = std::move(prompt);
-  job->admitted = std::chrono::steady_clock::now();
-  Scheduler::Task task{[this, job] { run_job(*job); }, [job] { job->channel->fail(shutting_down()); }};
-  switch (scheduler.submit(std::move(task))) {
-    case Scheduler::Admission::kAccepted: return job;
+  Scheduler::Submission submission;
+  submission.prompt = job->prompt;
+  submission.options = job->request.options;
+  submission.n = job->request.n;
+  // The engine's thread holds the job alive through these callbacks until every choice ended.
+  submission.on_token = [this, job](int choice, const StreamEvent& e) {
+    return !scheduler.stopping() && job->channels[static_cast<std::size_t>(choice)]->on_token(e.text, e.logprobs);
+  };
+  submission.on_done = [this, job](int choice, GenerationHandle& handle) { finish_choice(*job, choice, handle); };
+  std::vector<std::shared_ptr<GenerationHandle>> handles;
+  switch (scheduler.submit(std::move(submission), &handles)) {
+    case Scheduler::Admission::kAccepted: {
+      std::lock_guard lock(job->handles_mutex);
+      job->handles = std::move(handles);
+      return job;
+    }
     case Scheduler::Admission::kQueueFull: throw queue_full(options.max_concurrent, options.queue);
     case Scheduler::Admission::kStopping: throw shutting_down();
   }
   throw internal_error("unknown admission result");
 }
 
-void Server::Impl::run_job(Job& job) {
-  metrics.observe_queue_wait(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - job.admitted).count());
-  GenerationChannel& channel = *job.channel;
-  auto on_token = [&](const StreamEvent& e) { return !scheduler.stopping() && channel.on_token(e.text, e.logprobs); };
+// On the engine's thread, once per choice.
+void Server::Impl::finish_choice(Job& job, int choice, GenerationHandle& handle) {
+  GenerationChannel& channel = *job.channels[static_cast<std::size_t>(choice)];
   try {
-    GenerationResult result = model->generate(job.prompt, job.request.options, on_token);
+    GenerationResult result = handle.wait();
+    metrics.observe_queue_wait(result.timings.queue_ms / 1e3);
     // Report only the tokens whose text was released, as a stream does (generation_channel.h).
     result.logprobs.resize(std::min(result.logprobs.size(), channel.reported_logprobs()));
     metrics.observe_generation(result);
@@ -111,6 +130,7 @@ void Server::Impl::run_job(Job& job) {
 }
 
 void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
+  if (job.channels.size() > 1) return answer_choices(job, res);
   GenerationChannel::Update end = job.channel->wait_finished();
   if (end.error) throw *end.error;
   nlohmann::json logprobs;
@@ -130,6 +150,23 @@ void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
   res.set_content(to_text(completion_json(job.meta, *end.result, std::move(logprobs))), "application/json");
 }
 
+// n > 1 (not streamed, no echo): one choice per channel, index i = choice i (seed + i).
+void Server::Impl::answer_choices(Job& job, httplib::Response& res) {
+  std::vector<GenerationResult> results;
+  std::vector<nlohmann::json> logprobs;
+  LogprobsJson logprobs_json(*model, job.meta.endpoint);
+  for (auto& channel : job.channels) {
+    GenerationChannel::Update end = channel->wait_finished();
+    if (end.error) {
+      job.cancel();
+      throw *end.error;
+    }
+    logprobs.push_back(job.request.options.logprobs ? logprobs_json(end.result->logprobs) : nlohmann::json(nullptr));
+    results.push_back(std::move(*end.result));
+  }
+  res.set_content(to_text(completion_choices_json(job.meta, results, std::move(logprobs))), "application/json");
+}
+
 // Waits for the first token before answering, so a request the engine refuses (a sampling value
 // out of range, say) still gets its 4xx instead of a stream that fails.
 void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res) {
@@ -145,7 +182,7 @@ void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, httplib::Respo
       [job, encoder, pending, logprobs](std::size_t, httplib::DataSink& sink) {
         return pump(*job->channel, *encoder, logprobs.get(), std::move(*pending), sink);
       },
-      [job](bool) { job->channel->cancel(); });  // ends a generation whose response was never sent
+      [job](bool) { job->cancel(); });  // ends a generation whose response was never sent
 }
 
 }  // namespace ogai::serve

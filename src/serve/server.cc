@@ -85,7 +85,7 @@ void write_error(httplib::Response& res, const ApiError& error) {
 }
 
 Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
-    : model(std::move(m)), options(checked(std::move(o))), scheduler(options.max_concurrent, options.queue),
+    : model(std::move(m)), options(checked(std::move(o))), scheduler(model, options.max_concurrent, options.queue, options.engine),
       id_rng(std::random_device{}()) {
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
   created = static_cast<std::int64_t>(std::time(nullptr));
@@ -113,7 +113,7 @@ void Server::Impl::add_routes() {
     res.set_content(scheduler.stopping() ? R"({"status":"stopping"})" : R"({"status":"ok"})", "application/json");
   });
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics.prometheus_text(scheduler.running(), scheduler.queued()),
+    res.set_content(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
                     "text/plain; version=0.0.4; charset=utf-8");
   });
   http.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) { answer_models(req, res); });

@@ -7,8 +7,9 @@
 //   POST /v1/completions         a prompt string (or token ids)
 // Both POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
 //
-// Each generation runs on one of `max_concurrent` worker threads with its own state (the Model is
-// shared and immutable); up to `queue` more requests wait in FIFO order, beyond that 429. Every
+// Generations run on one batched engine (ogai::Engine): up to `max_concurrent` requests are rows
+// of its batch, decoded together one token per step, with a prefix cache across requests; up to
+// `queue` more wait in FIFO order, beyond that 429. `n` choices share one prefill. Every
 // bad request is answered with a 4xx and an OpenAI-style error body; the server keeps serving. A
 // streaming client that disconnects cancels its generation. stop() (e.g. on SIGINT) refuses new
 // work with 503, answers queued requests 503, cancels running generations and returns from run()
@@ -36,6 +37,7 @@ struct ServerOptions {
   int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
   std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413
+  EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
 };
 
 class Server {

@@ -19,13 +19,18 @@
 
 namespace ogai::serve {
 
-// One admitted generation, shared by the HTTP thread that answers it and the worker that runs it.
+// One admitted generation (n choices), shared by the HTTP thread that answers it and the
+// engine's thread that runs it: choice i reports through channels[i] (`channel` = channels[0]).
 struct Job {
   ResponseMeta meta;
   ApiRequest request;
   std::vector<std::int32_t> prompt;
   std::shared_ptr<GenerationChannel> channel;
-  std::chrono::steady_clock::time_point admitted;
+  std::vector<std::shared_ptr<GenerationChannel>> channels;
+  std::vector<std::shared_ptr<GenerationHandle>> handles;
+  std::mutex handles_mutex;  // handles are set after submission, read by cancel()
+  // The client went away: every choice ends at the engine's next step, queued or running.
+  void cancel();
 };
 
 // httplib's server with the listen backlog it fixes at 5 raised: a burst of clients connecting at
@@ -53,8 +58,9 @@ struct Server::Impl {
   // Generation (generation_route.cc).
   void handle_generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
   std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
-  void run_job(Job& job);
+  void finish_choice(Job& job, int choice, GenerationHandle& handle);
   void answer_whole(Job& job, httplib::Response& res);
+  void answer_choices(Job& job, httplib::Response& res);
   void answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res);
   std::string next_id(Endpoint endpoint);
 
