@@ -3,13 +3,16 @@
 // line on stdin:
 //   {"package": DIR, "prompt": TEXT, "format": {"kind": "json_schema"|"json_object"|"regex"|"grammar",
 //    "text": TEXT}, "temperature": F, "seed": N, "max_new_tokens": N, "speculative": "ngram"|null,
-//    "batch": N (optional: N copies of the prompt through generate_batch)}
+//    "batch": N (optional: N copies of the prompt through generate_batch),
+//    "engine": [FORMAT...] (optional: one request per format submitted together to an ogai::Engine,
+//    rows of one batch with different grammars)}
 // and writes one JSON line per job: {"results": [{"text", "finish_reason"}...]} or {"error": TEXT}.
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ogai/engine.h"
 #include "ogai/ogai.h"
 
 namespace {
@@ -36,7 +39,18 @@ nlohmann::json run(const nlohmann::json& job, std::map<std::string, std::shared_
   if (job.value("speculative", "") == "ngram") o.speculative.drafter = ogai::SpeculativeOptions::Drafter::kNgram;
   std::vector<ogai::GenerationResult> results;
   const std::string prompt = job.value("prompt", "Once upon a time");
-  if (job.contains("batch")) {
+  if (job.contains("engine")) {
+    ogai::Engine engine(model, {});
+    std::vector<std::shared_ptr<ogai::GenerationHandle>> handles;
+    std::uint64_t seed = job.value("seed", 0);
+    for (const auto& f : job.at("engine")) {
+      ogai::GenerationOptions each = o;
+      each.response_format = format_of(f);
+      each.sampling.seed = seed++;
+      handles.push_back(engine.submit(prompt, each));
+    }
+    for (auto& h : handles) results.push_back(h->wait());
+  } else if (job.contains("batch")) {
     std::vector<std::string> prompts(job.at("batch").get<std::size_t>(), prompt);
     for (std::size_t i = 0; i < prompts.size(); ++i) prompts[i] += std::string(i, ' ');  // rows of different lengths
     results = model->generate_batch(prompts, o);

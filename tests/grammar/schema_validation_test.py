@@ -3,7 +3,8 @@
 JSON Schema outputs are checked with python3-jsonschema (Draft 2020-12, formats checked), regex
 outputs with Python's re.fullmatch, on stories260k and on the random-weight tiny-e2b fixture (where
 the grammar does all the work), greedy and sampled with several seeds, single sequences, batched
-rows and n-gram speculative decoding. Unsupported keywords fail with the keyword named, from the
+rows, rows of one continuous batch (ogai::Engine) each with its own schema, and n-gram
+speculative decoding. Unsupported keywords fail with the keyword named, from the
 API and the CLI (exit 1).
 Usage: schema_validation_test.py CONSTRAINED_GENERATE OGAI_EXE (OGAI_SOURCE_DIR, OGAI_BINARY_DIR set).
 """
@@ -118,6 +119,22 @@ class SchemaOutputsValidate(unittest.TestCase):
     def test_random_weights_fixture(self):
         runs = [(0.0, None, {}), (1.0, 4, {}), (1.0, 5, {"batch": 3})]
         self.check(TINY_E2B, runs, 96, 0.3)
+
+
+class EngineRowsWithDifferentGrammars(unittest.TestCase):
+    def test_continuous_batch_of_schemas(self):
+        names = list(SCHEMAS)
+        formats = [{"kind": "json_schema", "text": json.dumps(SCHEMAS[n])} for n in names]
+        for package in (STORIES, TINY_E2B):
+            reply = RUN(package=package, format=formats[0], engine=formats, temperature=1.0, seed=21,
+                        max_new_tokens=96)
+            self.assertNotIn("error", reply)
+            finished = 0
+            for name, r in zip(names, reply["results"]):
+                if r["finish_reason"] == "eos":
+                    finished += 1
+                    validate(self, SCHEMAS[name], r["text"], f"engine {os.path.basename(package)} {name}")
+            self.assertGreater(finished, len(names) // 3)
 
 
 class RegexAndGrammarOutputs(unittest.TestCase):
