@@ -6,7 +6,7 @@ pkgs=(build-essential cmake pkg-config git ca-certificates
       libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev libcpp-httplib-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
-      python3-onnx python3-numpy python3-yaml python3-jinja2)
+      python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
