@@ -1,5 +1,6 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
-//  [--max-body-bytes N] [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
+//  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
+//  [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
 // (docs/serve.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr once it accepts
 // connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
 // cancelled, every thread is joined) and it exits 0.
@@ -82,6 +83,14 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-connections", s.max_connections, "open connections at once (more get 503)")
+      ->check(CLI::Range(1, serve::kMaxConnectionsLimit))->capture_default_str();
+  cmd->add_option("--idle-timeout", s.idle_timeout_s, "seconds a connection may wait before its next request")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--header-timeout", s.header_timeout_s, "seconds a request's header may take to arrive")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--body-timeout", s.body_timeout_s, "seconds a request's body may take to arrive")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->callback([&result, flags] { result.exit_code = run_serve(*flags); });
 }
 

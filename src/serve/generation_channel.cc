@@ -1,8 +1,11 @@
 #include "serve/generation_channel.h"
 
+#include <utility>
+
 namespace ogai::serve {
 
 bool GenerationChannel::on_token(std::string_view text, const TokenLogprobs* logprobs) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     if (cancelled_) return false;
@@ -15,28 +18,36 @@ bool GenerationChannel::on_token(std::string_view text, const TokenLogprobs* log
     if (keep_text_) {
       text_.append(text);
       ++events_;
+      ready = take_ready();
     }
   }
   if (keep_text_) changed_.notify_all();
+  if (ready) ready();
   return true;
 }
 
 void GenerationChannel::complete(GenerationResult result) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     result_ = std::move(result);
     ended_ = true;
+    ready = take_ready();
   }
   changed_.notify_all();
+  if (ready) ready();
 }
 
 void GenerationChannel::fail(ApiError error) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     error_ = std::move(error);
     ended_ = true;
+    ready = take_ready();
   }
   changed_.notify_all();
+  if (ready) ready();
 }
 
 GenerationChannel::Update GenerationChannel::take() {
@@ -64,6 +75,25 @@ GenerationChannel::Update GenerationChannel::wait() {
 GenerationChannel::Update GenerationChannel::wait_finished() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return ended_; });
+  return take();
+}
+
+std::function<void()> GenerationChannel::take_ready() {
+  if (!ready_ || !has_update()) return {};
+  return std::exchange(ready_, nullptr);
+}
+
+void GenerationChannel::when_ready(std::function<void()> ready) {
+  {
+    std::lock_guard lock(mutex_);
+    ready_ = std::move(ready);
+    ready = take_ready();
+  }
+  if (ready) ready();
+}
+
+GenerationChannel::Update GenerationChannel::poll() {
+  std::lock_guard lock(mutex_);
   return take();
 }
 

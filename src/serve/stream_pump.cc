@@ -1,0 +1,40 @@
+#include "serve/stream_pump.h"
+
+namespace ogai::serve {
+
+StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
+                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post)
+    : channel_(std::move(channel)), exchange_(std::move(exchange)), encoder_(std::move(encoder)),
+      logprobs_(std::move(logprobs)), post_(std::move(post)) {}
+
+void StreamPump::start(GenerationChannel::Update first) {
+  exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
+  send(std::move(first), encoder_.start());
+}
+
+// Encodes `update` after `out` and writes it; the write's completion arms the next step.
+void StreamPump::send(GenerationChannel::Update update, std::string out) {
+  if (!update.text.empty())
+    out += encoder_.text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
+  if (update.error) out += encoder_.error(*update.error);
+  else if (update.result) out += encoder_.finish(*update.result);
+  const bool finished = update.finished();
+  if (out.empty()) {
+    if (finished) exchange_->finish();
+    else arm();
+    return;
+  }
+  exchange_->write(std::move(out), [self = shared_from_this(), finished](bool ok) {
+    if (!ok) return self->channel_->cancel();  // the client went away: the worker's next token ends it
+    if (finished) self->exchange_->finish();
+    else self->arm();
+  });
+}
+
+void StreamPump::arm() {
+  channel_->when_ready([self = shared_from_this()] {
+    self->post_([self] { self->send(self->channel_->poll(), {}); });
+  });
+}
+
+}  // namespace ogai::serve
