@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/string.hpp>
@@ -162,7 +163,6 @@ void Connection::on_body(error_code ec) {
 void Connection::dispatch() {
   state_ = State::kAnswering;
   stream_.expires_never();
-  busy_.emplace(io_.get_executor());
   auto message = parser_->release();
   Request r;
   r.method = std::string(message.method_string());
@@ -172,7 +172,10 @@ void Connection::dispatch() {
   r.body = std::move(message.body());
   r.version = static_cast<int>(message.version());
   r.remote_port = remote_port_;
-  auto exchange = std::make_shared<Exchange>(shared_from_this(), std::move(r));
+  // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
+  auto keep_running =
+      std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
+  auto exchange = std::make_shared<Exchange>(shared_from_this(), std::move(r), std::move(keep_running));
   try {
     hooks_.handle(std::move(exchange));
   } catch (...) {  // the hook must not throw; a dropped Exchange answers 500
@@ -186,7 +189,6 @@ void Connection::refuse(Failure failure) {
   failed_ = true;
   state_ = State::kAnswering;
   stream_.expires_never();
-  busy_.emplace(io_.get_executor());
   do_respond(std::move(response));
 }
 
@@ -289,7 +291,6 @@ void Connection::answered() {
   if (state_ != State::kAnswering) return;
   ++served_;
   if (hooks_.answered) hooks_.answered(path_, status_);
-  busy_.reset();
   if (broken_) return;
   if (failed_ || !keep_alive_ || stopping_) return linger();
   read_next();
@@ -316,7 +317,6 @@ void Connection::linger() {
 void Connection::close() {
   if (state_ == State::kClosed) return;
   state_ = State::kClosed;
-  busy_.reset();
   error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   stream_.close();

@@ -8,7 +8,6 @@
 // no thread waits for a client. Owned through shared_ptr by its pending operations and its Exchange.
 #pragma once
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -101,8 +100,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool failed_ = false;      // an early refusal: close after it
   bool form_ = false;        // the body is form-urlencoded (its own, smaller limit)
   std::vector<char> drain_;  // what a lingering client still sends, discarded
-  // Keeps the I/O threads running while a route answers (no I/O is pending then).
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> busy_;
 
   std::deque<Out> out_;
   bool writing_ = false;

@@ -4,8 +4,8 @@
 
 namespace ogai::serve::http {
 
-Exchange::Exchange(std::shared_ptr<Connection> connection, Request request)
-    : connection_(std::move(connection)), request_(std::move(request)) {}
+Exchange::Exchange(std::shared_ptr<Connection> connection, Request request, std::shared_ptr<void> keep_running)
+    : keep_running_(std::move(keep_running)), connection_(std::move(connection)), request_(std::move(request)) {}
 
 Exchange::~Exchange() {
   if (!answered_) connection_->abandon();

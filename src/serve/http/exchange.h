@@ -39,7 +39,9 @@ struct Hooks {
 
 class Exchange {
  public:
-  Exchange(std::shared_ptr<Connection> connection, Request request);
+  // Made by the transport. `keep_running` keeps its I/O threads running while the Exchange lives
+  // (a route may hold it with no I/O pending), so no Exchange outlives the transport.
+  Exchange(std::shared_ptr<Connection> connection, Request request, std::shared_ptr<void> keep_running);
   ~Exchange();  // 500 if it was never answered
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -59,6 +61,7 @@ class Exchange {
   void finish();
 
  private:
+  std::shared_ptr<void> keep_running_;  // first: released last, after the connection
   std::shared_ptr<Connection> connection_;
   Request request_;
   // The caller's own sequence of calls (one thread at a time, ordered by the caller).
