@@ -5,7 +5,9 @@
 // connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
 // cancelled, every thread is joined) and it exits 0.
 #include <pthread.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -47,11 +49,23 @@ void wait_for_stop_signal(serve::Server& server, const std::atomic<bool>& done) 
   }
 }
 
+// Each connection is a descriptor: raise the soft limit to the hard one when --max-connections
+// (plus the model's files and the process's own) needs more than it allows.
+void raise_descriptor_limit(int connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 256;
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 int run_serve(const ServeFlags& f) {
   // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+  raise_descriptor_limit(f.server.max_connections);
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();

@@ -39,6 +39,29 @@ const Route* find_route(const std::string& path) {
   return nullptr;
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "%20" -> " " (as clients encode a model id in a path); a malformed escape stays as it is.
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const int hi = s[i] == '%' && i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
+    const int lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
+    if (lo < 0) {
+      out += s[i];
+      continue;
+    }
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
 std::string endpoint_label(const std::string& path) {
   const Route* r = find_route(path);
   return r ? r->label : "other";
@@ -149,7 +172,7 @@ void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
     return exchange->respond(text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued()),
                                            "text/plain; version=0.0.4; charset=utf-8"));
   if (label == "/v1/models") return exchange->respond(answer_models(""));
-  if (label == "/v1/models/{id}") return exchange->respond(answer_models(req.path.substr(std::strlen(r->path))));
+  if (label == "/v1/models/{id}") return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange = std::move(exchange)] {
     try {

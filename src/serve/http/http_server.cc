@@ -44,6 +44,7 @@ struct HttpServer::Impl {
   asio::io_context io;
   tcp::acceptor acceptor;    // and its handlers run on one strand
   asio::steady_timer retry;  // on the acceptor's strand
+  std::chrono::steady_clock::time_point last_warning;  // of an accept failure (acceptor's strand)
 
   mutable std::mutex mutex;  // guards the members below (connections close on any I/O thread)
   std::map<std::uint64_t, std::weak_ptr<Connection>> open;
@@ -60,8 +61,12 @@ void HttpServer::Impl::accept() {
 
 void HttpServer::Impl::on_accept(boost::system::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-  if (ec) {  // e.g. EMFILE: try again shortly rather than spin
-    log(LogLevel::kWarn, "serve: accept failed: {}", ec.message());
+  if (ec) {  // e.g. EMFILE: try again shortly rather than spin; warn once a second at most
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_warning >= std::chrono::seconds(1)) {
+      last_warning = now;
+      log(LogLevel::kWarn, "serve: accept failed: {} (--max-connections above the descriptor limit?)", ec.message());
+    }
     retry.expires_after(kAcceptRetry);
     retry.async_wait([this](boost::system::error_code e) { if (!e) accept(); });
     return;
