@@ -152,6 +152,14 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
 void Server::Impl::on_route_pool(std::function<void()> step) { boost::asio::post(routes, std::move(step)); }
 
 void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
+  try {
+    answer_route(exchange);
+  } catch (const std::exception& e) {
+    exchange->respond(error_response(internal_error(e.what())));
+  }
+}
+
+void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange) {
   const http::Request& req = exchange->request();
   const Route* r = find_route(req.path);
   if (r == nullptr) {
@@ -174,7 +182,7 @@ void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}") return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
-  on_route_pool([this, endpoint, exchange = std::move(exchange)] {
+  on_route_pool([this, endpoint, exchange] {
     try {
       handle_generation(endpoint, exchange);
     } catch (const std::exception& e) {

@@ -35,6 +35,7 @@ struct Server::Impl {
 
   // Routes (server.cc).
   void route(std::shared_ptr<http::Exchange> exchange);  // on an I/O thread: must not block
+  void answer_route(const std::shared_ptr<http::Exchange>& exchange);
   http::Response answer_models(const std::string& id) const;
   http::Response failure_response(const http::Failure& failure) const;
 

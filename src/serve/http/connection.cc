@@ -111,10 +111,11 @@ void Connection::on_header(error_code ec) {
   const auto& req = parser_->get();
   path_ = std::string(path_of({req.target().data(), req.target().size()}));
   keep_alive_ = req.keep_alive();
+  version_ = static_cast<int>(req.version());
   head_only_ = req.method() == bhttp::verb::head;
   if (refuse_head()) return;
   const auto expect = req[bhttp::field::expect];
-  if (!parser_->is_done() && req.version() >= 11 && beast::iequals(expect, "100-continue")) {
+  if (!parser_->is_done() && version_ >= 11 && beast::iequals(expect, "100-continue")) {
     auto interim = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
     stream_.expires_after(limits_.write_timeout);
     asio::async_write(stream_, asio::buffer(*interim), [self = shared_from_this(), interim](error_code ec, std::size_t) {
@@ -238,7 +239,7 @@ void Connection::do_respond(Response response) {
 void Connection::do_begin_stream(Response response) {
   if (state_ != State::kAnswering || status_ != 0) return;
   status_ = response.status;
-  chunked_ = parser_->get().version() >= 11;
+  chunked_ = version_ >= 11;
   if (!chunked_) keep_alive_ = false;  // HTTP/1.0: the body ends with the connection
   queue({head(response.status, response.content_type, response.fields, nullptr), {}, false});
 }

@@ -96,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int status_ = 0;
   bool head_only_ = false;   // a HEAD request: no body bytes
   bool keep_alive_ = true;   // the connection stays open after this answer
+  int version_ = 11;         // the request's HTTP version (10 or 11)
   bool chunked_ = false;     // the answer is streamed with chunked framing
   bool failed_ = false;      // an early refusal: close after it
   bool form_ = false;        // the body is form-urlencoded (its own, smaller limit)
