@@ -1,5 +1,5 @@
 // The HTTP transport (src/serve/http/) with routes of the test's own, over loopback sockets:
-// answers from another thread, a dropped Exchange answered 500, a streamed write to a client that
+// answers from another thread, a late second answer ignored, a dropped Exchange answered 500, a streamed write to a client that
 // left reported as failed, a slow-header client cut at the header deadline while others are
 // answered, and stop() waiting for an answer in progress (idle connections closed at once).
 #include <gtest/gtest.h>
@@ -103,6 +103,20 @@ class Transport : public ::testing::Test {
       }).detach();
       return;
     }
+    if (path == "/twice") {  // a second, late answer must not reach the next request
+      Response r;
+      r.body = "first";
+      e->respond(r);
+      std::thread([e] {
+        std::this_thread::sleep_for(50ms);
+        Response late;
+        late.body = "late";
+        e->respond(late);
+        e->write("late chunk", {});
+        e->finish();
+      }).detach();
+      return;
+    }
     if (path == "/hold") {
       std::lock_guard lock(mutex_);
       held_ = std::move(e);
@@ -151,6 +165,24 @@ TEST_F(Transport, AnswersFromAnotherThreadAndKeepsTheConnection) {
   EXPECT_NE(got.find("HTTP/1.1 200 OK"), std::string::npos) << got;
   EXPECT_LT(got.find("later"), got.find("path /b")) << "pipelined answers out of order: " << got;
   EXPECT_NE(got.find("Connection: keep-alive"), std::string::npos) << got;
+}
+
+TEST_F(Transport, ALateSecondAnswerDoesNotReachTheNextRequest) {
+  Client c(port_);
+  c.send(get("/twice") + get("/hold"));  // /hold is unanswered while the late answer is tried
+  ASSERT_EQ(held_ready_.get_future().wait_for(5s), std::future_status::ready);
+  std::this_thread::sleep_for(150ms);  // the late answer (after 50 ms) has been tried
+  {
+    std::lock_guard lock(mutex_);
+    Response r;
+    r.body = "held";
+    held_->respond(r);
+    held_.reset();
+  }
+  std::string got = c.read_until("held");
+  EXPECT_NE(got.find("first"), std::string::npos) << got;
+  EXPECT_EQ(got.find("late"), std::string::npos) << "the late answer went to the next request: " << got;
+  EXPECT_TRUE(got.ends_with("\r\n\r\nheld")) << got;
 }
 
 TEST_F(Transport, ADroppedExchangeIsAnswered500) {

@@ -176,7 +176,7 @@ void Connection::dispatch() {
   // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
   auto keep_running =
       std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
-  auto exchange = std::make_shared<Exchange>(shared_from_this(), std::move(r), std::move(keep_running));
+  auto exchange = std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running));
   try {
     hooks_.handle(std::move(exchange));
   } catch (...) {  // the hook must not throw; a dropped Exchange answers 500
@@ -189,24 +189,29 @@ void Connection::refuse(Failure failure) {
   keep_alive_ = false;
   failed_ = true;
   state_ = State::kAnswering;
+  ++exchange_id_;  // no Exchange answers this one
   stream_.expires_never();
   do_respond(std::move(response));
 }
 
 // Writing ----------------------------------------------------------------------------------------
 
-void Connection::respond(Response response) {
-  post([this, response = std::move(response)]() mutable { do_respond(std::move(response)); });
+void Connection::respond(std::uint64_t id, Response response) {
+  post([this, id, response = std::move(response)]() mutable {
+    if (answering(id)) do_respond(std::move(response));
+  });
 }
 
-void Connection::begin_stream(Response head) {
-  post([this, head = std::move(head)]() mutable { do_begin_stream(std::move(head)); });
+void Connection::begin_stream(std::uint64_t id, Response head) {
+  post([this, id, head = std::move(head)]() mutable {
+    if (answering(id)) do_begin_stream(std::move(head));
+  });
 }
 
-void Connection::write(std::string data, std::function<void(bool)> done) {
-  post([this, data = std::move(data), done = std::move(done)]() mutable {
-    if (state_ != State::kAnswering || status_ == 0 || data.empty()) {
-      if (done) done(state_ == State::kAnswering && !broken_);
+void Connection::write(std::uint64_t id, std::string data, std::function<void(bool)> done) {
+  post([this, id, data = std::move(data), done = std::move(done)]() mutable {
+    if (!answering(id) || status_ == 0 || data.empty()) {
+      if (done) done(answering(id) && !broken_);
       return;
     }
     std::string bytes = chunked_ ? fmt::format("{:x}\r\n", data.size()) + data + "\r\n" : std::move(data);
@@ -214,15 +219,15 @@ void Connection::write(std::string data, std::function<void(bool)> done) {
   });
 }
 
-void Connection::finish() {
-  post([this] {
-    if (state_ == State::kAnswering && status_ != 0) queue({chunked_ ? "0\r\n\r\n" : "", {}, true});
+void Connection::finish(std::uint64_t id) {
+  post([this, id] {
+    if (answering(id) && status_ != 0) queue({chunked_ ? "0\r\n\r\n" : "", {}, true});
   });
 }
 
-void Connection::abandon() {
-  post([this] {
-    if (state_ == State::kAnswering && status_ == 0)
+void Connection::abandon(std::uint64_t id) {
+  post([this, id] {
+    if (answering(id) && status_ == 0)
       do_respond(hooks_.failure_response({500, "", "internal error: the request was not answered", path_}));
   });
 }

@@ -39,13 +39,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // closed once that answer has been written. Any thread.
   void stop();
 
-  // The Exchange's operations (any thread; each is posted to the strand).
-  void respond(Response response);
-  void begin_stream(Response head);
-  void write(std::string data, std::function<void(bool)> done);
-  void finish();
+  // The Exchange's operations (any thread; each is posted to the strand). `id` names the request
+  // answered; a call for another than the one being answered (a late one) is ignored.
+  void respond(std::uint64_t id, Response response);
+  void begin_stream(std::uint64_t id, Response head);
+  void write(std::uint64_t id, std::string data, std::function<void(bool)> done);
+  void finish(std::uint64_t id);
   // The route dropped its Exchange without answering: 500.
-  void abandon();
+  void abandon(std::uint64_t id);
   // Answers `failure` without reading a request (too many connections), then closes.
   void start_refused(Failure failure);
 
@@ -64,6 +65,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_body();
   void on_body(boost::beast::error_code ec);
   void dispatch();
+  bool answering(std::uint64_t id) const { return state_ == State::kAnswering && id == exchange_id_; }
   void refuse(Failure failure);  // an early answer, then linger and close
 
   void do_respond(Response response);
@@ -91,6 +93,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   State state_ = State::kWaiting;
   bool stopping_ = false;
   int served_ = 0;  // requests answered on this connection
+  std::uint64_t exchange_id_ = 0;  // of the request being answered (incremented per request)
   // The request being answered.
   std::string path_;
   int status_ = 0;

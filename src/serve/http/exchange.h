@@ -7,6 +7,7 @@
 // hanging. Thread-safe; every call returns at once (the I/O happens on the connection's strand).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,7 +42,9 @@ class Exchange {
  public:
   // Made by the transport. `keep_running` keeps its I/O threads running while the Exchange lives
   // (a route may hold it with no I/O pending), so no Exchange outlives the transport.
-  Exchange(std::shared_ptr<Connection> connection, Request request, std::shared_ptr<void> keep_running);
+  // `id` tells the connection which of its requests this answers (a late call is ignored).
+  Exchange(std::shared_ptr<Connection> connection, std::uint64_t id, Request request,
+           std::shared_ptr<void> keep_running);
   ~Exchange();  // 500 if it was never answered
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -63,6 +66,7 @@ class Exchange {
  private:
   std::shared_ptr<void> keep_running_;  // first: released last, after the connection
   std::shared_ptr<Connection> connection_;
+  std::uint64_t id_;
   Request request_;
   // The caller's own sequence of calls (one thread at a time, ordered by the caller).
   bool answered_ = false;   // respond() or begin_stream() was called
