@@ -88,6 +88,12 @@ describe('ogai serve transport: framing', () => {
     assert.equal(both.responses[0]?.status, 400, 'Content-Length with chunked was accepted');
   });
 
+  it('answers 431 to a header over 16 KiB', async () => {
+    const { responses } = await exchange(port, request('GET', '/health', { headers: { 'X-Big': 'a'.repeat(20000) } }));
+    assert.equal(responses[0]?.status, 431);
+    assert.equal(JSON.parse(responses[0].body).error.code, 'request_header_too_large');
+  });
+
   it('refuses a Content-Length over the limit before the body is sent', async () => {
     const start = performance.now();
     const { responses } = await exchange(port, request('POST', '/v1/completions', {

@@ -1,7 +1,8 @@
 // The HTTP transport (src/serve/http/) with routes of the test's own, over loopback sockets:
-// answers from another thread, a late second answer ignored, a dropped Exchange answered 500, a streamed write to a client that
-// left reported as failed, a slow-header client cut at the header deadline while others are
-// answered, and stop() waiting for an answer in progress (idle connections closed at once).
+// answers from another thread, a late second answer ignored, a dropped Exchange answered 500, a
+// streamed write to a client that left reported as failed, a client that does not read cut at
+// the write deadline, a slow-header client cut at the header deadline while others are answered,
+// and stop() waiting for an answer in progress (idle connections closed at once).
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -70,6 +71,7 @@ class Transport : public ::testing::Test {
     Limits limits;
     limits.header_timeout = 300ms;
     limits.idle_timeout = 2000ms;
+    limits.write_timeout = 300ms;
     Hooks hooks;
     hooks.handle = [this](std::shared_ptr<Exchange> e) { handle(std::move(e)); };
     hooks.failure_response = [](const Failure& f) {
@@ -123,6 +125,19 @@ class Transport : public ::testing::Test {
       held_ready_.set_value();
       return;
     }
+    if (path == "/flood") {  // a stream to a client that never reads
+      e->begin_stream({200, "text/plain", {}, ""});
+      std::thread([this, e] {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < 4000; ++i) {  // bounded: 256 MB at most
+          std::promise<bool> written;
+          e->write(std::string(64 << 10, 'x'), [&](bool ok) { written.set_value(ok); });
+          if (!written.get_future().get()) break;
+        }
+        flood_ended_.set_value(std::chrono::steady_clock::now() - start);
+      }).detach();
+      return;
+    }
     if (path == "/stream") {
       e->begin_stream({200, "text/plain", {}, ""});
       std::thread([this, e] {
@@ -155,6 +170,7 @@ class Transport : public ::testing::Test {
   std::promise<void> held_ready_;
   std::promise<void> first_written_;
   std::promise<int> stream_failed_;
+  std::promise<std::chrono::steady_clock::duration> flood_ended_;
 };
 
 TEST_F(Transport, AnswersFromAnotherThreadAndKeepsTheConnection) {
@@ -201,6 +217,14 @@ TEST_F(Transport, AStreamToAClientThatLeftReportsTheWriteFailed) {
   }  // the client closes with the stream going
   ASSERT_EQ(failed.wait_for(5s), std::future_status::ready) << "the writes never failed";
   EXPECT_GE(failed.get(), 1) << "the stream ran to its end";
+}
+
+TEST_F(Transport, AClientThatDoesNotReadIsCutAtTheWriteDeadline) {
+  Client c(port_);
+  c.send(get("/flood"));  // and never reads
+  auto ended = flood_ended_.get_future();
+  ASSERT_EQ(ended.wait_for(10s), std::future_status::ready) << "the writes to a client that does not read never failed";
+  EXPECT_LT(ended.get(), 8s);
 }
 
 TEST_F(Transport, CutsASlowHeaderAtItsDeadlineWhileOthersAreAnswered) {
