@@ -10,6 +10,7 @@
 #include <ctime>
 
 #include "base/error.h"
+#include "base/log.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
@@ -149,7 +150,19 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
-void Server::Impl::on_route_pool(std::function<void()> step) { boost::asio::post(routes, std::move(step)); }
+// A step that throws must not end a pool thread (that would terminate the process): the error is
+// logged, and the Exchange it held, dropped, answers 500 or ends its stream.
+void Server::Impl::on_route_pool(std::function<void()> step) {
+  boost::asio::post(routes, [step = std::move(step)] {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "serve: a request step failed: {}", e.what());
+    } catch (...) {
+      log(LogLevel::kError, "serve: a request step failed");
+    }
+  });
+}
 
 void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
   try {

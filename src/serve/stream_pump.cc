@@ -14,11 +14,14 @@ void StreamPump::start(GenerationChannel::Update first) {
 
 // Encodes `update` after `out` and writes it; the write's completion arms the next step.
 void StreamPump::send(GenerationChannel::Update update, std::string out) {
-  if (!update.text.empty())
-    out += encoder_.text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
-  if (update.error) out += encoder_.error(*update.error);
-  else if (update.result) out += encoder_.finish(*update.result);
-  const bool finished = update.finished();
+  bool finished = update.finished();
+  try {
+    encode(update, out);
+  } catch (const std::exception& e) {  // e.g. a token the tokenizer cannot decode: end the stream saying so
+    channel_->cancel();
+    out += encoder_.error(internal_error(e.what()));
+    finished = true;
+  }
   if (out.empty()) {
     if (finished) exchange_->finish();
     else arm();
@@ -29,6 +32,13 @@ void StreamPump::send(GenerationChannel::Update update, std::string out) {
     if (finished) self->exchange_->finish();
     else self->arm();
   });
+}
+
+void StreamPump::encode(const GenerationChannel::Update& update, std::string& out) {
+  if (!update.text.empty())
+    out += encoder_.text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
+  if (update.error) out += encoder_.error(*update.error);
+  else if (update.result) out += encoder_.finish(*update.result);
 }
 
 void StreamPump::arm() {

@@ -31,6 +31,7 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
 
  private:
   void send(GenerationChannel::Update update, std::string out);
+  void encode(const GenerationChannel::Update& update, std::string& out);  // appends its events
   void arm();
 
   std::shared_ptr<GenerationChannel> channel_;
