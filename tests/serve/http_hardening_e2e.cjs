@@ -215,7 +215,9 @@ describe('ogai serve transport: slow, idle and too many clients', () => {
     socket.write(request('GET', '/health'));
     await r.waitFor(() => false, 4000);
     socket.destroy();
-    assert.equal(parseResponses(r.received())[0]?.status, 200);
+    const [res] = parseResponses(r.received());
+    assert.equal(res?.status, 200);
+    assert.equal(res.headers['keep-alive'], 'timeout=1, max=99', 'the idle timeout is not announced');
     assert.ok(r.closed() !== null && r.closed() < 3500, 'an idle keep-alive connection stayed open');
   });
 

@@ -257,7 +257,13 @@ std::string Connection::head(int status, const std::string& content_type, const 
   for (const auto& [name, value] : fields) h += name + ": " + value + "\r\n";
   if (length) h += "Content-Length: " + *length + "\r\n";
   else if (chunked_) h += "Transfer-Encoding: chunked\r\n";
-  h += keep_alive_ ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  if (keep_alive_) {  // the idle timeout as a hint, so that clients do not reuse a connection the server is closing
+    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count();
+    h += fmt::format("Connection: keep-alive\r\nKeep-Alive: timeout={}, max={}\r\n", std::max<std::int64_t>(idle, 1),
+                     limits_.max_requests_per_connection - served_ - 1);
+  } else {
+    h += "Connection: close\r\n";
+  }
   return h + "\r\n";
 }
 
