@@ -21,7 +21,7 @@
 
 namespace ogai::serve {
 
-// One admitted generation, shared by the HTTP thread that answers it and the worker that runs it.
+// One admitted generation, shared by the HTTP side that answers it and the worker that runs it.
 struct Job {
   ResponseMeta meta;
   ApiRequest request;
