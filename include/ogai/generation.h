@@ -22,6 +22,7 @@ const char* finish_reason_name(FinishReason reason);
 
 struct Timings {
   double load_ms = 0;          // package load (filled by the CLI; generation leaves it 0)
+  double queue_ms = 0;         // waiting for a row of the engine's batch (ogai::Engine); in ttft too
   double prefill_ms = 0;       // prompt processing
   double decode_ms = 0;        // from the first generated token to the last
   double ttft_ms = 0;          // time to first token (prefill + first sampling)
@@ -52,6 +53,9 @@ struct GenerationResult {
   std::string text;                      // generated text, stop string excluded
   FinishReason finish_reason = FinishReason::kLength;
   Timings timings;
+  // Prompt tokens whose KV was reused (from a Context or the engine's prefix cache) instead of
+  // being prefilled again.
+  std::int64_t cached_prompt_tokens = 0;
   int draft_tokens = 0;           // speculative decoding: tokens the drafter proposed
   int accepted_draft_tokens = 0;  // ... and the model accepted
   // With GenerationOptions::logprobs: one entry per element of `ids`, same order; else empty.

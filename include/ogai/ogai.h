@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ogai/error.h"
+#include "ogai/engine.h"
 #include "ogai/generation.h"
 #include "ogai/model.h"
 #include "ogai/options.h"

@@ -19,6 +19,7 @@ struct CommandResult {
 void add_inspect_command(CLI::App& app, CommandResult& result);
 void add_template_command(CLI::App& app, CommandResult& result);
 void add_validate_command(CLI::App& app, CommandResult& result);
+void add_import_command(CLI::App& app, CommandResult& result);
 void add_tokenize_command(CLI::App& app, CommandResult& result);
 void add_generate_command(CLI::App& app, CommandResult& result);
 void add_chat_command(CLI::App& app, CommandResult& result);

@@ -1,7 +1,7 @@
 // `ogai generate PKG --prompt TEXT [--chat] [--system TEXT] [sampling flags] [--stream] [--json]`
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
-// runtime_ms,onnxruntime_ms}} on one line, keys in this order; `--logprobs N` (with --json only)
+// runtime_ms,onnxruntime_ms,queue_ms,cached_prompt_tokens}} on one line, keys in this order; `--logprobs N` (with --json only)
 // appends "logprobs":[{"id","logprob","top":[{"id","logprob"}...]}...], one per generated id;
 // `--prompt-logprobs` (with --logprobs) then appends "prompt_logprobs": one per prompt id, null first.
 #include <unistd.h>
@@ -60,7 +60,9 @@ nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative, 
             {"ttft_ms", t.ttft_ms},
             {"decode_tok_s", t.decode_tok_s},
             {"runtime_ms", t.runtime_ms},
-            {"onnxruntime_ms", t.onnxruntime_ms}}}};
+            {"onnxruntime_ms", t.onnxruntime_ms},
+            {"queue_ms", t.queue_ms},
+            {"cached_prompt_tokens", r.cached_prompt_tokens}}}};
   if (speculative) j["speculative"] = {{"draft_tokens", r.draft_tokens}, {"accepted_draft_tokens", r.accepted_draft_tokens}};
   if (logprobs) j["logprobs"] = logprobs_json(r.logprobs);
   if (!r.prompt_logprobs.empty()) j["prompt_logprobs"] = prompt_logprobs_json(r.prompt_logprobs);

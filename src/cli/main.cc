@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   cli::add_inspect_command(app, result);
   cli::add_template_command(app, result);
   cli::add_validate_command(app, result);
+  cli::add_import_command(app, result);
   cli::add_tokenize_command(app, result);
   cli::add_generate_command(app, result);
   cli::add_chat_command(app, result);

@@ -105,6 +105,18 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->add_option("--body-timeout", s.body_timeout_s, "seconds a request's body may take to arrive")
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--max-step-tokens", s.engine.max_step_tokens,
+                  "prompt tokens prefilled per engine step beside the decoding rows (chunked prefill)")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option_function<std::size_t>(
+         "--kv-cache-mib", [&s](std::size_t mib) { s.engine.kv_cache_bytes = mib << 20; },
+         "bound on the KV cache the running requests may grow to, MiB (default: --max-concurrent requests at the "
+         "full context, at most 4096)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  cmd->add_option_function<std::size_t>(
+         "--prefix-cache-mib", [&s](std::size_t mib) { s.engine.prefix_cache_bytes = mib << 20; },
+         "KV of finished requests kept for prompts that share their prefix, MiB (0 = off; default 256)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 24));
   cmd->callback([&result, flags] { result.exit_code = run_serve(*flags); });
 }
 

@@ -59,14 +59,20 @@ void print_abi(const DecoderAbi& abi) {
                 e.bound_value.c_str());
 }
 
+// Unreadable input (exit 2), or a genai_config.json the importer refuses (rule IMPORT, exit 1).
 int report_unreadable(const ValidateArgs& args, const Error& e) {
+  const bool refused = e.code() == ErrorCode::kUnsupported;
   if (args.json) {
-    nlohmann::ordered_json out = {{"valid", false}, {"errors", {{{"rule", "P"}, {"path", e.where()}, {"message", e.message()}}}},
-                          {"abi", nullptr}};
+    nlohmann::ordered_json out = {
+        {"valid", false},
+        {"errors", {{{"rule", refused ? "IMPORT" : "P"}, {"path", e.where()}, {"message", e.message()}}}},
+        {"abi", nullptr}};
     std::printf("%s\n", out.dump(2).c_str());
+  } else if (refused) {
+    std::printf("IMPORT %s: %s\n", e.where().c_str(), e.message().c_str());
   }
   std::fprintf(stderr, "ogai validate: %s\n", e.what());
-  return kExitUsage;
+  return refused ? kExitFailure : kExitUsage;
 }
 
 int run_validate(const ValidateArgs& args) {

@@ -1,9 +1,7 @@
-// Generating several prompts in one batch: prompts are left-padded to a common length (padding
-// masked out, positions counted over real tokens), each row samples and stops on its own, and a
-// finished row's further positions are padding. Each row's result equals generating it alone.
-// Used for graphs whose attention accepts left padding (standard attention with a mask); for
-// graphs with explicit-length attention (GroupQueryAttention reads lengths from the mask as a
-// right-padded count) the rows are generated one after another, with the same results.
+// Generating several prompts together: one engine (engine.h) whose rows are the prompts; each is
+// prefilled on its own state, then every row decodes in one batched run per step, samples and
+// stops on its own, and leaves the batch when it ends. Each row's result equals generating it
+// alone (the same seed per row), for every state layout the engine runs (kv/batch_cache.h).
 #pragma once
 
 #include <span>

@@ -28,6 +28,13 @@ AttentionState::AttentionState(std::int64_t batch) : rows_(static_cast<std::size
   if (batch <= 0) fail(ErrorCode::kInvalidArgument, "batch", "batch size {} must be positive", batch);
 }
 
+AttentionState AttentionState::all_real(std::int64_t length) {
+  AttentionState a(1);
+  a.rows_[0].mask.assign(static_cast<std::size_t>(length), 1);
+  a.rows_[0].real = length;
+  return a;
+}
+
 void AttentionState::truncate(std::int64_t length) {
   for (auto& row : rows_) {
     if (length < static_cast<std::int64_t>(row.mask.size())) {
@@ -172,6 +179,11 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     attention.truncate(past);
     throw;
   }
+}
+
+double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const {
+  OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
+  return session_.run_into(input_names_, inputs, output_names_, outputs);
 }
 
 }  // namespace ogai::generate

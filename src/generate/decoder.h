@@ -23,6 +23,8 @@ namespace ogai::generate {
 class AttentionState {
  public:
   explicit AttentionState(std::int64_t batch);
+  // One row holding `length` real positions (a state taken out of a batch).
+  static AttentionState all_real(std::int64_t length);
   std::int64_t batch() const { return static_cast<std::int64_t>(rows_.size()); }
   std::int64_t length() const { return static_cast<std::int64_t>(rows_[0].mask.size()); }
   // Real tokens held by a row (= the position id of its next real token).
@@ -66,6 +68,13 @@ class Decoder {
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
   StepOutput step(std::span<const std::int64_t> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                   AttentionState& attention, kv::KvCache& cache) const;
+
+  // Runs the graph once: `inputs` in feed order (tokens, [mask], [positions], [write indices],
+  // [cache lengths], then one past per KV pair), `outputs` in output order (logits, [hidden],
+  // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
+  // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
+  double run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const;
+  std::size_t output_count() const { return output_names_.size(); }
 
  private:
   void check_against_session() const;

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "chat/chat_template.h"
 #include "generate/batch.h"
+#include "generate/model_impl.h"
 #include "generate/package_config.h"
 #include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
@@ -14,34 +15,6 @@
 #include "tokenizer/token_bytes.h"
 
 namespace ogai {
-
-struct Model::Impl {
-  Impl(generate::PackageConfig c, tokenizer::Tokenizer t, std::optional<chat::ChatTemplate> ct,
-       const ort::SessionOptions& options)
-      : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)),
-        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {
-    if (config.assistant) assistant = std::make_unique<generate::AssistantDrafter>(std::move(*config.assistant), options);
-  }
-
-  generate::PackageConfig config;
-  tokenizer::Tokenizer tokenizer;
-  std::optional<chat::ChatTemplate> chat_template;
-  std::unique_ptr<generate::Decoder> decoder;
-  std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
-  ModelInfo info;
-
-  GenerationResult run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
-                       std::span<const std::int32_t> prompt, generate::SequenceState& state,
-                       const StreamCallback& on_token) const;
-
-  generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
-};
-
-struct Context::State {
-  explicit State(const Model& m) : model(&m), sequence(*m.impl().decoder) {}
-  const Model* model;
-  generate::SequenceState sequence;
-};
 
 namespace {
 

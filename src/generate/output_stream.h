@@ -23,6 +23,8 @@ class OutputStream {
   bool push(std::int64_t token, const TokenLogprobs* logprobs = nullptr);
   // Ends the stream: flushes held-back text (to the callback too) and sets the finish reason.
   void finish();
+  // Ends the sequence as cancelled by its caller (finish() still releases held-back text).
+  void cancel() { reason_ = sampling::FinishReason::kCancelled; }
 
   bool done() const { return reason_ != sampling::FinishReason::kNone; }
   std::size_t generated() const { return result_.ids.size(); }

@@ -199,6 +199,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
   }
   const bool gqa = uses_group_query_attention(package, abi.component);
   d.cache.mode = choose_storage(abi, gqa, origin);
+  d.cache.prefix_rows = gqa;
   // Left padding needs attention that reads the mask per position and no recurrent state.
   d.left_padding = !gqa && !abi.static_cache && abi.state_pairs.empty();
   c.generation = make_generation(package);

@@ -42,6 +42,10 @@ struct PairSpec {
 struct CacheSpec {
   std::vector<PairSpec> pairs;
   StorageMode mode = StorageMode::kAppend;
+  // Explicit-length attention (GroupQueryAttention) reads each row's length from the mask and its
+  // positions from the start of the row's buffer: in a batch, every row's positions must be a
+  // prefix of its buffer (right padding), never left-padded.
+  bool prefix_rows = false;
   std::int64_t max_length = 0;  // context limit (positions); 0 = unknown
 };
 

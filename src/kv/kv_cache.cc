@@ -121,6 +121,12 @@ void KvCache::rewind(std::int64_t length) {
   length_ = length;
 }
 
+std::size_t KvCache::bytes() const {
+  std::size_t total = 0;
+  for (const auto& p : pasts_) total += p.empty() ? 0 : p.byte_size();
+  return total;
+}
+
 KvCache KvCache::copy() const {
   KvCache c;
   c.spec_ = spec_;

@@ -59,6 +59,8 @@ class KvCache {
   bool rewinds_freely() const { return !has_state_pairs_; }
   // Keeps only the first `length` positions (speculative rollback, chat edits).
   void rewind(std::int64_t length);
+  // Bytes held by the state tensors (buffers at their capacity).
+  std::size_t bytes() const;
   // A deep copy: snapshot for rollback, or fork for a branching request.
   KvCache copy() const;
 
@@ -69,6 +71,7 @@ class KvCache {
   ort::Tensor borrow(std::size_t index) const;
 
  private:
+  friend class BatchCache;  // moves rows in and out of a batch
   KvCache() = default;
   ort::Shape shape_of(const PairSpec& pair, std::int64_t positions) const;
   ort::Shape initial_shape(const PairSpec& pair) const;

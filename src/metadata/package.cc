@@ -2,6 +2,8 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/log.h"
+#include "importer/import.h"
 #include "metadata/admission.h"
 #include "metadata/parse.h"
 #include "metadata/validate.h"
@@ -26,14 +28,51 @@ ValidationReport validate_text(std::string_view text, const std::string& origin)
   return report;
 }
 
-ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
-  std::filesystem::path file = find_metadata_file(dir_or_file);
-  ValidationReport report = validate_text(read_file(file), file.string());
-  if (options.document_only) return report;
+namespace {
+
+// A GenAI folder (or its genai_config.json): the imported document, validated like a written one
+// (its artifacts resolve against the folder through genai_config.json's path).
+ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
+  importer::ImportResult imported = importer::import_genai_folder(dir_or_config);
+  log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported {} in memory (`ogai import {}` writes it)",
+      dir_or_config.string(), importer::kGenaiConfigName, dir_or_config.string());
+  ValidationReport report = validate_text(imported.document, imported.config_file.string() + " (imported)");
+  report.imported_from = imported.config_file;
+  return report;
+}
+
+void check_package(ValidationReport& report, const std::filesystem::path& file) {
   Package& package = *report.package;
   package.files = resolve_package_files(package.document, file, report.diagnostics);
   package.graphs = admit_graphs(package.document, package.files, report.diagnostics);
   package.decoder = derive_decoder_abi(package.document, package.graphs, package.files.component_artifacts);
+}
+
+}  // namespace
+
+ValidationReport validate_package_text(std::string_view text, const std::filesystem::path& as_file) {
+  ValidationReport report = validate_text(text, as_file.string() + " (in memory)");
+  check_package(report, as_file);
+  return report;
+}
+
+bool imports_genai_config(const std::filesystem::path& dir_or_file) {
+  return importer::is_genai_config_file(dir_or_file) ||
+         (importer::is_genai_folder(dir_or_file) && !has_metadata_file(dir_or_file));
+}
+
+ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
+  std::filesystem::path file;
+  ValidationReport report;
+  if (imports_genai_config(dir_or_file)) {
+    report = validate_imported(dir_or_file);
+    file = *report.imported_from;
+  } else {
+    file = find_metadata_file(dir_or_file);
+    report = validate_text(read_file(file), file.string());
+  }
+  if (options.document_only) return report;
+  check_package(report, file);
   return report;
 }
 

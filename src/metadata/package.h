@@ -40,16 +40,30 @@ struct Package {
 struct ValidationReport {
   Diagnostics diagnostics;
   std::optional<Package> package;  // set once the text parsed (even when diagnostics follow)
+  std::optional<std::filesystem::path> imported_from;  // genai_config.json, when the document was imported
   bool valid() const { return diagnostics.empty(); }
 };
 
+// True when `dir_or_file` is a directory with an ONNX Runtime GenAI genai_config.json and no
+// inference_metadata.{yaml,yml,json}: validate_package() then imports the config in memory
+// (importer/import.h) and says so once on stderr (a warn-level log line). A folder with both
+// uses its metadata; the config is never merged. A path to a genai_config.json file imports its
+// folder whatever else the folder holds.
+bool imports_genai_config(const std::filesystem::path& dir_or_file);
+
 // Throws ogai::Error: kNotFound when no metadata file exists, kParse when its text is unreadable
-// (not UTF-8, malformed YAML/JSON, duplicate keys, over the size limits). Every other problem is
-// a diagnostic in the report.
+// (not UTF-8, malformed YAML/JSON, duplicate keys, over the size limits), kUnsupported when an
+// imported genai_config.json is refused (importer/import.h). Every other problem is a diagnostic
+// in the report.
 ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options = {});
 
 // Document-only validation of metadata text (`origin` names it; `.json` selects JSON).
 ValidationReport validate_text(std::string_view text, const std::string& origin);
+
+// The whole validation of document `text` (YAML) as if it were the metadata file `as_file`, which
+// must exist: its artifacts and side files resolve against as_file's directory. `ogai import`
+// checks the document it writes with this before printing it.
+ValidationReport validate_package_text(std::string_view text, const std::filesystem::path& as_file);
 
 // validate_package(), then throws ogai::Error(kInvalidPackage) whose message lists every
 // diagnostic (`RULE path: message` lines) when the package is not valid.

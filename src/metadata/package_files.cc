@@ -19,6 +19,15 @@ fs::path find_metadata_file(const fs::path& dir_or_file) {
        "no inference_metadata.yaml, inference_metadata.yml or inference_metadata.json in this directory");
 }
 
+bool has_metadata_file(const fs::path& dir_or_file) {
+  std::error_code ec;
+  if (!fs::exists(dir_or_file, ec)) return false;
+  if (!fs::is_directory(dir_or_file, ec)) return true;
+  for (const char* name : {"inference_metadata.yaml", "inference_metadata.yml", "inference_metadata.json"})
+    if (fs::is_regular_file(dir_or_file / name, ec)) return true;
+  return false;
+}
+
 namespace {
 
 bool inside(const fs::path& root, const fs::path& path) {

@@ -23,6 +23,8 @@ namespace ogai::metadata {
 // `inference_metadata.yaml`, then `.yml`, then `.json` in a directory; a file path is returned
 // as is. Throws ogai::Error(kNotFound) naming the directory when none exists.
 std::filesystem::path find_metadata_file(const std::filesystem::path& dir_or_file);
+// True when find_metadata_file() would find a file (a file path counts as one).
+bool has_metadata_file(const std::filesystem::path& dir_or_file);
 
 // Where the engine finds the tokenizer, the chat template and the EOS facts (§1, §2.5).
 struct TextSources {

@@ -1,5 +1,6 @@
 #include "onnx/graph_info.h"
 
+#include <optional>
 #include <set>
 
 #include "base/error.h"
@@ -15,7 +16,8 @@ using Type = WireReader::WireType;
 // Field numbers from onnx.proto.
 namespace model_field { constexpr std::uint32_t kIrVersion = 1, kProducer = 2, kGraph = 7, kOpset = 8; }
 namespace graph_field { constexpr std::uint32_t kNode = 1, kInitializer = 5, kInput = 11, kOutput = 12, kSparseInitializer = 15; }
-namespace node_field { constexpr std::uint32_t kOpType = 4, kDomain = 7; }
+namespace node_field { constexpr std::uint32_t kInput = 1, kOpType = 4, kAttribute = 5, kDomain = 7; }
+namespace attribute_field { constexpr std::uint32_t kName = 1, kInt = 3; }
 namespace tensor_field { constexpr std::uint32_t kDims = 1, kDataType = 2, kName = 8, kExternalData = 13, kDataLocation = 14; }
 namespace type_field { constexpr std::uint32_t kTensor = 1, kSequence = 4, kMap = 5, kSparse = 8, kOptional = 9; }
 
@@ -139,7 +141,40 @@ Initializer read_sparse_initializer(WireReader r) {
   return init;
 }
 
+bool is_attention_op(const std::string& domain, const std::string& op_type) {
+  static const std::set<std::string> kOps = {"GroupQueryAttention", "MultiHeadAttention", "PagedAttention",
+                                             "SparseAttention", "Attention"};
+  return domain == "com.microsoft" && kOps.contains(op_type);
+}
+
+// An AttributeProto's name and integer value (i), when it has one.
+void read_int_attribute(WireReader r, AttentionNode& node) {
+  std::string name;
+  std::optional<std::int64_t> value;
+  while (!r.done()) {
+    std::uint32_t f; Type t; r.next_field(f, t);
+    if (f == attribute_field::kName && t == Type::kLengthDelimited) name = std::string(r.read_bytes());
+    else if (f == attribute_field::kInt && t == Type::kVarint) value = static_cast<std::int64_t>(r.read_varint());
+    else r.skip(t);
+  }
+  if (value) node.int_attributes[name] = *value;
+}
+
+// Second walk over an attention node: its inputs and integer attributes.
+AttentionNode read_attention_node(WireReader r, std::string op_type) {
+  AttentionNode node;
+  node.op_type = std::move(op_type);
+  while (!r.done()) {
+    std::uint32_t f; Type t; r.next_field(f, t);
+    if (f == node_field::kInput && t == Type::kLengthDelimited) node.inputs.emplace_back(r.read_bytes());
+    else if (f == node_field::kAttribute && t == Type::kLengthDelimited) read_int_attribute(r.read_message(), node);
+    else r.skip(t);
+  }
+  return node;
+}
+
 void read_node(WireReader r, GraphInfo& info) {
+  const WireReader start = r;
   std::string op_type, domain;
   while (!r.done()) {
     std::uint32_t f; Type t; r.next_field(f, t);
@@ -150,6 +185,7 @@ void read_node(WireReader r, GraphInfo& info) {
   if (domain == "ai.onnx") domain.clear();
   ++info.op_types[domain + ":" + op_type];
   ++info.node_count;
+  if (is_attention_op(domain, op_type)) info.attention_nodes.push_back(read_attention_node(start, op_type));
 }
 
 void read_graph(WireReader r, GraphInfo& info) {

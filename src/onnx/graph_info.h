@@ -1,6 +1,7 @@
 // Reading an ONNX graph's interface without loading its weights.
 //
-// read_graph_info() lists a model's inputs, outputs, initializer names and op types. It works on
+// read_graph_info() lists a model's inputs, outputs, initializer names, op types and its
+// com.microsoft attention nodes' inputs and integer attributes. It works on
 //   - binary `.onnx` files, with embedded initializers (up to protobuf's 2 GB limit) or external
 //     data: the file is memory-mapped and walked at the protobuf wire level, so initializer bytes
 //     are skipped, never copied or decoded;
@@ -47,6 +48,15 @@ struct Initializer {
   std::string external_location;  // relative path from the model's directory, when external
 };
 
+// A com.microsoft attention node (GroupQueryAttention, MultiHeadAttention, PagedAttention,
+// SparseAttention, Attention) of the main graph: its inputs and integer attributes (num_heads,
+// kv_num_heads, local_window_size, ...), so a package's facts can be checked against the graph.
+struct AttentionNode {
+  std::string op_type;
+  std::vector<std::string> inputs;                      // in order; "" for an omitted optional input
+  std::map<std::string, std::int64_t> int_attributes;  // attributes with an integer value
+};
+
 struct GraphInfo {
   std::int64_t ir_version = 0;
   std::string producer_name;
@@ -56,6 +66,7 @@ struct GraphInfo {
   std::vector<Initializer> initializers;
   std::map<std::string, int> op_types;  // "domain:op_type" (domain empty for ai.onnx) -> count
   std::size_t node_count = 0;
+  std::vector<AttentionNode> attention_nodes;  // main graph only (not subgraphs), in node order
 
   const ValueInfo* find_input(const std::string& name) const;
   const ValueInfo* find_output(const std::string& name) const;

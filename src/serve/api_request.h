@@ -3,12 +3,12 @@
 //
 // Fields read (null = absent): model (required), messages (chat, required) or prompt
 // (completions, required), max_completion_tokens / max_tokens, temperature, top_p, seed, stop
-// (string or list), frequency_penalty, presence_penalty, logit_bias, n (1 only), stream,
+// (string or list), frequency_penalty, presence_penalty, logit_bias, stream,
 // stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
 // ignore_eos; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
 // into options.logprobs; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
-// name when a request asks for them (tools / function calling, n > 1, non-text response_format,
+// name when a request asks for them (tools / function calling, n > 1 with stream or echo, non-text response_format,
 // non-text content parts, best_of, suffix, echo with stream); other unknown fields are ignored, as
 // OpenAI clients send extras.
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).
@@ -38,6 +38,7 @@ struct ApiRequest {
   bool stream = false;
   bool include_usage = false;               // stream_options.include_usage
   bool echo = false;                        // completions: the response text starts with the prompt
+  int n = 1;                                // choices; > 1: not streamed, choice i uses seed + i
 };
 
 ApiRequest parse_chat_request(const std::string& body);

@@ -42,6 +42,20 @@ nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult&
   return j;
 }
 
+nlohmann::json completion_choices_json(const ResponseMeta& meta, const std::vector<GenerationResult>& results,
+                                      std::vector<nlohmann::json> logprobs) {
+  nlohmann::json j = completion_json(meta, results.front(), std::move(logprobs.front()));
+  std::size_t generated = results.front().ids.size();
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    nlohmann::json choice = completion_json(meta, results[i], std::move(logprobs[i]))["choices"][0];
+    choice["index"] = i;
+    j["choices"].push_back(std::move(choice));
+    generated += results[i].ids.size();
+  }
+  j["usage"] = usage_json(results.front().prompt_ids.size(), generated);
+  return j;
+}
+
 nlohmann::json chunk_json(const ResponseMeta& meta, std::string_view text, const char* finish, bool role,
                           bool usage_null, nlohmann::json logprobs) {
   nlohmann::json choice = {{"index", 0}, {"logprobs", std::move(logprobs)}, {"finish_reason", nullable(finish)}};

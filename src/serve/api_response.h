@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,11 @@ nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_toke
 // (LogprobsJson; null when not asked).
 nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result,
                                nlohmann::json logprobs = nullptr);
+
+// n > 1: choice i of results[i] (index i), usage = the prompt once and every choice's tokens.
+// `logprobs` has one value per result.
+nlohmann::json completion_choices_json(const ResponseMeta& meta, const std::vector<GenerationResult>& results,
+                                      std::vector<nlohmann::json> logprobs);
 
 // One streaming chunk. Chat: delta {"role":"assistant","content":""} when `role` is set, else
 // {"content": text} (or {} with a finish reason and no text); completions: {"text": text}.

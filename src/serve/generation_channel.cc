@@ -43,6 +43,7 @@ void GenerationChannel::fail(ApiError error) {
   {
     std::lock_guard lock(mutex_);
     error_ = std::move(error);
+    failed_ = true;
     ended_ = true;
     ready = take_ready();
   }
@@ -105,6 +106,11 @@ void GenerationChannel::cancel() {
 std::size_t GenerationChannel::reported_logprobs() const {
   std::lock_guard lock(mutex_);
   return reported_;
+}
+
+bool GenerationChannel::failed() const {
+  std::lock_guard lock(mutex_);
+  return failed_;
 }
 
 bool GenerationChannel::cancelled() const {

@@ -57,6 +57,8 @@ class GenerationChannel {
   void when_ready(std::function<void()> ready);
   // Takes what is pending without waiting (an empty Update when nothing is).
   Update poll();
+  // fail() was called (whether or not the error was taken).
+  bool failed() const;
 
   void cancel();
   bool cancelled() const;
@@ -78,6 +80,7 @@ class GenerationChannel {
   int events_ = 0;
   std::optional<GenerationResult> result_;
   std::optional<ApiError> error_;
+  bool failed_ = false;
   bool ended_ = false;     // complete() or fail() was called
   bool taken_end_ = false; // the end was handed to the HTTP side
   bool cancelled_ = false;

@@ -1,9 +1,10 @@
 // POST /v1/chat/completions and /v1/completions: parse, build the prompt, admit the job to the
-// scheduler, then answer it whole or as server-sent events while a worker generates (the channel
-// calls back; no thread waits).
+// scheduler (the batched engine), then answer it whole or as server-sent events while the engine
+// generates (the channels call back; no thread waits).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "serve/logprobs_json.h"
 #include "serve/prompt.h"
@@ -53,29 +54,47 @@ void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<ht
   }
 }
 
+void Job::cancel() {
+  for (auto& c : channels) c->cancel();
+  std::lock_guard lock(handles_mutex);
+  for (auto& h : handles) h->cancel();
+}
+
 std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::int32_t> prompt) {
   auto job = std::make_shared<Job>();
   job->meta = {request.endpoint, next_id(request.endpoint), static_cast<std::int64_t>(std::time(nullptr)), name};
-  job->channel = std::make_shared<GenerationChannel>(request.stream);
+  for (int i = 0; i < request.n; ++i) job->channels.push_back(std::make_shared<GenerationChannel>(request.stream));
+  job->channel = job->channels.front();
   job->request = std::move(request);
   job->prompt = std::move(prompt);
-  job->admitted = std::chrono::steady_clock::now();
-  Scheduler::Task task{[this, job] { run_job(*job); }, [job] { job->channel->fail(shutting_down()); }};
-  switch (scheduler.submit(std::move(task))) {
-    case Scheduler::Admission::kAccepted: return job;
+  Scheduler::Submission submission;
+  submission.prompt = job->prompt;
+  submission.options = job->request.options;
+  submission.n = job->request.n;
+  // The engine's thread holds the job alive through these callbacks until every choice ended.
+  submission.on_token = [this, job](int choice, const StreamEvent& e) {
+    return !scheduler.stopping() && job->channels[static_cast<std::size_t>(choice)]->on_token(e.text, e.logprobs);
+  };
+  submission.on_done = [this, job](int choice, GenerationHandle& handle) { finish_choice(*job, choice, handle); };
+  std::vector<std::shared_ptr<GenerationHandle>> handles;
+  switch (scheduler.submit(std::move(submission), &handles)) {
+    case Scheduler::Admission::kAccepted: {
+      std::lock_guard lock(job->handles_mutex);
+      job->handles = std::move(handles);
+      return job;
+    }
     case Scheduler::Admission::kQueueFull: throw queue_full(options.max_concurrent, options.queue);
     case Scheduler::Admission::kStopping: throw shutting_down();
   }
   throw internal_error("unknown admission result");
 }
 
-void Server::Impl::run_job(Job& job) {
-  metrics.observe_queue_wait(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - job.admitted).count());
-  GenerationChannel& channel = *job.channel;
-  auto on_token = [&](const StreamEvent& e) { return !scheduler.stopping() && channel.on_token(e.text, e.logprobs); };
+// On the engine's thread, once per choice.
+void Server::Impl::finish_choice(Job& job, int choice, GenerationHandle& handle) {
+  GenerationChannel& channel = *job.channels[static_cast<std::size_t>(choice)];
   try {
-    GenerationResult result = model->generate(job.prompt, job.request.options, on_token);
+    GenerationResult result = handle.wait();
+    metrics.observe_queue_wait(result.timings.queue_ms / 1e3);
     // Report only the tokens whose text was released, as a stream does (generation_channel.h).
     result.logprobs.resize(std::min(result.logprobs.size(), channel.reported_logprobs()));
     metrics.observe_generation(result);
@@ -92,18 +111,24 @@ void Server::Impl::run_job(Job& job) {
 
 // Answered once the generation ended; no thread waits for it meanwhile.
 void Server::Impl::answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  if (job->channels.size() > 1) return answer_choices(job, std::move(exchange));
   job->channel->when_ready([this, job, exchange = std::move(exchange)] {
-    on_route_pool([this, job, exchange] {
-      try {
-        exchange->respond(whole_response(*job));
-      } catch (const ApiError& e) {
-        exchange->respond(error_response(e));
-      } catch (const Error& e) {
-        exchange->respond(error_response(from_engine_error(e, job->meta.endpoint)));
-      } catch (const std::exception& e) {
-        exchange->respond(error_response(internal_error(e.what())));
-      }
-    });
+    respond_from_pool(job, exchange, &Impl::whole_response);
+  });
+}
+
+void Server::Impl::respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                                     http::Response (Impl::*build)(Job&)) {
+  on_route_pool([this, job, exchange = std::move(exchange), build] {
+    try {
+      exchange->respond((this->*build)(*job));
+    } catch (const ApiError& e) {
+      exchange->respond(error_response(e));
+    } catch (const Error& e) {
+      exchange->respond(error_response(from_engine_error(e, job->meta.endpoint)));
+    } catch (const std::exception& e) {
+      exchange->respond(error_response(internal_error(e.what())));
+    }
   });
 }
 
@@ -129,6 +154,33 @@ http::Response Server::Impl::whole_response(Job& job) {
   return res;
 }
 
+// n > 1 (not streamed, no echo): answered once every choice ended; a failed choice cancels the others.
+void Server::Impl::answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  auto remaining = std::make_shared<std::atomic<std::size_t>>(job->channels.size());
+  for (auto& channel : job->channels) {
+    channel->when_ready([this, job, exchange, remaining, channel = channel.get()] {
+      if (channel->failed()) on_route_pool([job] { job->cancel(); });
+      if (remaining->fetch_sub(1) == 1) respond_from_pool(job, exchange, &Impl::choices_response);
+    });
+  }
+}
+
+// One choice per channel, index i = choice i (seed + i).
+http::Response Server::Impl::choices_response(Job& job) {
+  std::vector<GenerationResult> results;
+  std::vector<nlohmann::json> logprobs;
+  LogprobsJson logprobs_json(*model, job.meta.endpoint);
+  for (auto& channel : job.channels) {
+    GenerationChannel::Update end = channel->poll();
+    if (end.error) throw *end.error;
+    logprobs.push_back(job.request.options.logprobs ? logprobs_json(end.result->logprobs) : nlohmann::json(nullptr));
+    results.push_back(std::move(*end.result));
+  }
+  http::Response res;
+  res.body = to_text(completion_choices_json(job.meta, results, std::move(logprobs)));
+  return res;
+}
+
 // Answers once the first token exists, so a request the engine refuses (a sampling value out of
 // range, say) still gets its 4xx instead of a stream that fails.
 void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
@@ -144,7 +196,8 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
   if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
   auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
                                            StreamEncoder(job->meta, job->request.include_usage), std::move(logprobs),
-                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); });
+                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); },
+                                           [job] { job->cancel(); });
   pump->start(std::move(first));
 }
 

@@ -8,6 +8,15 @@
 //   ogai_time_to_first_token_seconds            summary  prefill + first sampling
 //   ogai_decode_tokens_per_second               summary  per generation, after the first token
 //   ogai_queue_wait_seconds                     summary  admission to start of generation
+// and the batched engine's (EngineStats, read at scrape time):
+//   ogai_engine_steps_total                     counter  batched decode runs
+//   ogai_engine_decoded_rows_total              counter  rows over those runs (/ steps = mean batch)
+//   ogai_engine_max_batch                       gauge    most rows one decode run held
+//   ogai_engine_prefill_tokens_total            counter  prompt tokens prefilled
+//   ogai_prefix_cache_hits_total / _misses_total counter admitted prompts that did / did not reuse KV
+//   ogai_prefix_cache_reused_tokens_total       counter  prompt tokens not prefilled thanks to hits
+//   ogai_prefix_cache_bytes                     gauge    KV the prefix cache holds
+//   ogai_kv_cache_bytes / ogai_kv_cache_budget_bytes gauge KV the batch holds, and its bound
 // Endpoint labels are the server's routes; any other path counts as "other". Thread-safe.
 #pragma once
 
@@ -28,8 +37,8 @@ class Metrics {
   void observe_generation(const GenerationResult& result);
   void observe_queue_wait(double seconds) { queue_wait_.observe(seconds); }
 
-  // `in_flight` and `queued` are read from the scheduler at scrape time.
-  std::string prometheus_text(int in_flight, int queued) const;
+  // `in_flight`, `queued` and `engine` are read from the scheduler at scrape time.
+  std::string prometheus_text(int in_flight, int queued, const EngineStats& engine = {}) const;
 
  private:
   mutable std::mutex mutex_;

@@ -91,10 +91,15 @@ void read_stream(const FieldReader& f, ApiRequest& r) {
   r.include_usage = FieldReader(*options, "stream_options.").boolean("include_usage").value_or(false);
 }
 
-// Refusals shared by both endpoints.
-void refuse_unsupported(const FieldReader& f) {
-  if (auto n = f.integer("n"); n && *n != 1)
-    throw unsupported("n", "n: " + std::to_string(*n) + " choices were asked for; ogai returns one choice (n=1) only");
+// n choices share one prefill (choice i samples with seed + i). The upper bound is the server's
+// --max-concurrent, checked at admission.
+constexpr std::int64_t kMaxChoices = 128;
+void read_n(const FieldReader& f, ApiRequest& r) {
+  auto n = f.integer("n");
+  if (!n) return;
+  if (*n < 1 || *n > kMaxChoices)
+    throw invalid_request("n", "n: " + std::to_string(*n) + " is not in [1, " + std::to_string(kMaxChoices) + "]");
+  r.n = static_cast<int>(*n);
 }
 
 ApiRequest parse_common(const std::string& body, Endpoint endpoint,
@@ -107,7 +112,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
   r.model = *model;
   read_prompt(j, f, r);
-  refuse_unsupported(f);
+  read_n(f, r);
   read_max_tokens(f, r.options, r.echo);
   read_sampling(f, r.options.sampling);
   r.options.stop = read_stop(f);
@@ -115,6 +120,9 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   read_stream(f, r);
   if (r.echo && r.stream)
     throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");
+  if (r.n > 1 && r.stream)
+    throw unsupported("n", "n: " + std::to_string(r.n) + " choices are answered whole only; use \"stream\": false");
+  if (r.n > 1 && r.echo) throw unsupported("n", "n: " + std::to_string(r.n) + " choices cannot be combined with echo");
   return r;
 }
 

@@ -1,14 +1,24 @@
 #include "serve/scheduler.h"
 
+#include <algorithm>
+
 #include "base/error.h"
-#include "base/log.h"
 
 namespace ogai::serve {
+namespace {
 
-Scheduler::Scheduler(int workers, int queue_capacity) : workers_(workers), queue_capacity_(queue_capacity) {
-  if (workers < 1) fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} must be at least 1", workers);
+EngineOptions engine_options(EngineOptions o, int max_concurrent) {
+  o.max_sequences = max_concurrent;
+  return o;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(std::shared_ptr<const Model> model, int max_concurrent, int queue_capacity, EngineOptions engine)
+    : max_concurrent_(max_concurrent), queue_capacity_(queue_capacity) {
+  if (max_concurrent < 1) fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} must be at least 1", max_concurrent);
   if (queue_capacity < 0) fail(ErrorCode::kInvalidArgument, "queue", "{} must be >= 0", queue_capacity);
-  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  engine_ = std::make_unique<Engine>(std::move(model), engine_options(engine, max_concurrent));
 }
 
 Scheduler::~Scheduler() {
@@ -16,66 +26,60 @@ Scheduler::~Scheduler() {
   join();
 }
 
-Scheduler::Admission Scheduler::submit(Task task) {
+Scheduler::Admission Scheduler::submit(Submission s, std::vector<std::shared_ptr<GenerationHandle>>* handles) {
+  if (s.n < 1 || s.n > max_concurrent_)
+    fail(ErrorCode::kInvalidArgument, "n", "{} choices: n must be in [1, {}] (the server's --max-concurrent)", s.n,
+         max_concurrent_);
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return Admission::kStopping;
-    // A task is admitted while it can run now or wait within the queue's capacity.
-    if (running_ + static_cast<int>(waiting_.size()) >= workers_ + queue_capacity_) return Admission::kQueueFull;
-    waiting_.push_back(std::move(task));
+    if (admitted_ + s.n > max_concurrent_ + queue_capacity_) return Admission::kQueueFull;
+    admitted_ += s.n;  // held while the engine validates, so a burst cannot overshoot
   }
-  ready_.notify_one();
+  auto on_done = [this, done = std::move(s.on_done)](int choice, GenerationHandle& h) {
+    if (done) done(choice, h);
+    std::lock_guard lock(mutex_);
+    --admitted_;
+    live_.erase(std::remove_if(live_.begin(), live_.end(), [&](const auto& l) { return l.get() == &h || l->done(); }),
+                live_.end());
+    drained_.notify_all();
+  };
+  std::vector<std::shared_ptr<GenerationHandle>> made;
+  try {
+    made = engine_->submit_n(s.prompt, s.options, s.n, std::move(s.on_token), std::move(on_done));
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    admitted_ -= s.n;
+    drained_.notify_all();
+    throw;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& h : made)
+      if (!h->done()) live_.push_back(h);
+    if (stopping_)
+      for (const auto& h : made) h->cancel();
+  }
+  if (handles) *handles = std::move(made);
   return Admission::kAccepted;
 }
 
-void Scheduler::work() {
-  for (;;) {
-    Task task;
-    {
-      std::unique_lock lock(mutex_);
-      ready_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
-      if (waiting_.empty()) return;  // stopping, nothing left
-      task = std::move(waiting_.front());
-      waiting_.pop_front();
-      ++running_;
-    }
-    try {
-      task.run();
-    } catch (const std::exception& e) {  // tasks handle their own errors; this is a last resort
-      log(LogLevel::kError, "serve: a generation task threw: {}", e.what());
-    }
-    std::lock_guard lock(mutex_);
-    --running_;
-  }
-}
-
-int Scheduler::running() const {
-  std::lock_guard lock(mutex_);
-  return running_;
-}
+int Scheduler::running() const { return engine_->stats().running; }
 
 int Scheduler::queued() const {
   std::lock_guard lock(mutex_);
-  return static_cast<int>(waiting_.size());
+  return std::max(0, admitted_ - engine_->stats().running);
 }
 
-bool Scheduler::stopping() const { return stopping_.load(); }
-
 void Scheduler::shutdown() {
-  std::deque<Task> dropped;
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    dropped.swap(waiting_);
-  }
-  ready_.notify_all();
-  for (auto& task : dropped)
-    if (task.drop) task.drop();
+  std::lock_guard lock(mutex_);
+  stopping_ = true;
+  for (const auto& h : live_) h->cancel();
 }
 
 void Scheduler::join() {
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
+  std::unique_lock lock(mutex_);
+  drained_.wait(lock, [&] { return admitted_ == 0; });
 }
 
 }  // namespace ogai::serve

@@ -139,7 +139,7 @@ http::Response error_response(const ApiError& error) {
 }
 
 Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
-    : model(std::move(m)), options(checked(std::move(o))), scheduler(options.max_concurrent, options.queue),
+    : model(std::move(m)), options(checked(std::move(o))), scheduler(model, options.max_concurrent, options.queue, options.engine),
       http(limits_of(options), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
                                 [this](const http::Failure& f) { return failure_response(f); },
                                 [this](const std::string& path, int status) {
@@ -190,7 +190,7 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(std::move(res));
   }
   if (label == "/metrics")
-    return exchange->respond(text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued()),
+    return exchange->respond(text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
                                            "text/plain; version=0.0.4; charset=utf-8"));
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}") return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));

@@ -7,8 +7,9 @@
 //   POST /v1/completions         a prompt string (or token ids)
 // Both POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
 //
-// Each generation runs on one of `max_concurrent` worker threads with its own state (the Model is
-// shared and immutable); up to `queue` more requests wait in FIFO order, beyond that 429. The HTTP
+// Generations run on one batched engine (ogai::Engine): up to `max_concurrent` requests are rows
+// of its batch, decoded together one token per step, with a prefix cache across requests; up to
+// `queue` more wait in FIFO order, beyond that 429. `n` choices share one prefill. The HTTP
 // transport is event-driven (src/serve/http/): connections cost no thread, each request's header
 // and body arrive under deadlines and size limits, and at most `max_connections` are open. Every
 // bad request is answered with a 4xx and an OpenAI-style error body; the server keeps serving. A
@@ -27,7 +28,7 @@
 
 namespace ogai::serve {
 
-// Bounds on admission (each admitted request holds its prompt and, once running, a worker thread).
+// Bounds on admission (each admitted request holds its prompt and, once running, a row of the engine).
 constexpr int kMaxConcurrentLimit = 1024;
 constexpr int kQueueLimit = 4096;
 constexpr int kMaxConnectionsLimit = 65536;
@@ -43,6 +44,7 @@ struct ServerOptions {
   double idle_timeout_s = 5;                  // a connection with no next request for this long is closed
   double header_timeout_s = 10;               // a request's header must arrive within this of its first byte
   double body_timeout_s = 60;                 // its body within this of the header's end
+  EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
 };
 
 class Server {

@@ -21,13 +21,18 @@
 
 namespace ogai::serve {
 
-// One admitted generation, shared by the HTTP side that answers it and the worker that runs it.
+// One admitted generation (n choices), shared by the HTTP side that answers it and the engine's
+// thread that runs it: choice i reports through channels[i] (`channel` = channels[0]).
 struct Job {
   ResponseMeta meta;
   ApiRequest request;
   std::vector<std::int32_t> prompt;
   std::shared_ptr<GenerationChannel> channel;
-  std::chrono::steady_clock::time_point admitted;
+  std::vector<std::shared_ptr<GenerationChannel>> channels;
+  std::vector<std::shared_ptr<GenerationHandle>> handles;
+  std::mutex handles_mutex;  // handles are set after submission, read by cancel()
+  // The client went away: every choice ends at the engine's next step, queued or running.
+  void cancel();
 };
 
 struct Server::Impl {
@@ -42,11 +47,16 @@ struct Server::Impl {
   // Generation (generation_route.cc), on the route pool.
   void handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange);
   std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
-  void run_job(Job& job);
+  void finish_choice(Job& job, int choice, GenerationHandle& handle);
   void answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response whole_response(Job& job);
+  void answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response choices_response(Job& job);
   void answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   void start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  // Runs `step` on the route pool; `job` answered through `exchange` (errors become error answers).
+  void respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                         http::Response (Impl::*build)(Job&));
   void on_route_pool(std::function<void()> step);
   std::string next_id(Endpoint endpoint);
 

@@ -3,9 +3,10 @@
 namespace ogai::serve {
 
 StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post)
+                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post,
+                       std::function<void()> cancel)
     : channel_(std::move(channel)), exchange_(std::move(exchange)), encoder_(std::move(encoder)),
-      logprobs_(std::move(logprobs)), post_(std::move(post)) {}
+      logprobs_(std::move(logprobs)), post_(std::move(post)), cancel_(std::move(cancel)) {}
 
 void StreamPump::start(GenerationChannel::Update first) {
   exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
@@ -18,7 +19,7 @@ void StreamPump::send(GenerationChannel::Update update, std::string out) {
   try {
     encode(update, out);
   } catch (const std::exception& e) {  // e.g. a token the tokenizer cannot decode: end the stream saying so
-    channel_->cancel();
+    cancel_();
     out += encoder_.error(internal_error(e.what()));
     finished = true;
   }
@@ -28,7 +29,7 @@ void StreamPump::send(GenerationChannel::Update update, std::string out) {
     return;
   }
   exchange_->write(std::move(out), [self = shared_from_this(), finished](bool ok) {
-    if (!ok) return self->channel_->cancel();  // the client went away: the worker's next token ends it
+    if (!ok) return self->cancel_();  // the client went away
     if (finished) self->exchange_->finish();
     else self->arm();
   });

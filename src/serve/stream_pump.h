@@ -3,7 +3,7 @@
 // when_ready(), encodes what arrived on the route pool (`post`), writes it, and arms again once the
 // write is out, so at most one write per response is in flight and slow clients slow only their
 // own stream (the engine keeps generating; text accumulates in the channel). A failed write (the
-// client went away) cancels the generation, which ends at its next token. Owned by the callbacks
+// client went away) cancels the generation. Owned by the callbacks
 // it has armed; thread-safe in that each step runs after the previous one has finished.
 #pragma once
 
@@ -22,9 +22,10 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
  public:
   using Post = std::function<void(std::function<void()>)>;  // runs a step off the I/O and worker threads
 
-  // `logprobs` empty when the request did not ask for them.
+  // `logprobs` empty when the request did not ask for them; `cancel` ends the generation (the
+  // client went away), from an I/O thread.
   StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post);
+             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post, std::function<void()> cancel);
 
   // Sends the head and the first update (with the stream's opening chunk), then the rest.
   void start(GenerationChannel::Update first);
@@ -39,6 +40,7 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   StreamEncoder encoder_;
   std::optional<LogprobsJson> logprobs_;
   Post post_;
+  std::function<void()> cancel_;
 };
 
 }  // namespace ogai::serve

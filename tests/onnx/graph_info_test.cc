@@ -72,6 +72,25 @@ TEST(GraphInfoTest, EveryConformanceTextprotoMatchesOrt) {
   EXPECT_GE(checked, 20);
 }
 
+TEST(GraphInfoTest, AttentionNodesKeepInputsAndIntegerAttributes) {
+  // tiny-e2b: 10 GroupQueryAttention nodes; KV owners 0-5, layers 6-9 read owners 5 and 4.
+  auto info = onnx::read_graph_info(fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b/model.onnx");
+  ASSERT_EQ(info.attention_nodes.size(), 10u);
+  const std::vector<std::string> owners = {"0", "1", "2", "3", "4", "5", "5", "5", "5", "4"};
+  for (std::size_t i = 0; i < info.attention_nodes.size(); ++i) {
+    const auto& node = info.attention_nodes[i];
+    EXPECT_EQ(node.op_type, "GroupQueryAttention");
+    ASSERT_GE(node.inputs.size(), 5u);
+    EXPECT_EQ(node.inputs[3], "past_key_values." + owners[i] + ".key");
+    EXPECT_EQ(node.int_attributes.at("num_heads"), 4);
+    EXPECT_EQ(node.int_attributes.at("kv_num_heads"), 1);
+    EXPECT_EQ(node.int_attributes.at("local_window_size"), owners[i] == "4" ? -1 : 8);
+    EXPECT_FALSE(node.int_attributes.contains("scale"));  // a float attribute
+  }
+  // Standard-ops graphs have none.
+  EXPECT_TRUE(onnx::read_graph_info(fs::path(OGAI_SHARED_DIR) / "models/stories260k/model.onnx").attention_nodes.empty());
+}
+
 TEST(GraphInfoTest, NodelessIdentityGraphStillListsIo) {
   onnx::GraphInfo g = onnx::read_graph_info(kShared / "conformance/metadata/fixtures/validator_package/identity.onnx.textproto");
   EXPECT_EQ(g.node_count, 0u);

@@ -12,7 +12,13 @@ const { promisify } = require('util');
 const fs = require('fs');
 const path = require('path');
 const { OpenAI } = require('../peers/peers.cjs')('openai');
-const { startServer, stopServer, http } = require('./server_harness.cjs');
+const harness = require('./server_harness.cjs');
+const { startServer, stopServer, http } = harness;
+
+// The current value of one series of the server's /metrics.
+async function metric(server, series) {
+  return harness.metric((await http(server.url + '/metrics')).text, series);
+}
 
 const ogai = process.argv[2];
 const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
@@ -62,7 +68,7 @@ describe('ogai serve on stories260k', () => {
   let client;
   const golden = goldenText();
   before(async () => {
-    server = await startServer(ogai, stories, ['--max-concurrent', '4']);
+    server = await startServer(ogai, stories, ['--max-concurrent', '16']);
     client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => {
@@ -168,9 +174,33 @@ describe('ogai serve on stories260k', () => {
     };
     const alone = [];
     for (const r of requests) alone.push(await run(r));
+    const before = await metric(server, 'ogai_engine_decoded_rows_total');
+    const steps = await metric(server, 'ogai_engine_steps_total');
     const together = await Promise.all(requests.map(run));
     assert.deepEqual(together, alone);
     assert.ok(new Set(alone).size > 8, 'different seeds and prompts should give different texts');
+    // They ran as rows of one batch: more rows than decode runs while they were together.
+    const rows = (await metric(server, 'ogai_engine_decoded_rows_total')) - before;
+    const runs = (await metric(server, 'ogai_engine_steps_total')) - steps;
+    assert.ok(rows / runs >= 2, `mean batch ${rows / runs} (${rows} rows in ${runs} runs): not batched`);
+    assert.ok((await metric(server, 'ogai_engine_max_batch')) >= 4);
+    assert.ok((await metric(server, 'ogai_prefix_cache_hits_total')) >= 1, 'repeated prompts should hit the prefix cache');
+  });
+
+  it('answers n=3 with three choices, choice i as a solo request with seed + i', async () => {
+    const body = { model: 'stories260k', prompt: 'Once upon a time', max_tokens: 20, temperature: 1.0, seed: 7 };
+    const r = await client.completions.create({ ...body, n: 3 });
+    assert.equal(r.choices.length, 3);
+    assert.deepEqual(r.choices.map((c) => c.index), [0, 1, 2]);
+    for (let i = 0; i < 3; i++) {
+      const solo = await client.completions.create({ ...body, seed: 7 + i });
+      assert.equal(r.choices[i].text, solo.choices[0].text, `choice ${i}`);
+    }
+    assert.ok(new Set(r.choices.map((c) => c.text)).size >= 2, 'choices should differ');
+    const chat = await client.chat.completions.create({ model: 'stories260k', messages: [{ role: 'user', content: 'Lily' }],
+                                                        max_tokens: 10, temperature: 1.0, seed: 1, n: 2 });
+    assert.equal(chat.choices.length, 2);
+    assert.ok(chat.usage.completion_tokens > 0 && chat.usage.completion_tokens <= 20, JSON.stringify(chat.usage));
   });
 });
 

@@ -140,8 +140,12 @@ TEST(ParseChat, WrongTypesNameTheField) {
 
 TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
-  EXPECT_EQ(chat_error(head + R"("n":2})").param, "n");
-  EXPECT_EQ(chat_error(head + R"("n":2})").code, "unsupported");
+  EXPECT_EQ(chat_error(head + R"("n":2,"stream":true})").param, "n");
+  EXPECT_EQ(chat_error(head + R"("n":2,"stream":true})").code, "unsupported");
+  EXPECT_EQ(chat_error(head + R"("n":0})").param, "n");
+  EXPECT_EQ(chat_error(head + R"("n":1000})").param, "n");
+  EXPECT_EQ(parse_chat_request(head + R"("n":3})").n, 3);
+  EXPECT_EQ(parse_chat_request(head + R"("n":1,"stream":true})").n, 1);
   EXPECT_EQ(chat_error(head + R"("tools":[{"type":"function","function":{"name":"f"}}]})").param, "tools");
   EXPECT_EQ(chat_error(head + R"("response_format":{"type":"json_object"}})").param, "response_format");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
@@ -210,7 +214,8 @@ TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":6})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":-1})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":true})").param, "logprobs");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3})").param, "n");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3,"echo":true})").param, "n");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","n":3})").n, 3);
 }
 
 }  // namespace

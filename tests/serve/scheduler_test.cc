@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <future>
+#include <filesystem>
 #include <thread>
 
 #include "serve/generation_channel.h"
@@ -13,92 +14,97 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A gate tasks block on until opened.
-struct Gate {
-  std::promise<void> promise;
-  std::shared_future<void> future = promise.get_future().share();
-  void open() { promise.set_value(); }
-  void wait() const { future.wait(); }
-};
-
 template <typename F>
 void eventually(F condition) {
-  for (int i = 0; i < 2000 && !condition(); ++i) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 5000 && !condition(); ++i) std::this_thread::sleep_for(1ms);
   ASSERT_TRUE(condition());
 }
 
-TEST(Scheduler, RunsAtMostWorkersAndQueuesTheRest) {
-  Scheduler s(2, 2);
-  Gate gate;
-  std::atomic<int> active{0}, peak{0}, done{0};
-  auto task = [&] {
-    int now = ++active;
-    int prev = peak.load();
-    while (now > prev && !peak.compare_exchange_weak(prev, now)) {
-    }
-    gate.wait();
-    --active;
-    ++done;
+std::shared_ptr<const Model> stories() {
+  static auto model = Model::load(std::filesystem::path(OGAI_BINARY_DIR) / "packages" / "stories260k");
+  return model;
+}
+
+// A submission of `tokens` greedy tokens whose stream is slow (5 ms a token, on the engine's
+// thread) until `gate` opens, so it stays running; its end is counted in `ended`.
+Scheduler::Submission blocked(std::shared_future<void> gate, std::atomic<int>& ended, int tokens = 100, int n = 1) {
+  Scheduler::Submission s;
+  s.prompt = stories()->tokenize("Once upon a time");
+  s.options.max_new_tokens = tokens;
+  s.n = n;
+  s.on_token = [gate](int, const StreamEvent&) {
+    if (gate.wait_for(5ms) != std::future_status::ready) return true;
+    return true;
   };
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(s.submit({task, {}}), Scheduler::Admission::kAccepted);
+  s.on_done = [&ended](int, GenerationHandle&) { ++ended; };
+  return s;
+}
+
+TEST(Scheduler, AdmitsRowsPlusQueueAndRefusesBeyond) {
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  std::atomic<int> ended{0};
+  Scheduler s(stories(), 2, 2);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kAccepted);
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kQueueFull);  // 2 rows + 2 waiting
   eventually([&] { return s.running() == 2 && s.queued() == 2; });
-  EXPECT_EQ(s.submit({task, {}}), Scheduler::Admission::kQueueFull);  // 2 running + 2 waiting
-  gate.open();
-  eventually([&] { return done == 4; });
-  EXPECT_EQ(peak, 2);
+  open.set_value();
+  eventually([&] { return ended == 4; });
   EXPECT_EQ(s.running(), 0);
-  EXPECT_EQ(s.submit({task, {}}), Scheduler::Admission::kAccepted);  // room again
-  eventually([&] { return done == 5; });
+  EXPECT_EQ(s.queued(), 0);
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kAccepted);  // room again
+  s.join();
+  EXPECT_EQ(ended, 5);
 }
 
-TEST(Scheduler, FifoOrder) {
-  Scheduler s(1, 8);
-  Gate gate;
-  std::mutex m;
-  std::vector<int> order;
-  s.submit({[&] { gate.wait(); }, {}});
-  for (int i = 0; i < 5; ++i)
-    s.submit({[&, i] {
-                std::lock_guard lock(m);
-                order.push_back(i);
-              },
-              {}});
-  gate.open();
-  eventually([&] {
-    std::lock_guard lock(m);
-    return order.size() == 5;
-  });
-  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+TEST(Scheduler, ChoicesCountAsRows) {
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  std::atomic<int> ended{0};
+  Scheduler s(stories(), 3, 0);
+  EXPECT_EQ(s.submit(blocked(gate, ended, 8, 3)), Scheduler::Admission::kAccepted);
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kQueueFull);
+  EXPECT_THROW(s.submit(blocked(gate, ended, 8, 4)), Error);  // n beyond max_concurrent
+  open.set_value();
+  s.join();
+  EXPECT_EQ(ended, 3);
 }
 
-TEST(Scheduler, ShutdownDropsWaitingTasksAndRefusesNewOnes) {
-  Gate gate;
-  std::atomic<int> ran{0}, dropped{0};
-  {
-    Scheduler s(1, 4);
-    s.submit({[&] { gate.wait(); ++ran; }, [&] { ++dropped; }});
-    eventually([&] { return s.running() == 1; });
-    for (int i = 0; i < 3; ++i) s.submit({[&] { ++ran; }, [&] { ++dropped; }});
-    s.shutdown();
-    EXPECT_TRUE(s.stopping());
-    EXPECT_EQ(dropped, 3);
-    EXPECT_EQ(s.submit({[&] { ++ran; }, {}}), Scheduler::Admission::kStopping);
-    gate.open();
-  }  // the destructor joins the running task
-  EXPECT_EQ(ran, 1);
+// A queued request whose client went away frees its place at once, not when it would have run.
+TEST(Scheduler, CancelledWhileQueuedFreesItsPlace) {
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  std::atomic<int> ended{0};
+  Scheduler s(stories(), 1, 1);
+  EXPECT_EQ(s.submit(blocked(gate, ended, 50)), Scheduler::Admission::kAccepted);
+  std::vector<std::shared_ptr<GenerationHandle>> queued;
+  EXPECT_EQ(s.submit(blocked(gate, ended), &queued), Scheduler::Admission::kAccepted);
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kQueueFull);
+  queued.front()->cancel();
+  eventually([&] { return ended == 1; });
+  EXPECT_EQ(queued.front()->wait().finish_reason, FinishReason::kCancelled);
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kAccepted);
+  open.set_value();
+  s.join();
 }
 
-TEST(Scheduler, ZeroQueueAdmitsOnlyFreeWorkers) {
-  Scheduler s(1, 0);
-  Gate gate;
-  EXPECT_EQ(s.submit({[&] { gate.wait(); }, {}}), Scheduler::Admission::kAccepted);
-  EXPECT_EQ(s.submit({[] {}, {}}), Scheduler::Admission::kQueueFull);
-  gate.open();
+TEST(Scheduler, ShutdownCancelsEverythingAndRefusesNewWork) {
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  std::atomic<int> ended{0};
+  Scheduler s(stories(), 1, 2);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(s.submit(blocked(gate, ended, 200)), Scheduler::Admission::kAccepted);
+  s.shutdown();
+  EXPECT_TRUE(s.stopping());
+  EXPECT_EQ(s.submit(blocked(gate, ended)), Scheduler::Admission::kStopping);
+  open.set_value();
+  s.join();
+  EXPECT_EQ(ended, 3);
 }
 
 TEST(Scheduler, RejectsBadSizes) {
-  EXPECT_THROW(Scheduler(0, 1), Error);
-  EXPECT_THROW(Scheduler(1, -1), Error);
+  EXPECT_THROW(Scheduler(stories(), 0, 1), Error);
+  EXPECT_THROW(Scheduler(stories(), 1, -1), Error);
 }
 
 TEST(GenerationChannel, StreamsTextThenTheEnd) {

@@ -1,0 +1,57 @@
+// `ogai import PATH [--out FILE]`: turn an ONNX Runtime GenAI folder (genai_config.json beside its
+// decoder graph and tokenizer.json) into a v1 inference_metadata.yaml, checked by every rule
+// `ogai validate` applies before it is written. Prints the document on stdout, or writes FILE.
+// Exit 0 written, 1 refused (the field and the reason on stderr) or invalid, 2 usage or
+// unreadable input (no genai_config.json, graph or tokenizer.json; malformed JSON).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "base/file.h"
+#include "cli/command.h"
+#include "importer/import.h"
+#include "metadata/package.h"
+#include "ogai/error.h"
+
+namespace ogai::cli {
+namespace {
+
+struct ImportArgs {
+  std::string path, out;
+};
+
+int run_import(const ImportArgs& args) {
+  importer::ImportResult result;
+  try {
+    result = importer::import_genai_folder(args.path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ogai import: %s\n", e.what());
+    return e.code() == ErrorCode::kUnsupported ? kExitFailure : kExitUsage;
+  }
+  metadata::ValidationReport report = metadata::validate_package_text(result.document, result.config_file);
+  if (!report.valid()) {
+    for (const auto& d : report.diagnostics.items()) std::fprintf(stderr, "%s\n", d.text().c_str());
+    std::fprintf(stderr, "ogai import: the imported document is invalid (%zu problems); this is an importer bug\n",
+                 report.diagnostics.size());
+    return kExitFailure;
+  }
+  if (args.out.empty()) {
+    std::fwrite(result.document.data(), 1, result.document.size(), stdout);
+    return kExitOk;
+  }
+  write_file(args.out, result.document);
+  std::fprintf(stderr, "ogai import: wrote %s (valid)\n", args.out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, CommandResult& result) {
+  auto* cmd = app.add_subcommand("import", "write the inference_metadata.yaml of an ONNX Runtime GenAI folder (genai_config.json)");
+  auto args = std::make_shared<ImportArgs>();
+  cmd->add_option("PATH", args->path, "a folder with genai_config.json, the decoder graph and tokenizer.json")->required();
+  cmd->add_option("--out", args->out, "write the document to FILE instead of stdout");
+  cmd->callback([&result, args] { result.exit_code = run_import(*args); });
+}
+
+}  // namespace ogai::cli

@@ -1,0 +1,43 @@
+// One decode step over the rows of a BatchCache: every row feeds one token. Builds the feeds the
+// decoder's ports take by role, per row (the row's own length):
+//   attention_mask [rows, longest + 1]: left-padded rows (zeros, then len + 1 ones) for
+//     kAppend-storage caches, which concatenate the new position at the end; right-padded rows
+//     (len + 1 ones, then zeros) for shared buffers, whose attention reads each row's length
+//     from the mask (GroupQueryAttention);
+//   position_ids [rows, 1] = len (real tokens before the new one);
+//   write_indices [rows] = len, cache_lengths [rows] = len + 1 (static caches).
+// Runs the graph, commits the presents (every row one position longer) and returns the logits.
+// A failure leaves the cache as it was before the step.
+// Cost per step: O(rows x longest) to write the mask when rows > 1 (a single row appends one
+// column); nothing else grows with the context.
+// Not thread-safe; one BatchStep (its scratch buffers) per engine.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "generate/decoder.h"
+#include "kv/batch_cache.h"
+
+namespace ogai::generate {
+
+class BatchStep {
+ public:
+  explicit BatchStep(const Decoder& decoder) : decoder_(decoder) {}
+
+  // `tokens` holds one token per row of `cache`, in row order.
+  StepOutput run(std::span<const std::int64_t> tokens, kv::BatchCache& cache);
+
+ private:
+  void build_mask(const kv::BatchCache& cache);
+
+  const Decoder& decoder_;
+  std::vector<std::int64_t> mask_;       // [rows, longest + 1]
+  std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
+  std::vector<std::int64_t> positions_;  // [rows]
+  std::vector<std::int64_t> lengths_;    // [2, rows]: write indices, then cache lengths
+  std::vector<const ort::Tensor*> inputs_;
+  std::vector<ort::Tensor> outputs_;
+};
+
+}  // namespace ogai::generate

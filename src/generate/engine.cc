@@ -1,0 +1,211 @@
+#include "generate/engine.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+
+namespace ogai::generate {
+namespace {
+
+// Bytes per position of the append pairs, and the fixed bytes per sequence of the others.
+std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
+  std::size_t per_position = 0, fixed = 0;
+  for (const auto& pair : spec.pairs) {
+    const std::size_t element = dtype_size(pair.dtype);
+    if (pair.update == kv::Update::kAppend) {
+      per_position += static_cast<std::size_t>(pair.kv_heads * pair.head_dim) * element;
+    } else if (pair.update == kv::Update::kIndexedScatter) {
+      fixed += static_cast<std::size_t>(pair.kv_heads * pair.capacity * pair.head_dim) * element;
+    } else {
+      std::size_t n = element;
+      for (auto d : pair.state_dims) n *= static_cast<std::size_t>(std::max<std::int64_t>(d, 1));
+      fixed += n;
+    }
+  }
+  return {per_position, fixed};
+}
+
+}  // namespace
+
+Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix)
+    : model_(model), limits_(limits), prefix_(prefix), batch_(model.decoder.spec().cache), step_(model.decoder) {
+  if (limits_.max_rows < 1) fail(ErrorCode::kInvalidArgument, "max_sequences", "{} must be at least 1", limits_.max_rows);
+  if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
+  std::tie(bytes_per_position_, fixed_bytes_) = state_geometry(model.decoder.spec().cache);
+}
+
+void Engine::add(std::shared_ptr<LiveSequence> sequence) {
+  if (sequence->done()) return finish(std::move(sequence));
+  waiting_.push_back(std::move(sequence));
+}
+
+void Engine::step() {
+  drop_cancelled();
+  decode();
+  admit();
+  prefill();
+}
+
+std::vector<std::shared_ptr<LiveSequence>> Engine::take_finished() {
+  std::vector<std::shared_ptr<LiveSequence>> out;
+  out.swap(finished_);
+  return out;
+}
+
+void Engine::finish(std::shared_ptr<LiveSequence> sequence) {
+  sequence->finish();
+  if (prefix_ && !sequence->error() && sequence->has_state()) {
+    SequenceState& state = sequence->state();
+    if (!state.tokens.empty() && state.cache.length() == static_cast<std::int64_t>(state.tokens.size()))
+      prefix_->insert(limits_.keep_states ? state.copy() : std::move(state));
+  }
+  finished_.push_back(std::move(sequence));
+}
+
+std::size_t Engine::projected_bytes(const LiveSequence& sequence) const {
+  return fixed_bytes_ + static_cast<std::size_t>(sequence.max_positions()) * bytes_per_position_;
+}
+
+bool Engine::fits(const LiveSequence& sequence) const {
+  if (limits_.kv_bytes == 0 || (rows_.empty() && prefilling_.empty())) return true;
+  return admitted_bytes_ + projected_bytes(sequence) <= limits_.kv_bytes;
+}
+
+void Engine::leave(std::size_t row) {
+  std::shared_ptr<LiveSequence> sequence = std::move(rows_[row]);
+  const auto r = static_cast<std::int64_t>(row);
+  if (limits_.keep_states || prefix_) {
+    SequenceState& state = sequence->state();
+    state.cache = batch_.take_row(r);
+    state.attention = AttentionState::all_real(state.cache.length());
+  } else {
+    batch_.remove_row(r);
+  }
+  rows_[row] = std::move(rows_.back());
+  rows_.pop_back();
+  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
+  finish(std::move(sequence));
+}
+
+void Engine::drop_cancelled() {
+  for (auto* queue : {&waiting_, &prefilling_}) {
+    for (auto it = queue->begin(); it != queue->end();) {
+      if (!(*it)->cancelled()) {
+        ++it;
+        continue;
+      }
+      (*it)->stop_cancelled();
+      release_forks(**it);
+      if (queue == &prefilling_) admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(**it));
+      finish(std::move(*it));
+      it = queue->erase(it);
+    }
+  }
+  for (std::size_t r = rows_.size(); r-- > 0;) {
+    if (!rows_[r]->cancelled()) continue;
+    rows_[r]->stop_cancelled();
+    leave(r);
+  }
+}
+
+void Engine::decode() {
+  for (std::size_t r = rows_.size(); r-- > 0;) {  // a row that cannot grow fails alone
+    std::string error = batch_.room_error(static_cast<std::int64_t>(r));
+    if (error.empty()) continue;
+    rows_[r]->stop_with_error(std::make_exception_ptr(Error(ErrorCode::kInvalidArgument, "kv cache", error)));
+    leave(r);
+  }
+  if (rows_.empty()) return;
+  tokens_.resize(rows_.size());
+  for (std::size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r]->next_input();
+  StepOutput out;
+  try {
+    out = step_.run(tokens_, batch_);
+  } catch (...) {  // the batch's run failed: every row ends with that error
+    for (std::size_t r = rows_.size(); r-- > 0;) {
+      rows_[r]->stop_with_error(std::current_exception());
+      leave(r);
+    }
+    return;
+  }
+  ++counters_.steps;
+  counters_.decoded_rows += rows_.size();
+  counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows_.size()));
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    try {
+      rows_[r]->decode(out, static_cast<std::int64_t>(r), out.run_seconds);
+    } catch (...) {
+      rows_[r]->stop_with_error(std::current_exception());
+    }
+  }
+  for (std::size_t r = rows_.size(); r-- > 0;)
+    if (rows_[r]->done()) leave(r);
+}
+
+void Engine::admit() {
+  while (!waiting_.empty() &&
+         static_cast<int>(rows_.size() + prefilling_.size() + waiting_.front()->fork_count()) < limits_.max_rows &&
+         fits(*waiting_.front())) {
+    std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
+    waiting_.pop_front();
+    if (prefix_ && sequence->accepts_cached_prefix() && !sequence->has_state()) {
+      if (auto cached = prefix_->lookup(sequence->prompt())) sequence->state() = std::move(*cached);
+    }
+    admitted_bytes_ += projected_bytes(*sequence);
+    prefilling_.push_back(std::move(sequence));
+  }
+}
+
+void Engine::prefill() {
+  std::size_t budget = limits_.step_tokens;
+  while (budget > 0 && !prefilling_.empty()) {
+    std::shared_ptr<LiveSequence>& sequence = prefilling_.front();
+    const std::size_t n = std::min(budget, std::max<std::size_t>(sequence->prefill_remaining(), 1));
+    try {
+      sequence->prefill(n);
+      ++counters_.prefill_runs;
+      counters_.prefill_tokens += n;
+    } catch (...) {
+      sequence->stop_with_error(std::current_exception());
+    }
+    budget -= std::min(budget, n);
+    if (sequence->phase() == LiveSequence::Phase::kPrefill) continue;  // more chunks next step
+    std::shared_ptr<LiveSequence> ready = std::move(sequence);
+    prefilling_.pop_front();
+    release_forks(*ready);
+    join(std::move(ready));
+  }
+}
+
+// A sequence whose prefill ended joins the batch, or finishes (its first token ended it, an error).
+void Engine::join(std::shared_ptr<LiveSequence> ready) {
+  if (ready->phase() == LiveSequence::Phase::kDecode) {
+    batch_.add_row(std::move(ready->state().cache));
+    rows_.push_back(std::move(ready));
+  } else {
+    admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*ready));
+    finish(std::move(ready));
+  }
+}
+
+// Starts the forks of a sequence whose prefill ended (before its state joins the batch), or ends
+// them the way it ended.
+void Engine::release_forks(LiveSequence& parent) {
+  for (auto& fork : parent.take_forks()) {
+    admitted_bytes_ += projected_bytes(*fork);
+    if (parent.error()) {
+      fork->stop_with_error(parent.error());
+    } else if (parent.phase() == LiveSequence::Phase::kPrefill || parent.cancelled()) {
+      fork->stop_cancelled();
+    } else {
+      try {
+        fork->start_as_fork(parent);
+      } catch (...) {
+        fork->stop_with_error(std::current_exception());
+      }
+    }
+    join(std::move(fork));
+  }
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,96 @@
+// Engine: steps a changing set of live sequences over one decoder (iteration-level scheduling).
+// Each step():
+//   1. ends the sequences whose caller cancelled them (waiting, prefilling or decoding), freeing
+//      their row and KV at once;
+//   2. decodes: one batched ONNX Runtime run feeds every decoding row its next token
+//      (batch_step.h) and each row samples, streams and checks its stop rules on its own; rows
+//      that finish leave the batch;
+//   3. prefills under a token budget (limits.step_tokens prompt tokens per step, in FIFO order,
+//      each sequence on its own state); a sequence whose prompt is complete samples its first
+//      token and joins the batch for the next step.
+// Decode comes first, so time between tokens stays bounded while long prompts arrive (chunked
+// prefill). Prefill chunks are separate runs rather than padding every decode row to the chunk
+// length: the decoder's [batch, sequence] ports give all rows of one run the same length.
+// A sequence is admitted (starts prefilling) while fewer than limits.max_rows sequences are
+// prefilling or decoding and, with a KV budget, while the KV it may grow to fits in it.
+// Finished sequences (done, cancelled or failed) are handed back through take_finished(), with
+// their state extracted from the batch when keep_states is set (a Context, the prefix cache).
+// Not thread-safe: one thread calls everything (ogai::Engine runs it on its own thread).
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "generate/batch_step.h"
+#include "generate/live_sequence.h"
+#include "generate/prefix_cache.h"
+#include "kv/batch_cache.h"
+
+namespace ogai::generate {
+
+struct EngineLimits {
+  int max_rows = 16;                // sequences prefilling or decoding at once, >= 1
+  std::size_t step_tokens = 512;    // prompt tokens prefilled per step, >= 1
+  std::size_t kv_bytes = 0;         // bound on the KV that admitted sequences may grow to; 0 = none
+  bool keep_states = false;         // extract each finished sequence's state from the batch
+};
+
+struct EngineCounters {
+  std::uint64_t steps = 0;          // decode runs
+  std::uint64_t decoded_rows = 0;   // rows over all decode runs (decoded_rows / steps = mean batch)
+  std::int64_t max_batch = 0;       // most rows in one decode run
+  std::uint64_t prefill_runs = 0;
+  std::uint64_t prefill_tokens = 0;
+};
+
+class Engine {
+ public:
+  // `prefix` (may be null) is consulted when a sequence is admitted and fed finished states.
+  Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix = nullptr);
+
+  void add(std::shared_ptr<LiveSequence> sequence);
+  void set_kv_budget(std::size_t bytes) { limits_.kv_bytes = bytes; }
+  void step();
+  bool idle() const { return waiting_.empty() && prefilling_.empty() && rows_.empty(); }
+
+  std::vector<std::shared_ptr<LiveSequence>> take_finished();
+
+  int decoding() const { return static_cast<int>(rows_.size()); }
+  int prefilling() const { return static_cast<int>(prefilling_.size()); }
+  int waiting() const { return static_cast<int>(waiting_.size()); }
+  std::size_t kv_bytes() const { return batch_.bytes(); }
+  const EngineCounters& counters() const { return counters_; }
+  // KV bytes one position of one sequence takes (append pairs), from the graph's geometry.
+  std::size_t bytes_per_position() const { return bytes_per_position_; }
+
+ private:
+  void drop_cancelled();
+  void decode();
+  void prefill();
+  void admit();
+  bool fits(const LiveSequence& sequence) const;
+  std::size_t projected_bytes(const LiveSequence& sequence) const;
+  void leave(std::size_t row);
+  void join(std::shared_ptr<LiveSequence> ready);
+  void release_forks(LiveSequence& parent);
+  void finish(std::shared_ptr<LiveSequence> sequence);
+
+  SequenceModel model_;
+  EngineLimits limits_;
+  PrefixCache* prefix_;
+  kv::BatchCache batch_;
+  BatchStep step_;
+  std::vector<std::shared_ptr<LiveSequence>> rows_;  // row r of batch_ is rows_[r]
+  std::deque<std::shared_ptr<LiveSequence>> prefilling_;
+  std::deque<std::shared_ptr<LiveSequence>> waiting_;
+  std::vector<std::shared_ptr<LiveSequence>> finished_;
+  std::vector<std::int64_t> tokens_;  // [rows] scratch
+  std::size_t bytes_per_position_ = 0;
+  std::size_t fixed_bytes_ = 0;       // per sequence: static buffers and recurrent state
+  std::size_t admitted_bytes_ = 0;    // projected KV of the admitted sequences
+  EngineCounters counters_;
+};
+
+}  // namespace ogai::generate

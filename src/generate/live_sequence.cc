@@ -1,0 +1,147 @@
+#include "generate/live_sequence.h"
+
+#include <algorithm>
+
+namespace ogai::generate {
+namespace {
+
+GenerationResult initial_result(std::span<const std::int32_t> prompt, const ResolvedRequest& request) {
+  GenerationResult result;
+  result.prompt_ids = fit_prompt(prompt, request);
+  return result;
+}
+
+}  // namespace
+
+LiveSequence::LiveSequence(const SequenceModel& model, const ResolvedRequest& request,
+                           std::span<const std::int32_t> prompt, StreamCallback on_token)
+    : model_(model), request_(request), on_token_(std::move(on_token)), result_(initial_result(prompt, request_)), sampler_(request_.sampling, model.decoder.spec().vocab_size),
+      output_(model.tokenizer, request_, on_token_, result_), logprobs_(request_.logprobs) {
+  times_.start = Clock::now();
+  std::vector<std::int64_t> history(result_.prompt_ids.begin(), result_.prompt_ids.end());
+  sampler_.reset(history);
+}
+
+SequenceState& LiveSequence::state() {
+  if (!state_) state_.emplace(model_.decoder);
+  return *state_;
+}
+
+std::int64_t LiveSequence::max_positions() const {
+  const auto prompt = static_cast<std::int64_t>(result_.prompt_ids.size());
+  const auto& stop = request_.stop;
+  std::int64_t most = stop.max_new_tokens ? prompt + *stop.max_new_tokens : stop.context_limit.value_or(prompt + 1);
+  if (stop.context_limit) most = std::min(most, *stop.context_limit);
+  return std::max(most, prompt);
+}
+
+std::size_t LiveSequence::prefill_remaining() const {
+  if (phase_ != Phase::kPrefill) return 0;
+  if (started_) return result_.prompt_ids.size() - fed_;
+  if (!state_) return result_.prompt_ids.size();
+  const auto& held = state_->tokens;
+  auto mismatch = std::mismatch(held.begin(), held.end(), result_.prompt_ids.begin(), result_.prompt_ids.end());
+  const auto common = static_cast<std::size_t>(mismatch.first - held.begin());
+  return result_.prompt_ids.size() - std::min(common, result_.prompt_ids.size() - 1);
+}
+
+// Keeps the prefix the state holds (none with prompt logprobs: every position's logits are needed).
+void LiveSequence::begin_prefill() {
+  started_ = true;
+  queued_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - times_.start).count();
+  if (request_.prompt_logprobs) {
+    truncate_state(state(), 0);
+    prompt_logprobs_ = std::make_unique<PromptLogprobs>(result_.prompt_ids, *request_.logprobs, result_.prompt_logprobs);
+  } else {
+    fed_ = reuse_prefix(state(), result_.prompt_ids);
+    reused_ = fed_;
+  }
+}
+
+void LiveSequence::prefill(std::size_t budget) {
+  if (phase_ != Phase::kPrefill) return;
+  if (cancelled()) return stop_cancelled();
+  if (!started_) begin_prefill();
+  const std::size_t n = std::min(std::max<std::size_t>(budget, 1), result_.prompt_ids.size() - fed_);
+  const std::size_t base = fed_;
+  StepHook hook;
+  if (prompt_logprobs_)
+    hook = [&](StepOutput& out, std::size_t begin, std::size_t count) { prompt_logprobs_->observe(out, base + begin, count); };
+  StepOutput out = feed(model_.decoder, state(), std::span(result_.prompt_ids).subspan(base, n), request_.prefill_chunk,
+                        times_.run_seconds, hook);
+  fed_ += n;
+  if (fed_ < result_.prompt_ids.size()) return;
+  times_.prefilled = times_.first_token = Clock::now();
+  if (request_.prefill_only) {
+    phase_ = Phase::kDone;
+    return;
+  }
+  sample_first(out);
+}
+
+void LiveSequence::sample_first(StepOutput& out) {
+  const std::int64_t position = out.logits.shape()[1] - 1;  // the last prompt token's logits
+  phase_ = Phase::kDecode;
+  std::span<float> row = out.row_logits(0, position, scratch_);
+  if (!forks_.empty()) first_logits_.assign(row.begin(), row.end());
+  emit(row);
+  times_.first_token = Clock::now();
+}
+
+void LiveSequence::start_as_fork(LiveSequence& parent) {
+  if (cancelled()) return stop_cancelled();
+  state_.emplace(parent.state().copy());
+  started_ = true;
+  fed_ = result_.prompt_ids.size();
+  reused_ = parent.reused_;
+  queued_ms_ = parent.queued_ms_;
+  result_.prompt_logprobs = parent.result_.prompt_logprobs;
+  times_.run_seconds = parent.times_.run_seconds;
+  times_.prefilled = Clock::now();
+  if (parent.first_logits_.empty()) {  // the parent only prefilled (max_new_tokens 0)
+    phase_ = Phase::kDone;
+    return;
+  }
+  phase_ = Phase::kDecode;
+  scratch_ = parent.first_logits_;
+  emit(scratch_);
+  times_.first_token = Clock::now();
+}
+
+void LiveSequence::emit(std::span<float> raw) {
+  const std::int64_t token = sampler_.next(logprobs_.observe(raw));
+  pending_ = static_cast<std::int32_t>(token);
+  if (output_.push(token, logprobs_.entry(pending_))) phase_ = Phase::kDone;
+}
+
+void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds) {
+  if (phase_ != Phase::kDecode) return;
+  state_->tokens.push_back(pending_);  // its KV is now in the batch
+  times_.run_seconds += run_seconds;
+  if (cancelled()) return stop_cancelled();
+  emit(out.row_logits(row, 0, scratch_));
+}
+
+void LiveSequence::stop_cancelled() {
+  if (phase_ == Phase::kDone) return;
+  output_.cancel();
+  phase_ = Phase::kDone;
+}
+
+void LiveSequence::stop_with_error(std::exception_ptr error) {
+  error_ = std::move(error);
+  phase_ = Phase::kDone;
+}
+
+void LiveSequence::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (!error_) output_.finish();
+  times_.end = Clock::now();
+  if (times_.prefilled == Clock::time_point{}) times_.prefilled = times_.first_token = times_.end;
+  fill_timings(result_, times_);
+  result_.cached_prompt_tokens = static_cast<std::int64_t>(reused_);
+  result_.timings.queue_ms = queued_ms_;
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,46 @@
+// Model::Impl and Context::State: the loaded package as the generation stage sees it (internal;
+// shared by model.cc and the public Engine, engine_api.cc).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "chat/chat_template.h"
+#include "generate/assistant_drafter.h"
+#include "generate/decoder.h"
+#include "generate/package_config.h"
+#include "generate/sequence.h"
+#include "ogai/model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ogai {
+
+struct Model::Impl {
+  Impl(generate::PackageConfig c, tokenizer::Tokenizer t, std::optional<chat::ChatTemplate> ct,
+       const ort::SessionOptions& options)
+      : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)),
+        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {
+    if (config.assistant) assistant = std::make_unique<generate::AssistantDrafter>(std::move(*config.assistant), options);
+  }
+
+  generate::PackageConfig config;
+  tokenizer::Tokenizer tokenizer;
+  std::optional<chat::ChatTemplate> chat_template;
+  std::unique_ptr<generate::Decoder> decoder;
+  std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
+  ModelInfo info;
+
+  GenerationResult run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
+                       std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                       const StreamCallback& on_token) const;
+
+  generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
+};
+
+struct Context::State {
+  explicit State(const Model& m) : model(&m), sequence(*m.impl().decoder) {}
+  const Model* model;
+  generate::SequenceState sequence;
+};
+
+}  // namespace ogai

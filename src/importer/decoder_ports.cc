@@ -1,0 +1,195 @@
+#include "importer/decoder_ports.h"
+
+#include <map>
+#include <set>
+
+#include "base/error.h"
+
+namespace ogai::importer {
+namespace {
+
+// A `%d` name template, e.g. "past_key_values.%d.key".
+struct Template {
+  std::string field, prefix, suffix;
+
+  std::optional<std::int64_t> match(const std::string& name) const {
+    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
+      return std::nullopt;
+    std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        (digits.size() > 1 && digits[0] == '0'))
+      return std::nullopt;
+    return std::stoll(digits);
+  }
+};
+
+Template make_template(const GenaiConfig& c, const std::string& field, const std::string& text) {
+  auto at = text.find("%d");
+  if (at == std::string::npos || text.find('%', at + 2) != std::string::npos || text.find('%') != at)
+    fail(ErrorCode::kUnsupported, c.file.string(), "{}: '{}' must contain exactly one %d (the layer index)", field, text);
+  return {field, text.substr(0, at), text.substr(at + 2)};
+}
+
+std::string unfed_input_hint(const GenaiConfig& c, const std::string& name) {
+  if (name == c.names.inputs_embeds) return " (token embeddings from a separate session: multimodal pipelines are not imported)";
+  if (name.find("block_table") != std::string::npos || name.find("attention_metadata") != std::string::npos)
+    return " (paged attention is not imported)";
+  if (name.find("sequence_length") != std::string::npos || name.find("seqlens") != std::string::npos)
+    return " (explicit sequence-length inputs are not imported; model-builder CPU/CUDA exports derive them from attention_mask)";
+  if (name.find("conv") != std::string::npos || name.find("state") != std::string::npos)
+    return " (recurrent or convolution state is not imported)";
+  return "";
+}
+
+void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, DataType dtype, int rank, const char* role) {
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || v.dtype != dtype || v.rank() != rank)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as {} of rank {}", v.name, role,
+         dtype_name(v.dtype), shape_text(v), role, dtype_name(dtype), rank);
+}
+
+void check_logits(const DecoderPorts& p) {
+  const onnx::ValueInfo& v = p.logits;
+  bool floating = v.dtype == DataType::kFloat32 || v.dtype == DataType::kFloat16 || v.dtype == DataType::kBfloat16;
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || !floating || v.rank() != 3)
+    fail(ErrorCode::kUnsupported, p.graph, "logits output '{}' is {} {}; expected float [batch, sequence, vocab]", v.name,
+         dtype_name(v.dtype), shape_text(v));
+}
+
+using LayerMap = std::map<std::int64_t, onnx::ValueInfo>;
+
+void collect(const Template& t, const onnx::ValueInfo& v, LayerMap& into, bool& matched) {
+  if (auto layer = t.match(v.name)) {
+    into[*layer] = v;
+    matched = true;
+  }
+}
+
+}  // namespace
+
+std::string shape_text(const onnx::ValueInfo& value) {
+  if (!value.has_shape) return "[?]";
+  std::string text = "[";
+  for (std::size_t i = 0; i < value.shape.size(); ++i) {
+    const onnx::Dim& d = value.shape[i];
+    text += (i ? ", " : "") + (d.is_fixed() ? std::to_string(d.value) : d.symbol.empty() ? "?" : d.symbol);
+  }
+  return text + "]";
+}
+
+namespace {
+
+// The four KV templates and the ports each matched, by layer.
+struct KvTemplates {
+  Template past_key, past_value, present_key, present_value;
+  LayerMap pk, pv, ok, ov;
+};
+
+KvTemplates make_templates(const GenaiConfig& c) {
+  const DecoderNames& n = c.names;
+  return {make_template(c, "model.decoder.inputs.past_key_names", n.past_key),
+          make_template(c, "model.decoder.inputs.past_value_names", n.past_value),
+          make_template(c, "model.decoder.outputs.present_key_names", n.present_key),
+          make_template(c, "model.decoder.outputs.present_value_names", n.present_value),
+          {}, {}, {}, {}};
+}
+
+// Every runtime input is ids, mask, positions or a past key/value; anything else is refused.
+void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates& kv, DecoderPorts& p) {
+  const DecoderNames& n = c.names;
+  bool has_ids = false;
+  for (const onnx::ValueInfo* v : graph.runtime_inputs()) {
+    bool matched = true;
+    if (v->name == n.input_ids) {
+      p.input_ids = *v;
+      has_ids = true;
+    } else if (v->name == n.attention_mask) {
+      p.attention_mask = *v;
+    } else if (v->name == n.position_ids) {
+      p.position_ids = *v;
+    } else {
+      matched = false;
+    }
+    collect(kv.past_key, *v, kv.pk, matched);
+    collect(kv.past_value, *v, kv.pv, matched);
+    if (!matched)
+      fail(ErrorCode::kUnsupported, p.graph,
+           "graph input '{}' is not one ogai feeds: it is none of model.decoder.inputs input_ids '{}', attention_mask "
+           "'{}', position_ids '{}', past_key_names '{}', past_value_names '{}'{}",
+           v->name, n.input_ids, n.attention_mask, n.position_ids, n.past_key, n.past_value, unfed_input_hint(c, v->name));
+  }
+  if (!has_ids)
+    fail(ErrorCode::kUnsupported, p.graph, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
+         "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
+  check_role(p, p.input_ids, DataType::kInt64, 2, "input_ids");
+  if (p.attention_mask) check_role(p, *p.attention_mask, DataType::kInt64, 2, "attention_mask");
+  if (p.position_ids) check_role(p, *p.position_ids, DataType::kInt64, 2, "position_ids");
+}
+
+// Logits, the named hidden state, presents; other outputs are unused (refused from rank 3).
+void bind_outputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates& kv, DecoderPorts& p) {
+  const DecoderNames& n = c.names;
+  bool has_logits = false;
+  for (const onnx::ValueInfo& v : graph.outputs) {
+    bool matched = true;
+    if (v.name == n.logits) {
+      p.logits = v;
+      has_logits = true;
+    } else if (!n.hidden_states.empty() && v.name == n.hidden_states) {
+      p.hidden_states = v;
+    } else {
+      matched = false;
+    }
+    collect(kv.present_key, v, kv.ok, matched);
+    collect(kv.present_value, v, kv.ov, matched);
+    if (!matched && v.rank() >= 3)
+      fail(ErrorCode::kUnsupported, p.graph, "graph output '{}' {} is not named by the config; a v1 document needs a "
+           "role for it (name it model.decoder.outputs.hidden_states if it is the last hidden state)", v.name,
+           shape_text(v));
+    if (!matched) p.unused_outputs.push_back(v.name);
+  }
+  if (!has_logits)
+    fail(ErrorCode::kUnsupported, p.graph, "no graph output '{}' (model.decoder.outputs.logits)", n.logits);
+  check_logits(p);
+}
+
+// One KvLayer per past key, with its past value and presents (each must exist, and no extra).
+void pair_layers(const GenaiConfig& c, const KvTemplates& kv, DecoderPorts& p) {
+  std::set<std::int64_t> sliding;
+  if (c.sliding_window) sliding.insert(c.sliding_window->layers.begin(), c.sliding_window->layers.end());
+  for (const auto& [index, value] : kv.pk) {
+    KvLayer layer;
+    layer.index = index;
+    layer.past_key = value;
+    auto take = [&](const LayerMap& m, onnx::ValueInfo& into, const Template& t) {
+      auto it = m.find(index);
+      if (it == m.end())
+        fail(ErrorCode::kUnsupported, p.graph, "KV layer {} has '{}' but no {} '{}{}{}'", index, value.name, t.field,
+             t.prefix, index, t.suffix);
+      into = it->second;
+    };
+    take(kv.pv, layer.past_value, kv.past_value);
+    take(kv.ok, layer.present_key, kv.present_key);
+    take(kv.ov, layer.present_value, kv.present_value);
+    layer.sliding = c.sliding_window && (sliding.empty() || sliding.contains(index));
+    p.layers.push_back(std::move(layer));
+  }
+  for (const LayerMap* m : {&kv.pv, &kv.ok, &kv.ov})
+    for (const auto& [index, value] : *m)
+      if (!kv.pk.contains(index))
+        fail(ErrorCode::kUnsupported, p.graph, "'{}' has no matching past key '{}{}{}'", value.name, kv.past_key.prefix,
+             index, kv.past_key.suffix);
+}
+
+}  // namespace
+
+DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& graph, const std::string& graph_name) {
+  DecoderPorts p;
+  p.graph = graph_name;
+  KvTemplates kv = make_templates(c);
+  bind_inputs(c, graph, kv, p);
+  bind_outputs(c, graph, kv, p);
+  pair_layers(c, kv, p);
+  return p;
+}
+
+}  // namespace ogai::importer

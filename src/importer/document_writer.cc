@@ -1,0 +1,288 @@
+#include "importer/document_writer.h"
+
+#include <cctype>
+#include <iterator>
+#include <utility>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/version.h"
+
+namespace ogai::importer {
+namespace {
+
+// A KV port bound to a runtime-managed state cell.
+struct Cell {
+  std::string name;   // full_key_0, sliding_value_3, ...
+  std::string group;  // full_attention | sliding_attention
+  const onnx::ValueInfo* past = nullptr;
+  const onnx::ValueInfo* present = nullptr;
+  const char* role = "key";
+  std::int64_t layer = 0;
+};
+
+std::vector<Cell> make_cells(const DecoderPorts& ports) {
+  std::vector<Cell> cells;
+  for (const KvLayer& l : ports.layers) {
+    const std::string prefix = l.sliding ? "sliding" : "full";
+    const std::string group = l.sliding ? "sliding_attention" : "full_attention";
+    const std::string n = std::to_string(l.index);
+    cells.push_back({prefix + "_key_" + n, group, &l.past_key, &l.present_key, "key", l.index});
+    cells.push_back({prefix + "_value_" + n, group, &l.past_value, &l.present_value, "value", l.index});
+  }
+  return cells;
+}
+
+// A YAML scalar: plain when it is a simple name, else a JSON (= YAML double-quoted) string.
+std::string quote(const std::string& s) {
+  static const std::set<std::string> kReserved = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"};
+  bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') && !kReserved.contains(s);
+  for (char ch : s) plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-');
+  return plain ? s : nlohmann::json(s).dump();
+}
+
+std::string contract(const onnx::ValueInfo& v) {
+  std::string shape;
+  bool known = v.has_shape;
+  for (std::size_t i = 0; known && i < v.shape.size(); ++i) {
+    const onnx::Dim& d = v.shape[i];
+    known = d.is_fixed() || !d.symbol.empty();
+    shape += (i ? ", " : "") + (d.is_fixed() ? std::to_string(d.value) : quote(d.symbol));
+  }
+  return fmt::format("{{dtype: {}, rank: {}, {}batch_layout: {{kind: request_aligned, axis: 0}}}}", dtype_name(v.dtype),
+                     v.rank(), known ? "shape: [" + shape + "], " : std::string());
+}
+
+class Writer {
+ public:
+  explicit Writer(const DocumentPlan& plan) : p_(plan), cells_(make_cells(plan.ports)) {}
+
+  std::string run() {
+    header();
+    line(0, "schema_version: v1");
+    model();
+    line(0, "pipeline:");
+    line(1, "workflow:");
+    line(2, "manifest:");
+    line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract]");
+    inputs();
+    outputs();
+    component();
+    state();
+    steps();
+    serving();
+    package();
+    generation();
+    return std::move(out_);
+  }
+
+ private:
+  template <typename... Args>
+  void line(int indent, fmt::format_string<Args...> format, Args&&... args) {
+    out_.append(static_cast<std::size_t>(indent) * 2, ' ');
+    fmt::format_to(std::back_inserter(out_), format, std::forward<Args>(args)...);
+    out_ += '\n';
+  }
+
+  void header() {
+    const GenaiConfig& c = p_.config;
+    line(0, "# Imported from {} by `ogai import` (ogai {}); model type '{}'.", c.file.filename().string(), OGAI_VERSION,
+         c.type);
+    line(0, "# {} KV layers read from {}; edit and commit this file to make it the package's own metadata.",
+         p_.ports.layers.size(), p_.artifact);
+    for (const auto& note : p_.notes) line(0, "# not imported (no effect on ogai): {}", note);
+    for (const auto& output : p_.ports.unused_outputs) line(0, "# graph output '{}' is not used", output);
+  }
+
+  void model() {
+    const GenaiConfig& c = p_.config;
+    line(0, "model:");
+    const onnx::Dim& vocab = p_.ports.logits.shape[2];
+    if (c.vocab_size || vocab.is_fixed()) line(1, "vocab_size: {}", c.vocab_size ? *c.vocab_size : vocab.value);
+    if (c.context_length) line(1, "max_sequence_length: {}", *c.context_length);
+    line(1, "attention:");
+    const std::int64_t kv = p_.ports.layers.front().past_key.shape[1].value;
+    const std::int64_t head = p_.ports.layers.front().past_key.shape[3].value;
+    bool uniform = true;
+    for (const KvLayer& l : p_.ports.layers) uniform = uniform && l.past_key.shape[1].value == kv && l.past_key.shape[3].value == head;
+    const char* type = !c.num_attention_heads ? "unspecified" : *c.num_attention_heads == kv ? "multi_head" : "grouped_query";
+    line(2, "type: {}", uniform ? type : "grouped_query");
+    if (c.num_attention_heads) line(2, "num_attention_heads: {}", *c.num_attention_heads);
+    if (uniform) line(2, "num_kv_heads: {}", kv);
+    if (uniform) line(2, "head_dim: {}", head);
+    if (c.sliding_window) line(2, "sliding_window: {}", c.sliding_window->window_size);
+    if (c.search.chunk_size) line(1, "runtime_configurable: {{chunked_prefill: {{chunk_size: {}}}}}", *c.search.chunk_size);
+  }
+
+  void request_input(const std::string& name, const onnx::ValueInfo& v, const std::string& role, const std::string& source) {
+    line(3, "request.{}:", name);
+    line(4, "contract: {}", contract(v));
+    line(4, "role: {}", role);
+    line(4, "source: {}", source);
+    line(4, "required: true");
+  }
+
+  void inputs() {
+    line(2, "inputs:");
+    const DecoderPorts& ports = p_.ports;
+    constexpr std::pair<const char*, const char*> kServingInputs[] = {{"active", "bool"}, {"done", "bool"}, {"accepted_len", "int64"}};
+    for (const auto& [name, dtype] : kServingInputs) {
+      line(3, "request.{}:", name);
+      line(4, "contract: {{dtype: {}, rank: 1, shape: [batch], batch_layout: {{kind: request_aligned, axis: 0}}}}", dtype);
+      line(4, "role: {{kind: opaque}}");
+      line(4, "source: {{kind: application, name: {}}}", name);
+      line(4, "required: true");
+    }
+    request_input("input_ids", ports.input_ids, "{kind: runtime, version: '1.0', role: prompt_tokens}", "{kind: request}");
+    const std::string opaque = "{kind: opaque}";
+    if (ports.attention_mask)
+      request_input("attention_mask", *ports.attention_mask, opaque, "{kind: application, name: attention_mask}");
+    if (ports.position_ids)
+      request_input("position_ids", *ports.position_ids, opaque, "{kind: application, name: position_ids}");
+    for (const Cell& cell : cells_)
+      request_input(cell.name, *cell.past, opaque, "{kind: application, name: " + cell.name + "}");
+  }
+
+  void outputs() {
+    line(2, "outputs:");
+    line(3, "logits:");
+    line(4, "contract: {}", contract(p_.ports.logits));
+    line(4, "role: tensor");
+    line(4, "stage: pre_adapter");
+  }
+
+  void component() {
+    const DecoderPorts& ports = p_.ports;
+    line(2, "components:");
+    line(3, "decoder:");
+    line(4, "implementation: {{kind: onnx, artifact: {}}}", quote(p_.artifact));
+    line(4, "ports:");
+    line(5, "inputs:");
+    line(6, "{}: {}", quote(ports.input_ids.name), contract(ports.input_ids));
+    if (ports.attention_mask) line(6, "{}: {}", quote(ports.attention_mask->name), contract(*ports.attention_mask));
+    if (ports.position_ids) line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids));
+    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past));
+    line(5, "outputs:");
+    line(6, "{}: {}", quote(ports.logits.name), contract(ports.logits));
+    if (ports.hidden_states) line(6, "{}: {}", quote(ports.hidden_states->name), contract(*ports.hidden_states));
+    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.present->name), contract(*cell.present));
+    std::string roles = quote(ports.input_ids.name) + ": token_ids";
+    if (ports.attention_mask) roles += ", " + quote(ports.attention_mask->name) + ": attention_mask";
+    if (ports.position_ids) roles += ", " + quote(ports.position_ids->name) + ": position_ids";
+    roles += ", " + quote(ports.logits.name) + ": logits";
+    if (ports.hidden_states) roles += ", " + quote(ports.hidden_states->name) + ": hidden_states";
+    line(5, "roles: {{{}}}", roles);
+  }
+
+  void state() {
+    line(2, "state:");
+    for (const Cell& cell : cells_) {
+      line(3, "{}:", cell.name);
+      line(4, "contract: {}", contract(*cell.past));
+      line(4, "scope: invocation");
+      line(4, "initializer: request.{}", cell.name);
+      line(4, "recurrence: {{kind: invariant}}");
+      line(4, "management: runtime");
+      line(4, "release_boundary: invocation");
+      line(4, "service_group: {}", cell.group);
+    }
+  }
+
+  void steps() {
+    const DecoderPorts& ports = p_.ports;
+    line(2, "steps:");
+    line(2, "- kind: invoke");
+    line(3, "component: decoder");
+    line(3, "inputs:");
+    line(4, "{}: request.input_ids", quote(ports.input_ids.name));
+    if (ports.attention_mask) line(4, "{}: request.attention_mask", quote(ports.attention_mask->name));
+    if (ports.position_ids) line(4, "{}: request.position_ids", quote(ports.position_ids->name));
+    for (const Cell& cell : cells_) line(4, "{}: request.{}", quote(cell.past->name), cell.name);
+    line(3, "outputs:");
+    line(4, "{}: decoder.logits", quote(ports.logits.name));
+    if (ports.hidden_states) line(4, "{}: decoder.hidden_states", quote(ports.hidden_states->name));
+    for (const Cell& cell : cells_) line(4, "{}: decoder.{}", quote(cell.present->name), cell.name);
+    line(2, "- kind: emit");
+    line(3, "value: decoder.logits");
+    line(3, "output: logits");
+    line(3, "mode: replace");
+  }
+
+  void serving() {
+    line(2, "serving:");
+    line(3, "active: request.active");
+    line(3, "done: request.done");
+    line(3, "accepted_len: request.accepted_len");
+    line(3, "state_service:");
+    line(4, "groups:");
+    for (const char* group : {"full_attention", "sliding_attention"}) {
+      bool used = false;
+      for (const Cell& cell : cells_) used = used || cell.group == group;
+      if (!used) continue;
+      line(5, "{}:", group);
+      line(6, "kind: {}", group);
+      line(6, "sequence_axis: 2");
+      line(6, "layout: bnsh");
+      if (p_.config.search.past_present_share_buffer) line(6, "aliasing: permitted");
+      line(6, "update: {{kind: append}}");
+      line(6, "reuse: {{prefix_reusable: true, evictable_prefix: false}}");
+      line(6, "ports:");
+      line(7, "decoder:");
+      for (const Cell& cell : cells_)
+        if (cell.group == group)
+          line(8, "{}: {{input: {}, output: {}, role: {}, layer: {}}}", cell.name, quote(cell.past->name),
+               quote(cell.present->name), cell.role, cell.layer);
+    }
+  }
+
+  void package() {
+    line(0, "package:");
+    line(1, "tokenizer:");
+    line(2, "algorithm: {}", quote(p_.tokenizer_algorithm));
+    line(2, "vocab_size: {}", p_.tokenizer_vocab_size);
+    line(2, "byte_level: {}", p_.tokenizer_byte_level ? "true" : "false");
+    line(2, "artifacts:");
+    line(2, "- location: tokenizer.json");
+    if (p_.special_tokens.empty()) return;
+    line(2, "special_tokens:");
+    for (const SpecialTokenFact& t : p_.special_tokens)
+      line(3, "{}: {{id: {}, content: {}}}", t.name, t.id, nlohmann::json(t.content).dump());
+  }
+
+  void generation() {
+    const SearchDefaults& s = p_.config.search;
+    std::vector<std::string> fields;
+    auto add = [&](const char* name, const auto& value) {
+      if (value) fields.push_back(fmt::format("{}: {}", name, nlohmann::json(*value).dump()));
+    };
+    add("do_sample", s.do_sample);
+    add("temperature", s.temperature);
+    add("top_k", s.top_k);
+    add("top_p", s.top_p);
+    add("repetition_penalty", s.repetition_penalty);
+    add("num_beams", s.num_beams);
+    add("num_return_sequences", s.num_return_sequences);
+    add("min_length", s.min_length);
+    add("max_length", s.max_length);
+    add("length_penalty", s.length_penalty);
+    add("no_repeat_ngram_size", s.no_repeat_ngram_size);
+    add("diversity_penalty", s.diversity_penalty);
+    add("early_stopping", s.early_stopping);
+    if (fields.empty()) return;
+    line(0, "generation:");
+    line(1, "defaults:");
+    for (const auto& f : fields) line(2, "{}", f);
+  }
+
+  const DocumentPlan& p_;
+  std::vector<Cell> cells_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string write_document(const DocumentPlan& plan) { return Writer(plan).run(); }
+
+}  // namespace ogai::importer

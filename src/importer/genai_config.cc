@@ -1,0 +1,167 @@
+// genai_config.json -> GenaiConfig: the top level, `model` and `model.decoder`. The session
+// options and `search` are read in genai_sections.cc.
+#include "importer/genai_config.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "base/file.h"
+#include "importer/genai_sections.h"
+#include "importer/json_reader.h"
+
+namespace ogai::importer {
+namespace {
+
+// Decoder-only language-model types of ORT GenAI whose decoder is one graph fed by token ids.
+// What the graph itself needs is checked port by port afterwards (decoder_ports.h).
+constexpr std::array<std::string_view, 23> kDecoderTypes = {
+    "chatglm", "decoder", "ernie4_5", "gemma", "gemma2", "gemma3_text", "gemma4_text", "gpt2",
+    "gptoss", "granite", "hunyuandensev1", "internlm2", "llama", "mistral", "nemotron", "olmo",
+    "phi", "phimoe", "phi3", "phi3small", "qwen2", "qwen3", "smollm3"};
+
+struct RefusedType {
+  std::string_view type, why;
+};
+constexpr std::array<RefusedType, 24> kRefusedTypes = {{
+    {"lfm2", "a hybrid of attention and convolution layers whose convolution state ORT GenAI manages"},
+    {"granitemoehybrid", "a hybrid of attention and state-space layers"},
+    {"qwen3_5_text", "a hybrid of attention and linear-attention layers with recurrent state"},
+    {"qwen3_5_moe_text", "a hybrid of attention and linear-attention layers with recurrent state"},
+    {"decoder-pipeline", "a decoder split into several sessions (model.decoder.pipeline)"},
+    {"whisper", "an encoder-decoder speech model"},
+    {"marian-ssru", "an encoder-decoder translation model"},
+    {"marian", "an encoder-decoder translation model"},
+    {"nemotron_speech", "a speech transducer"},
+    {"parakeet_tdt", "a speech transducer"},
+    {"gemma3", "a vision-language model (vision and embedding sessions)"},
+    {"gemma4", "a multimodal model (vision, speech and embedding sessions)"},
+    {"phi3v", "a vision-language model (vision and embedding sessions)"},
+    {"phi4mm", "a multimodal model (vision, speech and embedding sessions)"},
+    {"fara", "a vision-language model (vision and embedding sessions)"},
+    {"mistral3", "a vision-language model (vision and embedding sessions)"},
+    {"qwen2_5_vl", "a vision-language model (vision and embedding sessions)"},
+    {"qwen3_vl", "a vision-language model (vision and embedding sessions)"},
+    {"qwen3_5", "a vision-language model (vision and embedding sessions)"},
+    {"qwen3_5_moe", "a vision-language model (vision and embedding sessions)"},
+    {"videochat_flash_qwen", "a video-language model (vision and embedding sessions)"},
+    {"silero_vad", "a voice-activity detector"},
+    {"encoder", "an encoder-only model"},
+    {"t5", "an encoder-decoder model"},
+}};
+
+constexpr std::string_view kMultimodalId = "a multimodal token id; multimodal models are not imported";
+
+void check_type(const JsonReader& r, const std::string& type) {
+  if (std::find(kDecoderTypes.begin(), kDecoderTypes.end(), type) != kDecoderTypes.end()) return;
+  for (const auto& refused : kRefusedTypes)
+    if (type == refused.type)
+      r.refuse("model.type", "'" + type + "' is " + std::string(refused.why) +
+                                 "; the importer maps single-graph decoder-only language models only");
+  r.refuse("model.type", "'" + type + "' is not a decoder-only model type the importer knows");
+}
+
+std::vector<std::int64_t> eos_ids(const JsonReader& r, const Json& value) {
+  std::vector<std::int64_t> ids;
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      ids.push_back(r.integer(value[i], "model.eos_token_id[" + std::to_string(i) + "]"));
+    if (ids.empty()) r.wrong_type("model.eos_token_id", "an integer or a non-empty list", value);
+  } else {
+    ids.push_back(r.integer(value, "model.eos_token_id"));
+  }
+  return ids;
+}
+
+void read_layer_types(const JsonReader& r, const Json& value) {
+  if (!value.is_array()) r.wrong_type("model.decoder.layer_types", "a list of strings", value);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    std::string path = "model.decoder.layer_types[" + std::to_string(i) + "]";
+    std::string kind = r.string(value[i], path);
+    if (kind != "full_attention")
+      r.refuse(path, "'" + kind + "' layers are not imported (only full_attention layers; "
+                     "sliding layers are declared by model.decoder.sliding_window)");
+  }
+}
+
+void read_decoder(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  const std::string path = "model.decoder";
+  r.closed(r.object(value, path), path,
+           {"filename", "session_options", "run_options", "hidden_size", "num_attention_heads", "num_key_value_heads",
+            "num_hidden_layers", "head_size", "inputs", "outputs", "sliding_window", "layer_types"},
+           {{"pipeline", "a decoder split into several sessions is not imported (ogai runs one decoder graph)"},
+            {"conv_cache_size", "convolution state caches (LFM2) are not imported"},
+            {"shared_initializers", "initializers shared between sessions are not imported"}});
+  if (!value.contains("filename")) r.refuse(path + ".filename", "missing: the decoder graph's file name is required");
+  c.decoder_filename = r.string(value["filename"], path + ".filename");
+  auto opt_int = [&](const char* key) { return r.optional_integer(value, path, key); };
+  c.hidden_size = opt_int("hidden_size");
+  c.num_attention_heads = opt_int("num_attention_heads");
+  c.num_key_value_heads = opt_int("num_key_value_heads");
+  c.num_hidden_layers = opt_int("num_hidden_layers");
+  c.head_size = opt_int("head_size");
+  if (value.contains("session_options")) read_session_options(r, value["session_options"], path + ".session_options", c);
+  if (value.contains("run_options")) read_run_options(r, value["run_options"], path + ".run_options");
+  if (value.contains("inputs")) read_decoder_inputs(r, value["inputs"], c.names);
+  if (value.contains("outputs")) read_decoder_outputs(r, value["outputs"], c.names);
+  if (value.contains("sliding_window")) c.sliding_window = read_sliding_window(r, value["sliding_window"], c);
+  if (value.contains("layer_types")) read_layer_types(r, value["layer_types"]);
+}
+
+void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  r.closed(r.object(value, "model"), "model",
+           {"type", "vocab_size", "context_length", "pad_token_id", "eos_token_id", "bos_token_id", "decoder",
+            "sep_token_id", "bot_token_id", "eot_token_id", "bor_token_id", "eor_token_id"},
+           {{"encoder", "encoder-decoder models (an encoder session feeding cross-attention) are not imported"},
+            {"decoder_start_token_id", "an encoder-decoder start token; encoder-decoder models are not imported"},
+            {"vision", "vision components (a multimodal pipeline of several sessions) are not imported"},
+            {"speech", "speech components (a multimodal pipeline of several sessions) are not imported"},
+            {"embedding", "a separate embedding session (a multimodal pipeline) is not imported"},
+            {"joiner", "speech transducer components are not imported"},
+            {"vad", "voice-activity-detection components are not imported"},
+            {"mtp", "multi-token-prediction heads are not imported"},
+            {"draft", "draft-model speculative decoding is not imported (it has no single-decoder v1 form here)"},
+            {"tokenizer_dir", "a tokenizer in another folder is not imported: ogai reads tokenizer.json beside the graph"},
+            {"image_token_id", kMultimodalId}, {"audio_token_id", kMultimodalId}, {"boa_token_id", kMultimodalId},
+            {"video_token_id", kMultimodalId}, {"vision_start_token_id", kMultimodalId}});
+  if (!value.contains("type")) r.refuse("model.type", "missing: the model type is required");
+  c.type = r.string(value["type"], "model.type");
+  check_type(r, c.type);
+  if (!value.contains("decoder")) r.refuse("model.decoder", "missing: the decoder section is required");
+  auto opt_int = [&](const char* key) { return r.optional_integer(value, "model", key); };
+  c.vocab_size = opt_int("vocab_size");
+  c.context_length = opt_int("context_length");
+  if (c.context_length && *c.context_length <= 0)
+    r.refuse("model.context_length", "must be > 0, got " + std::to_string(*c.context_length));
+  c.bos_token_id = opt_int("bos_token_id");
+  c.pad_token_id = opt_int("pad_token_id");
+  if (value.contains("eos_token_id")) c.eos_token_ids = eos_ids(r, value["eos_token_id"]);
+  for (const char* key : {"sep_token_id", "bot_token_id", "eot_token_id", "bor_token_id", "eor_token_id"})
+    if (value.contains(key)) {
+      opt_int(key);
+      c.notes.push_back(std::string("model.") + key + " is not used by ogai (no v1 field)");
+    }
+  read_decoder(r, value["decoder"], c);
+}
+
+}  // namespace
+
+GenaiConfig parse_genai_config(const std::string& text, const std::filesystem::path& origin) {
+  JsonReader r(origin);
+  Json root = r.parse(text);
+  r.closed(r.object(root, "(top level)"), "", {"model", "search", "engine"},
+           {{"speculative", "ORT GenAI's speculative settings are not imported (ogai takes --speculative on the command line)"}});
+  GenaiConfig c;
+  c.file = origin;
+  if (!root.contains("model")) r.refuse("model", "missing: the model section is required");
+  read_model(r, root["model"], c);
+  if (root.contains("search")) read_search(r, root["search"], c);
+  if (root.contains("engine")) read_engine(r, root["engine"], c);
+  return c;
+}
+
+GenaiConfig read_genai_config(const std::filesystem::path& path) {
+  return parse_genai_config(read_file(path), path);
+}
+
+}  // namespace ogai::importer

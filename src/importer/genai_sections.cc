@@ -1,0 +1,182 @@
+#include "importer/genai_sections.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ogai::importer {
+namespace {
+
+constexpr std::string_view kSlidingCache =
+    "ORT GenAI then slides a window-sized KV cache (and the prompt) through the graph, as its fixed-shape "
+    "(e.g. QNN) exports need; ogai keeps the whole history and never slides it";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+// One provider_options entry: {"<provider>": {option: value}}. CPU and CUDA (chosen with --ep)
+// with no options that change execution are accepted; anything else is refused by name.
+void read_provider(const JsonReader& r, const Json& entry, const std::string& path, GenaiConfig& c) {
+  for (const auto& [name, options] : r.object(entry, path).items()) {
+    const std::string at = join_path(path, name);
+    const std::string provider = lower(name);
+    if (provider != "cpu" && provider != "cuda")
+      r.refuse(at, "execution provider '" + name + "' is not imported; ogai runs CPU or CUDA, chosen with --ep");
+    for (const auto& [option, v] : r.object(options, at).items()) {
+      const std::string opt_path = join_path(at, option);
+      if (provider == "cuda" && option == "enable_cuda_graph" && r.string(v, opt_path) == "0") continue;
+      r.refuse(opt_path, "provider option '" + option + "' is not one the importer understands");
+    }
+    c.notes.push_back(at + ": ogai chooses the execution provider with --ep (cpu by default)");
+  }
+}
+
+}  // namespace
+
+void read_session_options(const JsonReader& r, const Json& value, const std::string& path, GenaiConfig& c) {
+  r.closed(r.object(value, path), path,
+           {"log_id", "log_severity_level", "log_verbosity_level", "intra_op_num_threads", "inter_op_num_threads",
+            "enable_cpu_mem_arena", "enable_mem_pattern", "graph_optimization_level", "provider_options",
+            "session.use_device_allocator_for_initializers", "session.intra_op.allow_spinning",
+            "session.inter_op.allow_spinning"},
+           {{"custom_ops_library", "custom operator libraries are not loaded by ogai"},
+            {"enable_profiling", "ORT profiling is not configured from the package"}});
+  for (const char* key : {"intra_op_num_threads", "inter_op_num_threads"})
+    if (value.contains(key)) {
+      r.integer(value[key], join_path(path, key));
+      c.notes.push_back(join_path(path, key) + ": ogai takes thread counts from --threads");
+    }
+  if (!value.contains("provider_options")) return;
+  const Json& providers = value["provider_options"];
+  if (!providers.is_array()) r.wrong_type(path + ".provider_options", "a list", providers);
+  for (std::size_t i = 0; i < providers.size(); ++i)
+    read_provider(r, providers[i], path + ".provider_options[" + std::to_string(i) + "]", c);
+}
+
+void read_run_options(const JsonReader& r, const Json& value, const std::string& path) {
+  r.closed(r.object(value, path), path, {"memory.enable_memory_arena_shrinkage"});
+}
+
+void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& names) {
+  const std::string path = "model.decoder.inputs";
+  constexpr std::string_view kCombined =
+      "combined key/value caches (GPT-2 style 'past_%d', [2, batch, heads, sequence, head_size]) are not imported";
+  constexpr std::string_view kCross = "cross-attention inputs (encoder-decoder models) are not imported";
+  // Names of inputs ogai never feeds: accepted as names; a graph input so named is refused later.
+  r.closed(r.object(value, path), path,
+           {"input_ids", "inputs_embeds", "attention_mask", "position_ids", "past_key_names", "past_value_names",
+            "past_sequence_length", "current_sequence_length", "total_sequence_length", "past_key_values_length",
+            "cache_indirection", "cumulative_sequence_lengths", "past_sequence_lengths", "block_table",
+            "block_table_windowed", "attention_metadata", "past_conv_names", "rnn_states_prev", "hidden_states",
+            "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length"},
+           {{"past_names", kCombined}, {"cross_past_key_names", kCross}, {"cross_past_value_names", kCross},
+            {"encoder_hidden_states", kCross}, {"encoder_attention_mask", kCross}});
+  r.read_string(value, path, "input_ids", names.input_ids);
+  r.read_string(value, path, "inputs_embeds", names.inputs_embeds);
+  r.read_string(value, path, "attention_mask", names.attention_mask);
+  r.read_string(value, path, "position_ids", names.position_ids);
+  r.read_string(value, path, "past_key_names", names.past_key);
+  r.read_string(value, path, "past_value_names", names.past_value);
+  for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
+}
+
+void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& names) {
+  const std::string path = "model.decoder.outputs";
+  r.closed(r.object(value, path), path,
+           {"logits", "present_key_names", "present_value_names", "output_cross_qk_names", "rnn_states",
+            "present_conv_names", "hidden_states", "outputs", "lstm_hidden_state", "lstm_cell_state", "outputs_length"},
+           {{"present_names", "combined key/value caches (GPT-2 style 'present_%d') are not imported"}});
+  r.read_string(value, path, "logits", names.logits);
+  r.read_string(value, path, "present_key_names", names.present_key);
+  r.read_string(value, path, "present_value_names", names.present_value);
+  r.read_string(value, path, "hidden_states", names.hidden_states);
+  for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
+}
+
+SlidingWindow read_sliding_window(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  const std::string path = "model.decoder.sliding_window";
+  r.closed(r.object(value, path), path,
+           {"window_size", "pad_value", "alignment", "slide_key_value_cache", "slide_inputs", "layers", "cache_slack"});
+  SlidingWindow w;
+  if (!value.contains("window_size")) r.refuse(path + ".window_size", "missing: the window size is required");
+  w.window_size = r.integer(value["window_size"], path + ".window_size");
+  if (w.window_size < 1) r.refuse(path + ".window_size", "must be >= 1, got " + std::to_string(w.window_size));
+  // Both default to true in ORT GenAI.
+  for (const char* key : {"slide_key_value_cache", "slide_inputs"}) {
+    bool slides = !value.contains(key) || r.boolean(value[key], join_path(path, key));
+    if (slides)
+      r.refuse(join_path(path, key), std::string(value.contains(key) ? "is true" : "is absent (default true)") +
+                                         ": " + std::string(kSlidingCache));
+  }
+  for (const char* key : {"pad_value", "cache_slack"})
+    if (value.contains(key)) r.integer(value[key], join_path(path, key));
+  if (value.contains("alignment")) r.string(value["alignment"], path + ".alignment");
+  if (value.contains("cache_slack"))
+    c.notes.push_back(path + ".cache_slack: ogai keeps full-length caches (no slack to size)");
+  if (value.contains("layers")) {
+    const Json& layers = value["layers"];
+    if (!layers.is_array()) r.wrong_type(path + ".layers", "a list of layer indices", layers);
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      w.layers.push_back(r.integer(layers[i], path + ".layers[" + std::to_string(i) + "]"));
+  }
+  return w;
+}
+
+void read_search(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  const std::string path = "search";
+  r.closed(r.object(value, path), path,
+           {"do_sample", "temperature", "top_k", "top_p", "repetition_penalty", "max_length", "min_length", "num_beams",
+            "num_return_sequences", "no_repeat_ngram_size", "length_penalty", "early_stopping", "diversity_penalty",
+            "past_present_share_buffer", "batch_size", "random_seed", "chunk_size", "blank_penalty"});
+  SearchDefaults& s = c.search;
+  auto integer = [&](const char* key) { return r.optional_integer(value, path, key); };
+  auto number = [&](const char* key) { return r.optional_number(value, path, key); };
+  auto boolean = [&](const char* key) { return r.optional_boolean(value, path, key); };
+  auto at_most = [&](const char* key, const std::optional<std::int64_t>& v, std::int64_t limit, std::string_view why) {
+    if (v && *v > limit) r.refuse(join_path(path, key), std::to_string(*v) + ": " + std::string(why));
+  };
+  s.do_sample = boolean("do_sample");
+  s.early_stopping = boolean("early_stopping");
+  s.temperature = number("temperature");
+  s.top_p = number("top_p");
+  s.repetition_penalty = number("repetition_penalty");
+  s.length_penalty = number("length_penalty");
+  s.diversity_penalty = number("diversity_penalty");
+  s.top_k = integer("top_k");
+  s.num_beams = integer("num_beams");
+  s.num_return_sequences = integer("num_return_sequences");
+  s.min_length = integer("min_length");
+  s.max_length = integer("max_length");
+  s.no_repeat_ngram_size = integer("no_repeat_ngram_size");
+  at_most("num_beams", s.num_beams, 1, "beam search is not implemented by ogai");
+  at_most("num_return_sequences", s.num_return_sequences, 1, "ogai returns one sequence per request");
+  at_most("no_repeat_ngram_size", s.no_repeat_ngram_size, 0, "n-gram blocking is not implemented by ogai");
+  at_most("min_length", s.min_length, 0, "a minimum length (EOS suppressed until then) is not implemented by ogai");
+  if (s.top_k && *s.top_k < 0) r.refuse("search.top_k", "must be >= 0, got " + std::to_string(*s.top_k));
+  if (s.top_p && (*s.top_p <= 0 || *s.top_p > 1)) {
+    c.notes.push_back("search.top_p " + value["top_p"].dump() + " disables top-p in ORT GenAI; not written");
+    s.top_p.reset();
+  }
+  if (auto seed = integer("random_seed"); seed && *seed != -1)
+    r.refuse("search.random_seed", std::to_string(*seed) + ": a fixed default seed has no v1 field (pass --seed)");
+  if (auto penalty = number("blank_penalty"); penalty && *penalty != 0)
+    r.refuse("search.blank_penalty", "a CTC/transducer blank penalty does not apply to a decoder");
+  if (auto share = boolean("past_present_share_buffer")) s.past_present_share_buffer = *share;
+  if (auto chunk = integer("chunk_size"); chunk && *chunk > 0) s.chunk_size = chunk;
+  if (value.contains("batch_size")) {
+    integer("batch_size");
+    c.notes.push_back("search.batch_size is not used by ogai (the batch comes from the requests)");
+  }
+}
+
+void read_engine(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  r.closed(r.object(value, "engine"), "engine", {"static_batching"},
+           {{"dynamic_batching", "ORT GenAI's paged-KV dynamic batching is not imported"}});
+  if (value.contains("static_batching")) {
+    r.object(value["static_batching"], "engine.static_batching");
+    c.notes.push_back("engine.static_batching: ogai serve takes --max-concurrent");
+  }
+}
+
+}  // namespace ogai::importer

@@ -1,0 +1,21 @@
+// Copies between batch rows of state tensors: how the engine moves one sequence's state into and
+// out of the batch it decodes in. The only other place besides sequence_copy.h that moves KV bytes.
+#pragma once
+
+#include <cstdint>
+
+#include "ort/tensor.h"
+
+namespace ogai::kv {
+
+// Copies `positions` positions of row `src_row` of `src` [B, H, S, D], starting at position
+// `src_at`, into row `dst_row` of `dst` [B', H, S', D] starting at position `dst_at`. Same dtype,
+// H and D; the ranges must lie inside both tensors (ogai::Error kInternal otherwise).
+void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64_t src_at, ort::Tensor& dst,
+                        std::int64_t dst_row, std::int64_t dst_at, std::int64_t positions);
+
+// Copies batch row `src_row` of `src` [B, ...] whole into row `dst_row` of `dst` [B', ...] (same
+// dtype and trailing dims).
+void copy_row(const ort::Tensor& src, std::int64_t src_row, ort::Tensor& dst, std::int64_t dst_row);
+
+}  // namespace ogai::kv

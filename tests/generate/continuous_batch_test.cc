@@ -1,0 +1,209 @@
+// Continuous batching (generate::Engine, ogai::Engine): every row of a batch equals the same
+// request run alone (Model::generate), for stories260k and every fixture family, with rows that
+// join and leave at different steps, different prompt lengths, seeded sampling, logprobs,
+// cancellation in the middle of a row and prefix-cache hits and misses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "generate/engine.h"
+#include "generate/package_config.h"
+#include "metadata/package.h"
+#include "generate/model_impl.h"
+#include "ogai/ogai.h"
+
+namespace ogai {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path package_path(const std::string& name) {
+  if (name == "stories260k") return fs::path(OGAI_BINARY_DIR) / "packages" / name;
+  return fs::path(OGAI_SOURCE_DIR) / "tests/data/packages" / name;
+}
+
+std::shared_ptr<const Model> load(const std::string& name) {
+  static std::map<std::string, std::shared_ptr<const Model>> models;
+  auto& m = models[name];
+  if (!m) m = Model::load(package_path(name));
+  return m;
+}
+
+// One request of a schedule: joins the engine before step `join`, cancelled before step `cancel`.
+struct Job {
+  std::string prompt;
+  GenerationOptions options;
+  int join = 0;
+  int cancel = -1;
+};
+
+GenerationOptions greedy(int n) {
+  GenerationOptions o;
+  o.max_new_tokens = n;
+  o.logprobs = 3;
+  return o;
+}
+
+GenerationOptions sampled(int n, std::uint64_t seed) {
+  GenerationOptions o = greedy(n);
+  o.sampling.temperature = 0.9f;
+  o.sampling.top_p = 0.9f;
+  o.sampling.top_k = 40;
+  o.sampling.seed = seed;
+  return o;
+}
+
+struct Outcome {
+  std::vector<GenerationResult> results;
+  generate::EngineCounters counters;
+};
+
+Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate::PrefixCache* prefix = nullptr,
+                     int max_rows = 8, const generate::SequenceModel* on = nullptr) {
+  const generate::SequenceModel sm = on ? *on : model.impl().sequence_model();
+  generate::EngineLimits limits;
+  limits.max_rows = max_rows;
+  limits.step_tokens = std::numeric_limits<std::size_t>::max();
+  generate::Engine engine(sm, limits, prefix);
+  std::vector<std::shared_ptr<generate::LiveSequence>> sequences(jobs.size());
+  std::size_t added = 0;
+  for (int step = 0; added < jobs.size() || !engine.idle(); ++step) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (jobs[i].join == step) {
+        auto ids = model.tokenize(jobs[i].prompt);
+        auto request = generate::resolve_request(jobs[i].options, model.impl().config.generation,
+                                                 static_cast<std::int64_t>(ids.size()));
+        sequences[i] = std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{});
+        engine.add(sequences[i]);
+        ++added;
+      }
+      if (jobs[i].cancel == step && sequences[i]) sequences[i]->cancel();
+    }
+    engine.step();
+    EXPECT_LT(step, 10000) << "the engine did not finish";
+    if (step >= 10000) break;
+  }
+  Outcome out;
+  for (auto& s : sequences) {
+    EXPECT_FALSE(s->error());
+    out.results.push_back(std::move(s->result()));
+  }
+  out.counters = engine.counters();
+  return out;
+}
+
+void expect_same(const GenerationResult& batched, const GenerationResult& solo, const std::string& what) {
+  EXPECT_EQ(batched.prompt_ids, solo.prompt_ids) << what;
+  EXPECT_EQ(batched.ids, solo.ids) << what;
+  EXPECT_EQ(batched.text, solo.text) << what;
+  EXPECT_EQ(batched.finish_reason, solo.finish_reason) << what;
+  ASSERT_EQ(batched.logprobs.size(), solo.logprobs.size()) << what;
+  for (std::size_t i = 0; i < solo.logprobs.size(); ++i) {
+    EXPECT_NEAR(batched.logprobs[i].logprob, solo.logprobs[i].logprob, 1e-4) << what << " token " << i;
+    ASSERT_EQ(batched.logprobs[i].top.size(), solo.logprobs[i].top.size());
+    for (std::size_t k = 0; k < solo.logprobs[i].top.size(); ++k)
+      EXPECT_NEAR(batched.logprobs[i].top[k].logprob, solo.logprobs[i].top[k].logprob, 1e-4) << what;
+  }
+}
+
+class ContinuousBatchTest : public ::testing::TestWithParam<std::string> {};
+
+// Rows of different prompt lengths join at steps 0, 0, 3 and 5 and leave at different steps
+// (different max_new_tokens, one seeded sampler among them).
+TEST_P(ContinuousBatchTest, RowsEqualSoloRuns) {
+  auto model = load(GetParam());
+  const std::vector<Job> jobs = {
+      {"Once upon a time", greedy(14), 0},
+      {"the cat sat on the mat and the dog", greedy(9), 0},
+      {"a", sampled(12, 7), 3},
+      {"she said that it was a very long day in the park", sampled(6, 99), 5},
+  };
+  Outcome out = run_schedule(*model, jobs);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    expect_same(out.results[i], model->generate(jobs[i].prompt, jobs[i].options), GetParam() + " job " + std::to_string(i));
+  EXPECT_GE(out.counters.max_batch, 3) << "rows were not decoded together";
+  EXPECT_LT(out.counters.steps, 14u + 5u + 6u) << "fewer decode runs than one request after another";
+}
+
+// A row cancelled mid-generation ends with kCancelled holding a prefix of its solo tokens; the
+// other rows are unaffected.
+TEST_P(ContinuousBatchTest, CancelInTheMiddleOfARow) {
+  auto model = load(GetParam());
+  const std::vector<Job> jobs = {
+      {"Once upon a time", greedy(16), 0},
+      {"the cat sat on the mat", greedy(16), 0, 5},
+      {"a dog", greedy(10), 2},
+  };
+  Outcome out = run_schedule(*model, jobs);
+  const auto solo1 = model->generate(jobs[1].prompt, jobs[1].options);
+  EXPECT_EQ(out.results[1].finish_reason, FinishReason::kCancelled);
+  ASSERT_LT(out.results[1].ids.size(), solo1.ids.size());
+  EXPECT_TRUE(std::equal(out.results[1].ids.begin(), out.results[1].ids.end(), solo1.ids.begin()));
+  expect_same(out.results[0], model->generate(jobs[0].prompt, jobs[0].options), "job 0");
+  expect_same(out.results[2], model->generate(jobs[2].prompt, jobs[2].options), "job 2");
+}
+
+// A prompt that extends a finished request (a chat turn re-sent whole) reuses its KV; output
+// with the hit equals output without the cache.
+TEST_P(ContinuousBatchTest, PrefixCacheHitEqualsMiss) {
+  auto model = load(GetParam());
+  generate::PrefixCache prefix(64u << 20);
+  const std::string first = "the cat sat on the mat";
+  auto turn1 = run_schedule(*model, {{first, greedy(8), 0}}, &prefix).results[0];
+  const std::string second = first + turn1.text + " and then";
+  auto turn2 = run_schedule(*model, {{second, greedy(8), 0}, {"a", greedy(5), 0}}, &prefix).results;
+  expect_same(turn2[0], model->generate(second, greedy(8)), "turn 2");
+  expect_same(turn2[1], model->generate("a", greedy(5)), "unrelated");
+  const auto stats = prefix.stats();
+  const bool recurrent = GetParam() == "tiny-recurrent";
+  if (!recurrent) {
+    EXPECT_GT(turn2[0].cached_prompt_tokens, 0);
+    EXPECT_GE(stats.hits, 1u);
+  }
+  EXPECT_GE(stats.misses, 1u);
+}
+
+// Shared-buffer storage (past and present one buffer, GroupQueryAttention writing in place): rows
+// of different lengths in one buffer of row capacity x capacity, rows leaving (the last moves into
+// the hole) and joining (the buffers grow): each equals the same storage run alone.
+TEST(ContinuousBatchSharedBuffer, RowsEqualSoloRuns) {
+  for (const char* name : {"tiny-e2b", "tiny-moe"}) {
+    auto model = load(name);
+    auto config = generate::make_package_config(metadata::load_package(package_path(name)));
+    config.decoder.cache.mode = kv::StorageMode::kSharedBuffer;
+    generate::Decoder decoder(config.decoder, {});
+    const generate::SequenceModel shared{decoder, model->impl().tokenizer};
+    const std::vector<Job> jobs = {
+        {"Once upon a time", greedy(14), 0},
+        {"the cat sat on the mat and the dog", greedy(5), 0},
+        {"a", sampled(12, 7), 2},
+        {"she said that it was a very long day in the park", greedy(9), 4},
+        {"it", greedy(3), 6},
+    };
+    Outcome out = run_schedule(*model, jobs, nullptr, 8, &shared);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      auto ids = model->tokenize(jobs[i].prompt);
+      auto request = generate::resolve_request(jobs[i].options, model->impl().config.generation,
+                                               static_cast<std::int64_t>(ids.size()));
+      generate::SequenceState state(decoder);
+      expect_same(out.results[i], generate::generate_sequence(shared, request, ids, state, {}),
+                  std::string(name) + " shared job " + std::to_string(i));
+    }
+    EXPECT_GE(out.counters.max_batch, 3);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Packages, ContinuousBatchTest,
+                         ::testing::Values("stories260k", "tiny-e2b", "tiny-e2b-fp16", "tiny-moe", "tiny-static",
+                                           "tiny-recurrent", "tiny-e2b-speculative"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace ogai

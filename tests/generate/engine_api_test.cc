@@ -1,0 +1,164 @@
+// The public ogai::Engine: submissions from many threads, streaming, cancellation, n choices and
+// statistics; every result equals Model::generate with the same options.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <filesystem>
+#include <thread>
+
+#include "ogai/ogai.h"
+
+namespace ogai {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::shared_ptr<const Model> stories() {
+  static auto model = Model::load(fs::path(OGAI_BINARY_DIR) / "packages" / "stories260k");
+  return model;
+}
+
+GenerationOptions options(int n, std::optional<std::uint64_t> seed = std::nullopt) {
+  GenerationOptions o;
+  o.max_new_tokens = n;
+  if (seed) {
+    o.sampling.temperature = 0.8f;
+    o.sampling.top_p = 0.95f;
+    o.sampling.seed = *seed;
+  }
+  return o;
+}
+
+const std::vector<std::string> kPrompts = {"Once upon a time", "Lily", "The little dog", "One day, a boy named Tim",
+                                           "She", "The sun was", "Mom said", "They played"};
+
+TEST(EngineApiTest, ConcurrentSubmissionsEqualSoloAndRunBatched) {
+  auto model = stories();
+  Engine engine(model, {.max_sequences = 8});
+  std::vector<std::shared_ptr<GenerationHandle>> handles(kPrompts.size());
+  std::vector<std::string> streamed(kPrompts.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < kPrompts.size(); ++i)
+    threads.emplace_back([&, i] {
+      handles[i] = engine.submit(kPrompts[i], options(30 + 5 * static_cast<int>(i), i % 2 ? std::optional<std::uint64_t>(i) : std::nullopt),
+                                 [&, i](const StreamEvent& e) {
+                                   streamed[i] += e.text;
+                                   return true;
+                                 });
+    });
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < kPrompts.size(); ++i) {
+    GenerationResult r = handles[i]->wait();
+    auto solo = model->generate(kPrompts[i], options(30 + 5 * static_cast<int>(i), i % 2 ? std::optional<std::uint64_t>(i) : std::nullopt));
+    EXPECT_EQ(r.ids, solo.ids) << kPrompts[i];
+    EXPECT_EQ(r.text, solo.text);
+    EXPECT_EQ(streamed[i], r.text);
+    EXPECT_TRUE(handles[i]->done());
+  }
+  EngineStats stats = engine.stats();
+  EXPECT_GE(stats.max_batch, 2) << "requests were not decoded together";
+  EXPECT_GT(stats.steps, 0u);
+  EXPECT_EQ(stats.running, 0);
+  EXPECT_GT(stats.bytes_per_token, 0u);
+}
+
+TEST(EngineApiTest, CancelFreesTheRow) {
+  auto model = stories();
+  Engine engine(model, {.max_sequences = 2});
+  std::atomic<int> tokens{0};
+  auto handle = engine.submit("Once upon a time", options(400), [&](const StreamEvent&) {
+    ++tokens;
+    return true;
+  });
+  while (tokens.load() < 3) std::this_thread::yield();
+  handle->cancel();
+  GenerationResult r = handle->wait();
+  EXPECT_EQ(r.finish_reason, FinishReason::kCancelled);
+  EXPECT_LT(r.ids.size(), 400u);
+  // The engine keeps serving after a cancellation.
+  auto next = engine.submit("Lily", options(10));
+  EXPECT_EQ(next->wait().ids, model->generate("Lily", options(10)).ids);
+}
+
+TEST(EngineApiTest, StreamCallbackReturningFalseCancels) {
+  auto model = stories();
+  Engine engine(model);
+  int seen = 0;
+  auto handle = engine.submit("Once upon a time", options(50), [&](const StreamEvent&) { return ++seen < 5; });
+  GenerationResult r = handle->wait();
+  EXPECT_EQ(r.finish_reason, FinishReason::kCancelled);
+  EXPECT_EQ(r.ids.size(), 5u);
+}
+
+TEST(EngineApiTest, NChoicesShareThePrefillAndEqualSoloSeeds) {
+  auto model = stories();
+  Engine engine(model, {.max_sequences = 4});
+  auto prompt = model->tokenize("Once upon a time");
+  GenerationOptions o = options(25, 41);
+  o.logprobs = 2;
+  auto handles = engine.submit_n(prompt, o, 3);
+  ASSERT_EQ(handles.size(), 3u);
+  std::set<std::vector<std::int32_t>> distinct;
+  for (int i = 0; i < 3; ++i) {
+    GenerationResult r = handles[static_cast<std::size_t>(i)]->wait();
+    GenerationOptions solo = o;
+    solo.sampling.seed = 41 + static_cast<std::uint64_t>(i);
+    auto expected = model->generate(prompt, solo);
+    EXPECT_EQ(r.ids, expected.ids) << "choice " << i;
+    ASSERT_EQ(r.logprobs.size(), expected.logprobs.size());
+    for (std::size_t k = 0; k < r.logprobs.size(); ++k) EXPECT_NEAR(r.logprobs[k].logprob, expected.logprobs[k].logprob, 1e-4);
+    distinct.insert(r.ids);
+  }
+  EXPECT_GE(distinct.size(), 2u) << "different seeds gave the same choices";
+  EXPECT_EQ(engine.stats().prefill_tokens, prompt.size()) << "the prompt was prefilled more than once";
+}
+
+TEST(EngineApiTest, PrefixCacheAcrossRequests) {
+  auto model = stories();
+  Engine engine(model, {.max_sequences = 4});
+  const std::string system = "Once upon a time, there was a little girl named Lily. She loved to play outside.";
+  auto first = engine.submit(system + " One day", options(10))->wait();
+  auto second = engine.submit(system + " Her mom", options(10))->wait();
+  EXPECT_EQ(first.cached_prompt_tokens, 0);
+  EXPECT_GT(second.cached_prompt_tokens, 10);
+  EXPECT_EQ(second.ids, model->generate(system + " Her mom", options(10)).ids);
+  EngineStats stats = engine.stats();
+  EXPECT_EQ(stats.prefix_hits, 1u);
+  EXPECT_GE(stats.prefix_misses, 1u);
+  EXPECT_GT(stats.prefix_cache_bytes, 0u);
+}
+
+TEST(EngineApiTest, BadRequestsFailAtSubmit) {
+  auto model = stories();
+  Engine engine(model);
+  GenerationOptions bad = options(10);
+  bad.sampling.top_p = 2.0f;
+  EXPECT_THROW(engine.submit("Lily", bad), Error);
+  GenerationOptions spec = options(10);
+  spec.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  try {
+    engine.submit("Lily", spec);
+    FAIL() << "speculative decoding was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  }
+  EXPECT_THROW(engine.submit_n(model->tokenize("Lily"), options(5), 0), Error);
+  EXPECT_THROW(Engine(model, {.max_sequences = 0}), Error);
+  // A request that fails does not stop the others.
+  EXPECT_EQ(engine.submit("Lily", options(5))->wait().ids.size(), 5u);
+}
+
+TEST(EngineApiTest, DestroyingTheEngineCancelsWhatRuns) {
+  auto model = stories();
+  std::shared_ptr<GenerationHandle> handle;
+  {
+    Engine engine(model);
+    handle = engine.submit("Once upon a time", options(400));
+  }
+  GenerationResult r = handle->wait();
+  EXPECT_EQ(r.finish_reason, FinishReason::kCancelled);
+}
+
+}  // namespace
+}  // namespace ogai
