@@ -60,6 +60,11 @@ void Job::cancel() {
   for (auto& h : handles) h->cancel();
 }
 
+void Job::release_handles() {
+  std::lock_guard lock(handles_mutex);
+  handles.clear();
+}
+
 std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::int32_t> prompt) {
   auto job = std::make_shared<Job>();
   job->meta = {request.endpoint, next_id(request.endpoint), static_cast<std::int64_t>(std::time(nullptr)), name};
@@ -129,6 +134,7 @@ void Server::Impl::respond_from_pool(const std::shared_ptr<Job>& job, std::share
     } catch (const std::exception& e) {
       exchange->respond(error_response(internal_error(e.what())));
     }
+    job->release_handles();
   });
 }
 
@@ -191,13 +197,16 @@ void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, std::shared_pt
 
 void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
   GenerationChannel::Update first = job->channel->poll();
-  if (first.error) return exchange->respond(error_response(*first.error));
+  if (first.error) {
+    exchange->respond(error_response(*first.error));
+    return job->release_handles();
+  }
   std::optional<LogprobsJson> logprobs;
   if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
   auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
                                            StreamEncoder(job->meta, job->request.include_usage), std::move(logprobs),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
-                                           [job] { job->cancel(); });
+                                           [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));
 }
 

@@ -33,6 +33,9 @@ struct Job {
   std::mutex handles_mutex;  // handles are set after submission, read by cancel()
   // The client went away: every choice ends at the engine's next step, queued or running.
   void cancel();
+  // The answer is out: drops the handles, whose callbacks hold this Job (a cycle that would
+  // otherwise keep every Job, its channels and results, alive forever).
+  void release_handles();
 };
 
 struct Server::Impl {

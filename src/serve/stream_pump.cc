@@ -4,9 +4,9 @@ namespace ogai::serve {
 
 StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
                        StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post,
-                       std::function<void()> cancel)
+                       std::function<void()> cancel, std::function<void()> ended)
     : channel_(std::move(channel)), exchange_(std::move(exchange)), encoder_(std::move(encoder)),
-      logprobs_(std::move(logprobs)), post_(std::move(post)), cancel_(std::move(cancel)) {}
+      logprobs_(std::move(logprobs)), post_(std::move(post)), cancel_(std::move(cancel)), ended_(std::move(ended)) {}
 
 void StreamPump::start(GenerationChannel::Update first) {
   exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
@@ -24,15 +24,23 @@ void StreamPump::send(GenerationChannel::Update update, std::string out) {
     finished = true;
   }
   if (out.empty()) {
-    if (finished) exchange_->finish();
+    if (finished) finish();
     else arm();
     return;
   }
   exchange_->write(std::move(out), [self = shared_from_this(), finished](bool ok) {
-    if (!ok) return self->cancel_();  // the client went away
-    if (finished) self->exchange_->finish();
+    if (!ok) {  // the client went away
+      self->cancel_();
+      return self->ended_();
+    }
+    if (finished) self->finish();
     else self->arm();
   });
+}
+
+void StreamPump::finish() {
+  exchange_->finish();
+  ended_();
 }
 
 void StreamPump::encode(const GenerationChannel::Update& update, std::string& out) {

@@ -23,15 +23,18 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   using Post = std::function<void(std::function<void()>)>;  // runs a step off the I/O and worker threads
 
   // `logprobs` empty when the request did not ask for them; `cancel` ends the generation (the
-  // client went away), from an I/O thread.
+  // client went away), `ended` runs once the stream is over either way (after `cancel`); both
+  // from any thread.
   StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post, std::function<void()> cancel);
+             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post, std::function<void()> cancel,
+             std::function<void()> ended);
 
   // Sends the head and the first update (with the stream's opening chunk), then the rest.
   void start(GenerationChannel::Update first);
 
  private:
   void send(GenerationChannel::Update update, std::string out);
+  void finish();  // the stream's end (written or not)
   void encode(const GenerationChannel::Update& update, std::string& out);  // appends its events
   void arm();
 
@@ -41,6 +44,7 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   std::optional<LogprobsJson> logprobs_;
   Post post_;
   std::function<void()> cancel_;
+  std::function<void()> ended_;
 };
 
 }  // namespace ogai::serve

@@ -164,6 +164,33 @@ describe('ogai serve transport: request JSON costs bounded memory', () => {
   });
 });
 
+describe('ogai serve: answered requests leave nothing behind', () => {
+  it('keeps RSS flat over 800 whole, streamed and aborted requests', async (t) => {
+    const server = await startServer(ogai, stories, ['--max-concurrent', '4', '--queue', '64', '--prefix-cache-mib', '0']);
+    try {
+      const url = server.url + '/v1/completions';
+      const one = async (i) => {
+        if (i % 3 === 0) return postJson(url, completion({ max_tokens: 4, temperature: 0.8, seed: i }));
+        const controller = new AbortController();
+        const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+                                     body: completion({ max_tokens: i % 3 === 1 ? 4 : 64, stream: true, temperature: 0.8, seed: i }) });
+        if (i % 3 === 1) return r.text();
+        for await (const _ of r.body) { controller.abort(); break; }  // aborted after its first chunk
+        return null;
+      };
+      const round = (k) => Promise.all(Array.from({ length: 16 }, (_, i) => one(k * 16 + i).catch(() => null)));
+      for (let k = 0; k < 10; k++) await round(k);  // warm-up
+      const before = rssKiB(server.pid);
+      for (let k = 10; k < 60; k++) await round(k);
+      const after = rssKiB(server.pid);
+      t.diagnostic(`RSS ${before} KiB -> ${after} KiB over 800 requests`);
+      assert.ok(after - before < 4096, `RSS grew by ${after - before} KiB over 800 requests`);
+    } finally {
+      assert.equal((await stopServer(server)).code, 0);
+    }
+  });
+});
+
 describe('ogai serve transport: slow, idle and too many clients', () => {
   let server;
   let port;
