@@ -87,7 +87,8 @@ void check_options(const ServerOptions& o) {
     fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
   if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
   if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
-    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections, kMaxConnectionsLimit);
+    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
+         kMaxConnectionsLimit);
   check_seconds(o.idle_timeout_s, "idle_timeout");
   check_seconds(o.header_timeout_s, "header_timeout");
   check_seconds(o.body_timeout_s, "body_timeout");
@@ -139,7 +140,9 @@ http::Response error_response(const ApiError& error) {
 }
 
 Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
-    : model(std::move(m)), options(checked(std::move(o))), scheduler(model, options.max_concurrent, options.queue, options.engine),
+    : model(std::move(m)),
+      options(checked(std::move(o))),
+      scheduler(model, options.max_concurrent, options.queue, options.engine),
       http(limits_of(options), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
                                 [this](const http::Failure& f) { return failure_response(f); },
                                 [this](const std::string& path, int status) {
@@ -190,10 +193,12 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(std::move(res));
   }
   if (label == "/metrics")
-    return exchange->respond(text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
-                                           "text/plain; version=0.0.4; charset=utf-8"));
+    return exchange->respond(
+        text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
+                      "text/plain; version=0.0.4; charset=utf-8"));
   if (label == "/v1/models") return exchange->respond(answer_models(""));
-  if (label == "/v1/models/{id}") return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
+  if (label == "/v1/models/{id}")
+    return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange] {
     try {

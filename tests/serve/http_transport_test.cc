@@ -37,7 +37,9 @@ class Client {
   }
   ~Client() { close(fd_); }
   bool connected() const { return connected_; }
-  void send(const std::string& bytes) { ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size())); }
+  void send(const std::string& bytes) {
+    ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  }
   // Everything until the server closes (or the 5 s receive timeout).
   std::string read_all() {
     std::string out;

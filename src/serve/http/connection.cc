@@ -103,9 +103,11 @@ void Connection::on_first_bytes(error_code ec, std::size_t n) {
 
 void Connection::on_header(error_code ec) {
   if (state_ == State::kClosed) return;
-  if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow)
-    return refuse({431, "request_header_too_large",
-                   fmt::format("the request header is larger than the limit of {} bytes", limits_.max_header_bytes), ""});
+  if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
+    const std::string why =
+        fmt::format("the request header is larger than the limit of {} bytes", limits_.max_header_bytes);
+    return refuse({431, "request_header_too_large", why, ""});
+  }
   if (ec && is_malformed(ec)) return refuse({400, "", "malformed HTTP request: " + ec.message(), ""});
   if (ec) return close();  // header deadline, or the client went away mid-header
   const auto& req = parser_->get();
@@ -118,10 +120,11 @@ void Connection::on_header(error_code ec) {
   if (!parser_->is_done() && version_ >= 11 && beast::iequals(expect, "100-continue")) {
     auto interim = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
     stream_.expires_after(limits_.write_timeout);
-    asio::async_write(stream_, asio::buffer(*interim), [self = shared_from_this(), interim](error_code ec, std::size_t) {
+    auto then = [self = shared_from_this(), interim](error_code ec, std::size_t) {
       if (ec) return self->close();
       self->read_body();
-    });
+    };
+    asio::async_write(stream_, asio::buffer(*interim), std::move(then));
     return;
   }
   read_body();

@@ -129,8 +129,10 @@ int HttpServer::bind(const std::string& host, int port) {
   const std::string where = host + ":" + std::to_string(port);
   boost::system::error_code ec;
   tcp::resolver resolver(impl_->io);
-  auto endpoints = resolver.resolve(host, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec || endpoints.empty()) fail(ErrorCode::kRuntime, where, "cannot listen there (not an address of this machine: {})", ec.message());
+  const auto flags = tcp::resolver::passive | tcp::resolver::numeric_service;
+  auto endpoints = resolver.resolve(host, std::to_string(port), flags, ec);
+  if (ec || endpoints.empty())
+    fail(ErrorCode::kRuntime, where, "cannot listen there (not an address of this machine: {})", ec.message());
   tcp::acceptor& a = impl_->acceptor;
   const tcp::endpoint endpoint = endpoints.begin()->endpoint();
   a.open(endpoint.protocol(), ec);
