@@ -1,6 +1,6 @@
 // Options for loading a package and generating from it. Plain structs; every field documents its
 // meaning and default. Sampling fields left unset take the package's `generation.defaults`, then
-// ogai's own default (request > package > ogai).
+// its generation_config.json sampling fields, then ogai's own default (request > package > ogai).
 #pragma once
 
 #include <cstdint>

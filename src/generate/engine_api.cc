@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/log.h"
 #include "generate/engine.h"
 #include "generate/model_impl.h"
 
@@ -162,9 +163,14 @@ void Engine::Impl::deliver() {
   }
   for (auto& s : ended) {
     s->complete(*s->sequence);
-    if (s->on_done) {
-      GenerationHandle handle(s);
+    if (!s->on_done) continue;
+    GenerationHandle handle(s);
+    try {
       s->on_done(handle);
+    } catch (const std::exception& e) {  // the callback's own failure must not end the loop
+      log(LogLevel::kError, "engine: a completion callback threw: {}", e.what());
+    } catch (...) {
+      log(LogLevel::kError, "engine: a completion callback threw");
     }
   }
 }

@@ -136,7 +136,13 @@ void LiveSequence::stop_with_error(std::exception_ptr error) {
 void LiveSequence::finish() {
   if (finished_) return;
   finished_ = true;
-  if (!error_) output_.finish();
+  if (!error_) {
+    try {
+      output_.finish();  // may call the stream callback one last time
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
   times_.end = Clock::now();
   if (times_.prefilled == Clock::time_point{}) times_.prefilled = times_.first_token = times_.end;
   fill_timings(result_, times_);

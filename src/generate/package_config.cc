@@ -130,6 +130,18 @@ PackageGeneration make_generation(const metadata::Package& package) {
     g.defaults.repetition_penalty = d.repetition_penalty;
     g.defaults.max_length = d.max_length;
   }
+  // generation_config.json fills what the metadata leaves unset (transformers' defaults).
+  const auto& hf = package.files.text.generation_config_sampling;
+  auto fill = [](auto& field, const auto& value) {
+    if (!field && value) field = *value;
+  };
+  fill(g.defaults.do_sample, hf.do_sample);
+  fill(g.defaults.temperature, hf.temperature);
+  fill(g.defaults.top_k, hf.top_k);
+  fill(g.defaults.top_p, hf.top_p);
+  fill(g.defaults.min_p, hf.min_p);
+  fill(g.defaults.typical_p, hf.typical_p);
+  fill(g.defaults.repetition_penalty, hf.repetition_penalty);
   if (gen && !gen->overrides.empty()) {
     g.overrides_declared = true;
     for (const auto& [field, o] : gen->overrides) g.overrides[field] = {o.minimum, o.maximum};

@@ -1,5 +1,6 @@
 // Resolving a request's options against the package: request values > the package's
-// `generation.defaults` > ogai's own defaults, checked against `generation.overrides`.
+// `generation.defaults` (where unset: its generation_config.json sampling fields, filled in by
+// package_config.cc) > ogai's own defaults, checked against `generation.overrides`.
 //
 // ogai's own defaults: greedy decoding; a request that sets temperature > 0 or a filtering
 // warper (top_k, top_p, min_p, typical_p) without saying do_sample samples (the OpenAI and

@@ -226,10 +226,7 @@ void BatchCache::commit(std::span<ort::Tensor> presents) {
   for (std::size_t i = 0; i < presents.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
     ort::Shape want = shared(pair) ? views_[i].shape() : row_shape(pair, rows(), width_ + 1);
-    if (presents[i].shape() != want || presents[i].dtype() != pair.dtype)
-      fail(ErrorCode::kInvalidPackage, pair.output, "the graph produced {} {}, expected {} {}",
-           dtype_name(presents[i].dtype()), ort::shape_string(presents[i].shape()), dtype_name(pair.dtype),
-           ort::shape_string(want));
+    check_present(pair, presents[i], want);
   }
   for (std::size_t i = 0; i < presents.size(); ++i)
     if (!shared(spec_->pairs[i])) store_[i] = std::move(presents[i]);

@@ -7,6 +7,12 @@
 
 namespace ogai::kv {
 
+void check_present(const PairSpec& pair, const ort::Tensor& present, const ort::Shape& want) {
+  if (present.shape() != want || present.dtype() != pair.dtype)
+    fail(ErrorCode::kInvalidPackage, pair.output, "the graph produced {} {}, expected {} {}", dtype_name(present.dtype()),
+         ort::shape_string(present.shape()), dtype_name(pair.dtype), ort::shape_string(want));
+}
+
 KvCache::KvCache(const CacheSpec& spec, std::int64_t batch) : spec_(&spec), batch_(batch) {
   if (batch <= 0) fail(ErrorCode::kInvalidArgument, "kv cache", "batch size {} must be positive", batch);
   pasts_.reserve(spec.pairs.size());
@@ -83,10 +89,7 @@ void KvCache::commit(std::span<ort::Tensor> presents, std::int64_t new_tokens) {
   for (std::size_t i = 0; i < presents.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
     ort::Shape want = expected_present(pair, new_tokens);
-    if (presents[i].shape() != want || presents[i].dtype() != pair.dtype)
-      fail(ErrorCode::kInvalidPackage, pair.output, "the graph produced {} {}, expected {} {}",
-           dtype_name(presents[i].dtype()), ort::shape_string(presents[i].shape()), dtype_name(pair.dtype),
-           ort::shape_string(want));
+    check_present(pair, presents[i], want);
   }
   for (std::size_t i = 0; i < presents.size(); ++i)
     if (!shared(spec_->pairs[i])) pasts_[i] = std::move(presents[i]);

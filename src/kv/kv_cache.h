@@ -27,6 +27,10 @@
 
 namespace ogai::kv {
 
+// Throws ogai::Error (kInvalidPackage, naming the present port) unless `present` is `want` in the
+// pair's dtype: what a graph returned for a state pair, checked before it is committed.
+void check_present(const PairSpec& pair, const ort::Tensor& present, const ort::Shape& want);
+
 class KvCache {
  public:
   KvCache(const CacheSpec& spec, std::int64_t batch);

@@ -124,6 +124,28 @@ std::optional<nlohmann::json> read_side_json(const fs::path& file, Diagnostics& 
   }
 }
 
+// generation_config.json's sampling fields; a field of the wrong type is a PKG problem naming it
+// (null reads as absent, as transformers writes unset fields).
+void read_generation_sampling(const nlohmann::json& gen, TextSources::Sampling& out, Diagnostics& diags) {
+  auto number = [&](const char* name, std::optional<double>& into) {
+    const nlohmann::json& v = field(gen, name);
+    if (v.is_null()) return;
+    if (!v.is_number()) return diags.report("PKG", std::string("generation_config.json.") + name, "expected a number, got {}", v.dump());
+    into = v.get<double>();
+  };
+  number("temperature", out.temperature);
+  number("top_p", out.top_p);
+  number("min_p", out.min_p);
+  number("typical_p", out.typical_p);
+  number("repetition_penalty", out.repetition_penalty);
+  const nlohmann::json& k = field(gen, "top_k");
+  if (k.is_number_integer()) out.top_k = k.get<std::int64_t>();
+  else if (!k.is_null()) diags.report("PKG", "generation_config.json.top_k", "expected an integer, got {}", k.dump());
+  const nlohmann::json& sample = field(gen, "do_sample");
+  if (sample.is_boolean()) out.do_sample = sample.get<bool>();
+  else if (!sample.is_null()) diags.report("PKG", "generation_config.json.do_sample", "expected true or false, got {}", sample.dump());
+}
+
 void discover_tokenizer(const Document& doc, PackageFiles& files, Diagnostics& diags) {
   const auto* tok = doc.package && doc.package->tokenizer ? &*doc.package->tokenizer : nullptr;
   std::vector<fs::path> declared;
@@ -167,6 +189,7 @@ void discover_templates_and_eos(PackageFiles& files, Diagnostics& diags) {
     if (ids.is_array())
       for (const auto& id : ids)
         if (id.is_number_integer()) t.generation_config_eos_ids.push_back(id.get<std::int64_t>());
+    read_generation_sampling(*gen, t.generation_config_sampling, diags);
   }
 }
 

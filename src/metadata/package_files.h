@@ -34,6 +34,13 @@ struct TextSources {
   std::optional<std::filesystem::path> tokenizer_config;    // <root>/tokenizer_config.json when present
   std::optional<std::filesystem::path> generation_config;   // <root>/generation_config.json when present
   std::vector<std::int64_t> generation_config_eos_ids;      // generation_config.json eos_token_id (int or list)
+  // generation_config.json's sampling fields, as transformers reads them (absent = unset); the
+  // engine uses them where the metadata's generation.defaults sets nothing.
+  struct Sampling {
+    std::optional<bool> do_sample;
+    std::optional<double> temperature, top_p, min_p, typical_p, repetition_penalty;
+    std::optional<std::int64_t> top_k;
+  } generation_config_sampling;
   std::optional<std::string> tokenizer_config_eos_token;    // tokenizer_config.json eos_token (string or {content})
   std::optional<std::int64_t> special_tokens_eos_id;        // package.tokenizer.special_tokens.eos.id
 };

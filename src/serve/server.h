@@ -36,7 +36,7 @@ constexpr int kMaxConnectionsLimit = 65536;
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                            // 0 = any free port (bind() returns it)
-  int max_concurrent = 4;                     // generations running at once, [1, kMaxConcurrentLimit]
+  int max_concurrent = 16;                    // requests decoded together (engine rows), [1, kMaxConcurrentLimit]
   int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
   std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413 (chunked too, as they arrive)

@@ -166,6 +166,24 @@ TEST_P(ContinuousBatchTest, PrefixCacheHitEqualsMiss) {
   EXPECT_GE(stats.misses, 1u);
 }
 
+// A prefix cache too small for every finished state evicts the least recently used ones; results
+// stay those of solo runs, hit or miss.
+TEST(ContinuousBatchPrefixCache, EvictionUnderASmallBoundKeepsResultsCorrect) {
+  auto model = load("stories260k");
+  const std::vector<std::string> prompts = {"Once upon a time", "Lily", "The little dog", "One day", "She was"};
+  // Room for about two finished 20-token states of stories260k (5 layers x 2 x 4 heads x 8 x 4 bytes a position).
+  generate::PrefixCache prefix(2 * 20 * 5 * 2 * 4 * 8 * 4 + 1024);
+  for (int round = 0; round < 2; ++round)
+    for (const auto& p : prompts) {
+      auto r = run_schedule(*model, {{p + " and", greedy(12), 0}}, &prefix).results[0];
+      expect_same(r, model->generate(p + " and", greedy(12)), p);
+    }
+  const auto stats = prefix.stats();
+  EXPECT_GT(stats.evictions, 0u);
+  EXPECT_LE(stats.bytes, prefix.max_bytes());
+  EXPECT_LE(stats.entries, 3u);
+}
+
 // Shared-buffer storage (past and present one buffer, GroupQueryAttention writing in place): rows
 // of different lengths in one buffer of row capacity x capacity, rows leaving (the last moves into
 // the hole) and joining (the buffers grow): each equals the same storage run alone.

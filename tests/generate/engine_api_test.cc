@@ -149,6 +149,22 @@ TEST(EngineApiTest, BadRequestsFailAtSubmit) {
   EXPECT_EQ(engine.submit("Lily", options(5))->wait().ids.size(), 5u);
 }
 
+// A callback that throws fails its own request (or is logged, for on_done); the engine goes on.
+TEST(EngineApiTest, ThrowingCallbacksDoNotStopTheEngine) {
+  auto model = stories();
+  Engine engine(model);
+  auto bad = engine.submit("Lily", options(10), [](const StreamEvent&) -> bool { throw std::runtime_error("boom"); });
+  EXPECT_THROW(bad->wait(), std::runtime_error);
+  std::atomic<bool> called{false};
+  auto noisy = engine.submit("Lily", options(5), {}, [&](GenerationHandle&) {
+    called = true;
+    throw std::runtime_error("done callback failed");
+  });
+  EXPECT_EQ(noisy->wait().ids.size(), 5u);
+  EXPECT_EQ(engine.submit("Lily", options(5))->wait().ids, model->generate("Lily", options(5)).ids);
+  EXPECT_TRUE(called);
+}
+
 TEST(EngineApiTest, DestroyingTheEngineCancelsWhatRuns) {
   auto model = stories();
   std::shared_ptr<GenerationHandle> handle;

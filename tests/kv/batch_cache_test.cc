@@ -1,0 +1,162 @@
+// BatchCache: rows of different lengths joining from batch-1 caches and leaving back into them,
+// for left-padded append rows, prefix rows (explicit-length attention), shared buffers, static
+// buffers and recurrent state; the bytes of every row are where the layout says.
+#include "kv/batch_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+
+namespace ogai::kv {
+namespace {
+
+CacheSpec spec_of(StorageMode mode, bool prefix_rows) {
+  CacheSpec spec;
+  spec.mode = mode;
+  spec.prefix_rows = prefix_rows;
+  spec.max_length = 64;
+  spec.pairs.push_back({"full", "past.0", "present.0", DataType::kFloat32, 2, 3});
+  spec.pairs.push_back({"state", "past_state", "present_state", DataType::kFloat32, 0, 0, Update::kReplace, 0, {2, 2}});
+  return spec;
+}
+
+// Value of position s of a row tagged `tag` (every head and element of that position).
+float value(int tag, std::int64_t s) { return static_cast<float>(tag * 1000 + s); }
+
+// A batch-1 cache holding `length` positions of row `tag`, built through reserve/bind/commit as a
+// prefill step would; its recurrent state is filled with `tag`.
+KvCache solo(const CacheSpec& spec, std::int64_t length, int tag) {
+  KvCache cache(spec, 1);
+  cache.reserve(length);
+  std::vector<ort::Tensor> slots(spec.pairs.size());
+  cache.bind_presents(slots);
+  for (std::size_t i = 0; i < spec.pairs.size(); ++i) {
+    const PairSpec& p = spec.pairs[i];
+    if (p.update == Update::kReplace) {
+      slots[i] = ort::Tensor::allocate(p.dtype, {1, 2, 2});
+      for (auto& v : slots[i].span<float>()) v = static_cast<float>(tag);
+      continue;
+    }
+    if (slots[i].empty()) slots[i] = ort::Tensor::allocate(p.dtype, {1, p.kv_heads, length, p.head_dim});
+    const std::int64_t positions = slots[i].shape()[2];
+    auto data = slots[i].span<float>();
+    for (std::size_t k = 0; k < data.size(); ++k)
+      data[k] = value(tag, static_cast<std::int64_t>(k / static_cast<std::size_t>(p.head_dim)) % positions);
+  }
+  cache.commit(slots, length);
+  return cache;
+}
+
+// Position s of row r of a [rows, heads, positions, dim] tensor, head h, element 0.
+float at(const ort::Tensor& t, std::int64_t r, std::int64_t h, std::int64_t s) {
+  const auto& d = t.shape();
+  return t.span<float>()[static_cast<std::size_t>(((r * d[1] + h) * d[2] + s) * d[3])];
+}
+
+void expect_row(const BatchCache& batch, const ort::Tensor& past, std::int64_t r, int tag, std::int64_t length) {
+  const std::int64_t offset = batch.left_padded() ? past.shape()[2] - length : 0;
+  for (std::int64_t h = 0; h < past.shape()[1]; ++h)
+    for (std::int64_t s = 0; s < length; ++s)
+      ASSERT_EQ(at(past, r, h, offset + s), value(tag, s)) << "row " << r << " head " << h << " position " << s;
+}
+
+void expect_solo(const KvCache& cache, int tag, std::int64_t length) {
+  ASSERT_EQ(cache.length(), length);
+  const ort::Tensor& past = cache.pasts()[0];
+  for (std::int64_t h = 0; h < past.shape()[1]; ++h)
+    for (std::int64_t s = 0; s < length; ++s) ASSERT_EQ(at(past, 0, h, s), value(tag, s));
+  for (float v : cache.pasts()[1].span<float>()) ASSERT_EQ(v, static_cast<float>(tag));
+}
+
+struct Layout {
+  StorageMode mode;
+  bool prefix_rows;
+  bool left_padded;
+};
+
+class BatchCacheTest : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(BatchCacheTest, RowsJoinAndLeaveWithTheirBytes) {
+  const Layout layout = GetParam();
+  CacheSpec spec = spec_of(layout.mode, layout.prefix_rows);
+  BatchCache batch(spec);
+  EXPECT_EQ(batch.left_padded(), layout.left_padded);
+  const std::vector<std::int64_t> lengths = {5, 2, 9, 4};
+  for (int tag = 0; tag < 4; ++tag) batch.add_row(solo(spec, lengths[static_cast<std::size_t>(tag)], tag + 1));
+  ASSERT_EQ(batch.rows(), 4);
+  EXPECT_EQ(batch.longest(), 9);
+  auto pasts = batch.pasts();
+  ASSERT_EQ(pasts[0]->shape()[0], 4);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(batch.length(r), lengths[static_cast<std::size_t>(r)]);
+    expect_row(batch, *pasts[0], r, r + 1, lengths[static_cast<std::size_t>(r)]);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(pasts[1]->span<float>()[static_cast<std::size_t>(r * 4 + k)], r + 1.0f);
+  }
+  // Row 1 leaves with its state; the last row (tag 4) moves into its place.
+  expect_solo(batch.take_row(1), 2, 2);
+  ASSERT_EQ(batch.rows(), 3);
+  EXPECT_EQ(batch.length(1), 4);
+  pasts = batch.pasts();
+  expect_row(batch, *pasts[0], 1, 4, 4);
+  expect_row(batch, *pasts[0], 0, 1, 5);
+  expect_row(batch, *pasts[0], 2, 3, 9);
+  // The longest row leaves: the padded width shrinks to the longest left.
+  batch.remove_row(2);
+  EXPECT_EQ(batch.longest(), 5);
+  if (layout.mode == StorageMode::kAppend) EXPECT_EQ(batch.pasts()[0]->shape()[2], 5);
+  expect_solo(batch.take_row(0), 1, 5);
+  expect_solo(batch.take_row(0), 4, 4);  // the last row: its tensors are handed back
+  EXPECT_EQ(batch.rows(), 0);
+  EXPECT_EQ(batch.bytes(), 0u);
+  batch.add_row(solo(spec, 3, 7));  // an emptied batch takes rows again
+  expect_row(batch, *batch.pasts()[0], 0, 7, 3);
+}
+
+TEST_P(BatchCacheTest, StepCommitsOnePositionPerRow) {
+  CacheSpec spec = spec_of(GetParam().mode, GetParam().prefix_rows);
+  BatchCache batch(spec);
+  batch.add_row(solo(spec, 3, 1));
+  batch.add_row(solo(spec, 6, 2));
+  batch.reserve_step();
+  std::vector<ort::Tensor> slots(spec.pairs.size());
+  batch.bind_presents(slots);
+  const bool shared = spec.mode == StorageMode::kSharedBuffer;
+  EXPECT_EQ(slots[0].empty(), !shared);
+  if (!shared) slots[0] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 7, 3});  // width 6 + 1
+  slots[1] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 2});
+  batch.commit(slots);
+  EXPECT_EQ(batch.length(0), 4);
+  EXPECT_EQ(batch.length(1), 7);
+  std::vector<ort::Tensor> wrong(spec.pairs.size());
+  batch.bind_presents(wrong);
+  if (!shared) wrong[0] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 9, 3});
+  wrong[1] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 2});
+  if (!shared) EXPECT_THROW(batch.commit(wrong), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, BatchCacheTest,
+                         ::testing::Values(Layout{StorageMode::kAppend, false, true},
+                                           Layout{StorageMode::kAppend, true, false},
+                                           Layout{StorageMode::kSharedBuffer, true, false}));
+
+TEST(BatchCacheRoom, StaticCapacityAndContextLimit) {
+  CacheSpec spec;
+  spec.max_length = 8;
+  spec.pairs.push_back({"full", "past", "present", DataType::kFloat32, 1, 2, Update::kIndexedScatter, 6});
+  BatchCache batch(spec);
+  KvCache five(spec, 1);
+  five.reserve(5);
+  std::vector<ort::Tensor> slots(1);
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 1, 6, 2});
+  five.commit(slots, 5);
+  batch.add_row(std::move(five));
+  EXPECT_EQ(batch.room_error(0), "");
+  std::vector<ort::Tensor> step(1);
+  step[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 1, 6, 2});
+  batch.commit(step);
+  EXPECT_NE(batch.room_error(0).find("capacity of 6"), std::string::npos) << batch.room_error(0);
+  EXPECT_THROW(batch.add_row(KvCache(spec, 1)), Error);  // an empty cache cannot join
+}
+
+}  // namespace
+}  // namespace ogai::kv
