@@ -88,6 +88,30 @@ describe('ogai serve transport: framing', () => {
     assert.equal(both.responses[0]?.status, 400, 'Content-Length with chunked was accepted');
   });
 
+  it('answers Expect: 100-continue before the body, and streams to HTTP/1.0 clients without chunking', async () => {
+    const body = completion();
+    const socket = await connect(port);
+    const r = reader(socket);
+    socket.write(`POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+                 `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`);
+    await r.waitFor((d) => d.toString().includes('\r\n\r\n'), 5000);
+    assert.match(r.received().toString(), /^HTTP\/1\.1 100 Continue\r\n\r\n/, 'no 100 Continue before the body');
+    socket.write(body);
+    await r.waitFor((d) => parseResponses(d).length > 0, 10000);
+    socket.destroy();
+    assert.equal(parseResponses(r.received())[0]?.status, 200);
+    const old = await connect(port);
+    const o = reader(old);
+    old.write(request('POST', '/v1/completions', { body: completion({ stream: true }) }).replace('HTTP/1.1', 'HTTP/1.0'));
+    await o.waitFor(() => false, 10000);  // until the server closes
+    old.destroy();
+    const text = o.received().toString();
+    assert.notEqual(o.closed(), null, 'an HTTP/1.0 stream must end with the connection');
+    assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.doesNotMatch(text.slice(0, text.indexOf('\r\n\r\n')), /transfer-encoding|content-length/i);
+    assert.match(text, /\r\n\r\ndata: \{[\s\S]*data: \[DONE\]\n\n$/);
+  });
+
   it('answers 431 to a header over 16 KiB', async () => {
     const { responses } = await exchange(port, request('GET', '/health', { headers: { 'X-Big': 'a'.repeat(20000) } }));
     assert.equal(responses[0]?.status, 431);
