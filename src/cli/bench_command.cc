@@ -79,9 +79,9 @@ void add_bench_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<BenchFlags>();
   auto* cmd = app.add_subcommand("bench", "measure prefill/decode speed and ogai's own cost per token");
   add_model_flags(*cmd, flags->model);
-  cmd->add_option("--prompt-len", flags->prompt_len, "prompt tokens")->check(CLI::PositiveNumber);
-  cmd->add_option("--gen", flags->gen, "tokens to generate")->check(CLI::PositiveNumber);
-  cmd->add_option("--runs", flags->runs, "timed runs (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_option("--prompt-len", flags->prompt_len, "prompt tokens")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--gen", flags->gen, "tokens to generate")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--runs", flags->runs, "timed runs (median reported)")->check(CLI::Range(1, 10000));
   cmd->add_flag("--json", flags->json, "print one JSON object");
   cmd->callback([&result, flags] { result.exit_code = run_bench(*flags); });
 }

@@ -1,4 +1,5 @@
-// `ogai generate PKG --prompt TEXT [--chat] [--system TEXT] [sampling flags] [--stream] [--json]`
+// `ogai generate PKG [--prompt TEXT | --prompt-file FILE | stdin] [--chat] [--system TEXT] [sampling flags]
+//  [--stream] [--json]`
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
 // runtime_ms,onnxruntime_ms,queue_ms,cached_prompt_tokens}} on one line, keys in this order; `--logprobs N` (with --json only)
@@ -8,8 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
+#include <iterator>
+#include <optional>
+
 #include <cstdio>
 
+#include "base/file.h"
 #include "cli/command.h"
 #include "cli/model_flags.h"
 
@@ -19,7 +25,8 @@ namespace {
 struct GenerateFlags {
   ModelFlags model;
   SamplingFlags sampling;
-  std::string prompt;
+  std::string prompt;       // "-" = standard input
+  std::string prompt_file;
   bool chat = false;
   std::string system;
   bool stream = false;
@@ -69,6 +76,18 @@ nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative, 
   return j;
 }
 
+// The prompt: --prompt TEXT, --prompt-file FILE, or standard input (--prompt -, or no prompt
+// flag while standard input is not a terminal); nullopt when there is none.
+std::optional<std::string> prompt_text(const GenerateFlags& f) {
+  if (!f.prompt_file.empty()) return read_file(f.prompt_file);
+  const bool from_stdin = f.prompt == "-" || (f.prompt.empty() && !isatty(STDIN_FILENO));
+  if (!from_stdin) return f.prompt.empty() ? std::nullopt : std::optional<std::string>(f.prompt);
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (text.ends_with('\n')) text.pop_back();  // `echo text |` adds one
+  if (text.empty() && f.prompt.empty()) return std::nullopt;
+  return text;
+}
+
 int run_generate(const GenerateFlags& f) {
   if (f.logprobs >= 0 && !f.json) {
     std::fprintf(stderr, "ogai generate: --logprobs needs --json\n");
@@ -78,13 +97,18 @@ int run_generate(const GenerateFlags& f) {
     std::fprintf(stderr, "ogai generate: --prompt-logprobs needs --logprobs N\n");
     return kExitUsage;
   }
+  std::optional<std::string> read = prompt_text(f);
+  if (!read) {
+    std::fprintf(stderr, "ogai generate: give a prompt: --prompt TEXT, --prompt-file FILE, or text on standard input\n");
+    return kExitUsage;
+  }
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
-  std::string prompt = f.prompt;
+  std::string prompt = *read;
   if (f.chat) {
     std::vector<ChatMessage> messages;
     if (!f.system.empty()) messages.push_back({"system", f.system});
-    messages.push_back({"user", f.prompt});
+    messages.push_back({"user", *read});
     prompt = model->render_chat(messages, true);
   } else if (!f.system.empty()) {
     std::fprintf(stderr, "ogai generate: --system needs --chat\n");
@@ -105,7 +129,9 @@ int run_generate(const GenerateFlags& f) {
   result.timings.load_ms = load_ms;
   if (f.json) {
     const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
-    std::printf("%s\n", result_json(result, speculative, f.logprobs >= 0).dump().c_str());
+    nlohmann::ordered_json doc = result_json(result, speculative, f.logprobs >= 0);
+    if (f.sampling.random_seed) doc["seed"] = *options.sampling.seed;  // --seed -1: the seed drawn
+    std::printf("%s\n", doc.dump().c_str());
   } else {
     if (!f.stream) std::fwrite(result.text.data(), 1, result.text.size(), stdout);
     if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
@@ -119,7 +145,10 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<GenerateFlags>();
   auto* cmd = app.add_subcommand("generate", "generate text from a prompt");
   add_model_flags(*cmd, flags->model);
-  cmd->add_option("--prompt", flags->prompt, "the prompt text")->required();
+  auto* prompt = cmd->add_option("--prompt", flags->prompt,
+                                 "the prompt text; '-' reads it from standard input, as does leaving it out when "
+                                 "standard input is not a terminal");
+  cmd->add_option("--prompt-file", flags->prompt_file, "read the prompt from this file")->excludes(prompt);
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);

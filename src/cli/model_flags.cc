@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <random>
 #include <cstdio>
 
 namespace ogai::cli {
@@ -20,13 +21,18 @@ void show_progress(std::string_view stage, double fraction) {
   std::fflush(stderr);
 }
 
+std::uint64_t random_seed() {
+  std::random_device entropy;
+  return (static_cast<std::uint64_t>(entropy()) << 32 | entropy()) & ((std::uint64_t{1} << 63) - 1);
+}
+
 }  // namespace
 
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_option("PKG", flags.package, "package directory (or its inference_metadata file)")->required();
   cmd.add_option("--ep", flags.ep, "execution provider")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd.add_option("--threads", flags.threads, "ONNX Runtime intra-op threads (0 = its default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
 }
 
@@ -42,19 +48,27 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   add_optional(cmd, "--repetition-penalty", s.repetition_penalty, "HF repetition penalty (> 0, 1 = off)");
   add_optional(cmd, "--frequency-penalty", s.frequency_penalty, "OpenAI frequency penalty");
   add_optional(cmd, "--presence-penalty", s.presence_penalty, "OpenAI presence penalty");
-  add_optional(cmd, "--seed", s.seed, "random seed (same seed, same output)");
-  cmd.add_option("--stop", o.stop, "stop string (repeatable); never printed");
+  cmd.add_option_function<std::int64_t>(
+         "--seed",
+         [&flags](std::int64_t v) {
+           if (v < -1) throw CLI::ValidationError("--seed", std::to_string(v) + " is not a seed (>= 0, or -1 for a random one)");
+           flags.random_seed = v == -1;
+           flags.options.sampling.seed = v == -1 ? random_seed() : static_cast<std::uint64_t>(v);
+         },
+         "random seed, >= 0 (same seed, same output); -1 = a random seed (reported by --json)");
+  // One value per occurrence: `--stop X PKG` must not take the package path as a second stop.
+  cmd.add_option("--stop", o.stop, "stop string (repeatable, one per flag); never printed")->allow_extra_args(false);
   cmd.add_flag("--ignore-eos", o.ignore_eos, "keep generating after end-of-sequence tokens");
   cmd.add_flag("--truncate-prompt", o.truncate_prompt, "keep the end of a prompt longer than the context");
   cmd.add_option("--prefill-chunk", o.prefill_chunk, "prefill at most N tokens per step (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   using Drafter = SpeculativeOptions::Drafter;
   const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
   cmd.add_option("--speculative", o.speculative.drafter,
                  "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
       ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
   cmd.add_option("--draft-tokens", o.speculative.max_draft_tokens, "tokens proposed per speculative step")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1024));
 }
 
 std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms) {

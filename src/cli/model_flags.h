@@ -20,6 +20,7 @@ struct ModelFlags {
 
 struct SamplingFlags {
   GenerationOptions options;
+  bool random_seed = false;  // --seed -1: options.sampling.seed was drawn at random
 };
 
 // Adds PKG (positional), --ep, --threads, --allow-cpu-fallback.

@@ -96,7 +96,7 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(0, serve::kQueueLimit))->capture_default_str();
   cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
   cmd->add_option("--max-connections", s.max_connections, "open connections at once (more get 503)")
       ->check(CLI::Range(1, serve::kMaxConnectionsLimit))->capture_default_str();
   cmd->add_option("--idle-timeout", s.idle_timeout_s, "seconds a connection may wait before its next request")

@@ -48,7 +48,11 @@ class BenchTest(unittest.TestCase):
     def test_bad_counts_are_usage_errors(self):
         for flags in (("--runs", "0"), ("--gen", "-3"), ("--prompt-len", "x")):
             with self.subTest(flags=flags):
-                self.assertEqual(bench(STORIES, *flags).returncode, 2)
+                r = bench(STORIES, *flags)
+                self.assertEqual(r.returncode, 2)
+                self.assertIn(flags[0], r.stderr)
+                self.assertLess(len(r.stderr.splitlines()[0]), 120, r.stderr)  # a range a person can read
+        self.assertIn("not in range 1 to", bench(STORIES, "--runs", "0").stderr)
 
 
 if __name__ == "__main__":

@@ -228,6 +228,50 @@ def ort_has_cuda():
     return os.path.exists(os.path.join(os.path.dirname(lib), "libonnxruntime_providers_cuda.so"))
 
 
+class PromptSourcesAndFlagsTest(unittest.TestCase):
+    """Where the prompt comes from, options that take one value each, and --seed -1."""
+
+    def test_prompt_from_standard_input(self):
+        for flags in ((), ("--prompt", "-")):
+            with self.subTest(flags=flags):
+                r = ogai("generate", STORIES, "--max-new-tokens", "60", *flags, stdin=STORIES_PROMPT + "\n")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout, GOLDEN_TEXT)
+
+    def test_prompt_file(self):
+        path = os.path.join(temp_dir(self), "prompt.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(STORIES_PROMPT)
+        r = ogai("generate", STORIES, "--prompt-file", path, "--max-new-tokens", "60")
+        self.assertEqual((r.returncode, r.stdout), (0, GOLDEN_TEXT), r.stderr)
+        missing = ogai("generate", STORIES, "--prompt-file", path + ".missing")
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("prompt.txt.missing", missing.stderr)
+        self.assertEqual(ogai("generate", STORIES, "--prompt-file", path, "--prompt", "x").returncode, 2)
+
+    def test_no_prompt_at_all_is_a_usage_error(self):
+        r = ogai("generate", STORIES, stdin="")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--prompt", r.stderr)
+
+    def test_stop_does_not_swallow_the_package(self):
+        r = ogai("generate", "--stop", "named Lily", STORIES, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, GOLDEN_TEXT[:GOLDEN_TEXT.index("named Lily")])
+
+    def test_seed_minus_one_is_random_and_reported(self):
+        docs = [generate_json(self, "--temperature", "1", "--seed", "-1", "--max-new-tokens", "30") for _ in range(2)]
+        seeds = [d["seed"] for d in docs]
+        self.assertTrue(all(isinstance(x, int) and x >= 0 for x in seeds), seeds)
+        self.assertNotEqual(seeds[0], seeds[1])
+        again = generate_json(self, "--temperature", "1", "--seed", str(seeds[0]), "--max-new-tokens", "30")
+        self.assertEqual(again["ids"], docs[0]["ids"])  # the reported seed reproduces the run
+        self.assertNotIn("seed", again)
+        bad = generate("--seed", "-2")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--seed", bad.stderr)
+
+
 class BadInputTest(unittest.TestCase):
     def assert_fails(self, r, *needles):
         self.assertEqual(r.returncode, 1, r.stderr)
