@@ -5,8 +5,8 @@ pkgs=(build-essential cmake pkg-config git ca-certificates
       libgtest-dev libgmock-dev libbenchmark-dev
       libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
-      libcli11-dev libcpp-httplib-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
-      python3-onnx python3-numpy python3-yaml python3-jinja2
+      libcli11-dev libboost-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
+      python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
       clang libclang-rt-dev)  # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
 missing=()
 for p in "${pkgs[@]}"; do

@@ -52,6 +52,22 @@ struct SpeculativeOptions {
   int ngram_max = 3;         // n-gram drafter: longest suffix to match (tries ngram_max down to 1)
 };
 
+// Structured output: the generated text is constrained, token by token, to a format
+// (docs/structured_output.md). Fails closed: a schema keyword or grammar construct ogai cannot
+// enforce is an ogai::Error (kUnsupported) naming it, never ignored. A generation cut by the
+// length limit inside an unfinished value ends with finish reason kLength.
+struct ResponseFormat {
+  enum class Kind {
+    kJsonObject,  // any JSON object (OpenAI's {"type": "json_object"}); `text` unused
+    kJsonSchema,  // a JSON value valid against the JSON Schema in `text` (the supported subset)
+    kRegex,       // the whole text matches the regular expression in `text` (ECMAScript syntax)
+    kGrammar,     // the whole text matches the GBNF grammar in `text` (llama.cpp's format, start rule root)
+  };
+  Kind kind = Kind::kJsonObject;
+  std::string text;
+  bool strict = true;  // OpenAI's json_schema.strict; ogai enforces the format either way
+};
+
 struct GenerationOptions {
   // Default: the package's max_length, else until the context ends. 0 = prefill only: no token is
   // generated (finish reason kLength); what prompt_logprobs or warming a Context's KV need. < 0 is
@@ -76,6 +92,15 @@ struct GenerationOptions {
   // prefix are not kept). Not with batches or speculative decoding (kUnsupported).
   bool prompt_logprobs = false;
   SpeculativeOptions speculative;
+  // Unset (default): free text. Set: constrained decoding (greedy, sampled, batched and
+  // speculative alike); the text ends with an end token (EOS or a stop token id) only once it
+  // is complete, so ignore_eos needs a stop token id.
+  std::optional<ResponseFormat> response_format;
 };
+
+// Compiles `format` without a model and throws the ogai::Error generate() would (a malformed
+// schema, regex or grammar: kInvalidArgument; something ogai cannot enforce: kUnsupported naming
+// the keyword and its JSON pointer). For checking a request before queueing it.
+void check_response_format(const ResponseFormat& format);
 
 }  // namespace ogai

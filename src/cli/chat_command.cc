@@ -1,19 +1,27 @@
 // `ogai chat PKG [model and sampling flags]`: an interactive chat through the package's template.
 // On a terminal: line editing and history (libedit), streaming replies, Ctrl-C stops the current
-// reply, commands /reset, /system TEXT, /stats, /quit. When stdin is not a terminal: one user
+// reply; at the prompt Ctrl-C clears the line (twice in a row, or Ctrl-D, ends the chat, exit 0).
+// Commands (both modes): /help, /reset, /system TEXT, /stats, /save FILE, /load FILE, /quit.
+// /save writes the conversation as JSON {"system": TEXT, "messages": [{"role", "content"}...]};
+// /load reads one back (the conversation is replaced; a bad file leaves it as it was). When stdin is not a terminal: one user
 // message per input line, each reply printed plainly (as generated) followed by a newline
 // (scriptable; a reply may itself contain newlines). A message that fails
 // (e.g. the conversation outgrew the context) prints its error on stderr and an empty reply line;
 // the chat goes on and exits 1 at the end.
 #include <editline/readline.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "base/file.h"
 #include "cli/command.h"
 #include "cli/model_flags.h"
 
@@ -22,6 +30,31 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 void on_sigint(int) { g_interrupted = true; }
+
+constexpr const char* kHelp =
+    "/help         this list\n"
+    "/reset        forget the conversation\n"
+    "/system TEXT  set the system message (and forget the conversation)\n"
+    "/stats        tokens and speed of the last reply\n"
+    "/save FILE    write the conversation as JSON\n"
+    "/load FILE    read a conversation written by /save\n"
+    "/quit         end the chat (also Ctrl-D, or Ctrl-C twice at the prompt)\n"
+    "Ctrl-C during a reply stops it; at the prompt it clears the line.";
+
+// readline() with Ctrl-C interrupting it instead of killing the process: returns nullptr at end
+// of input, and sets `interrupted` when Ctrl-C ended the line.
+char* read_line(bool& interrupted) {
+  struct sigaction action {}, previous {};
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: the terminal read returns
+  sigaction(SIGINT, &action, &previous);
+  g_interrupted = false;
+  char* line = readline("> ");
+  interrupted = g_interrupted.exchange(false);
+  sigaction(SIGINT, &previous, nullptr);
+  return line;
+}
 
 struct ChatFlags {
   ModelFlags model;
@@ -48,8 +81,14 @@ class ChatSession {
       if (interactive) std::printf("(system message set; conversation cleared)\n");
     } else if (line == "/stats") {
       print_stats();
+    } else if (line == "/help") {
+      std::printf("%s\n", kHelp);
+    } else if (line.rfind("/save ", 0) == 0) {
+      save(line.substr(6));
+    } else if (line.rfind("/load ", 0) == 0) {
+      load(line.substr(6), interactive);
     } else if (!line.empty() && line[0] == '/') {
-      std::fprintf(stderr, "unknown command %s (try /reset, /system TEXT, /stats, /quit)\n", line.c_str());
+      std::fprintf(stderr, "unknown command %s (try /help)\n", line.c_str());
     } else if (!line.empty()) {
       try_reply(line, interactive);
     }
@@ -60,6 +99,39 @@ class ChatSession {
 
 
  private:
+  void save(const std::string& path) {
+    nlohmann::ordered_json doc = {{"system", system_}, {"messages", nlohmann::ordered_json::array()}};
+    for (const auto& m : history_) doc["messages"].push_back({{"role", m.role}, {"content", m.content}});
+    std::ofstream out(path);
+    out << doc.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "ogai chat: cannot write %s\n", path.c_str());
+      failed_ = true;
+      return;
+    }
+    std::printf("(saved %zu messages to %s)\n", history_.size(), path.c_str());
+  }
+
+  void load(const std::string& path, bool interactive) {
+    try {
+      const nlohmann::json doc = nlohmann::json::parse(read_file(path));
+      std::vector<ChatMessage> messages;
+      for (const auto& m : doc.at("messages")) {
+        const std::string role = m.at("role").get<std::string>();
+        if (role != "user" && role != "assistant")
+          throw std::runtime_error("messages: role '" + role + "' (expected user or assistant)");
+        messages.push_back({role, m.at("content").get<std::string>()});
+      }
+      system_ = doc.value("system", std::string());
+      history_ = std::move(messages);
+      context_.reset();
+      if (interactive) std::printf("(loaded %zu messages from %s)\n", history_.size(), path.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ogai chat: cannot load %s: %s (the conversation is unchanged)\n", path.c_str(), e.what());
+      failed_ = true;
+    }
+  }
+
   // A failed reply leaves the conversation as it was before the message.
   void try_reply(const std::string& user, bool interactive) {
     try {
@@ -142,13 +214,25 @@ int run_chat(const ChatFlags& flags) {
       if (!session.handle(line, false)) break;
     return session.failed() ? kExitFailure : kExitOk;
   }
-  std::printf("ogai chat — /reset, /system TEXT, /stats, /quit; Ctrl-C stops a reply\n");
-  while (char* raw = readline("> ")) {
+  std::printf("ogai chat — /help, /reset, /system TEXT, /stats, /save FILE, /load FILE, /quit; Ctrl-C stops a reply, twice at the prompt quits\n");
+  int interrupts = 0;
+  for (;;) {
+    bool interrupted = false;
+    char* raw = read_line(interrupted);
+    if (interrupted) {
+      std::free(raw);
+      if (++interrupts >= 2) break;
+      std::printf("\n(Ctrl-C again, /quit or Ctrl-D to leave)\n");
+      continue;
+    }
+    if (raw == nullptr) break;  // Ctrl-D
+    interrupts = 0;
     std::string line(raw);
     std::free(raw);
     if (!line.empty()) add_history(line.c_str());
     if (!session.handle(line, true)) break;
   }
+  std::printf("\n");
   return kExitOk;
 }
 

@@ -17,6 +17,7 @@
 
 #include "base/file.h"
 #include "cli/command.h"
+#include "cli/format_flags.h"
 #include "cli/model_flags.h"
 
 namespace ogai::cli {
@@ -25,6 +26,7 @@ namespace {
 struct GenerateFlags {
   ModelFlags model;
   SamplingFlags sampling;
+  FormatFlags format;
   std::string prompt;       // "-" = standard input
   std::string prompt_file;
   bool chat = false;
@@ -102,6 +104,8 @@ int run_generate(const GenerateFlags& f) {
     std::fprintf(stderr, "ogai generate: give a prompt: --prompt TEXT, --prompt-file FILE, or text on standard input\n");
     return kExitUsage;
   }
+  const std::optional<ResponseFormat> format = response_format(f.format);
+  if (format) check_response_format(*format);  // a bad schema fails before the model loads
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = *read;
@@ -118,6 +122,7 @@ int run_generate(const GenerateFlags& f) {
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
+  options.response_format = format;
   StreamCallback on_token;
   if (f.stream && !f.json)
     on_token = [](const StreamEvent& e) {
@@ -152,6 +157,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);
+  add_format_flags(*cmd, flags->format);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
   cmd->add_option("--logprobs", flags->logprobs,

@@ -1,10 +1,13 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
-//  [--max-body-bytes N] [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
+//  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
+//  [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
 // (docs/serve.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr once it accepts
 // connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
 // cancelled, every thread is joined) and it exits 0.
 #include <pthread.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -46,11 +49,23 @@ void wait_for_stop_signal(serve::Server& server, const std::atomic<bool>& done) 
   }
 }
 
+// Each connection is a descriptor: raise the soft limit to the hard one when --max-connections
+// (plus the model's files and the process's own) needs more than it allows.
+void raise_descriptor_limit(int connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 256;
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 int run_serve(const ServeFlags& f) {
   // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+  raise_descriptor_limit(f.server.max_connections);
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();
@@ -82,6 +97,14 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
+  cmd->add_option("--max-connections", s.max_connections, "open connections at once (more get 503)")
+      ->check(CLI::Range(1, serve::kMaxConnectionsLimit))->capture_default_str();
+  cmd->add_option("--idle-timeout", s.idle_timeout_s, "seconds a connection may wait before its next request")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--header-timeout", s.header_timeout_s, "seconds a request's header may take to arrive")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--body-timeout", s.body_timeout_s, "seconds a request's body may take to arrive")
+      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->add_option("--max-step-tokens", s.engine.max_step_tokens,
                   "prompt tokens prefilled per engine step beside the decoding rows (chunked prefill)")
       ->check(CLI::Range(1, 1 << 20))->capture_default_str();

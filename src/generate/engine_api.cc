@@ -33,6 +33,19 @@ struct GenerationHandle::State {
     done = true;
     ended.notify_all();
   }
+
+  // After the end: drop the sequence (its state, its stream callback) and the completion
+  // callback, which may hold the submitter's objects that hold this handle (no reference cycle
+  // outlives the generation).
+  void release() {
+    std::shared_ptr<generate::LiveSequence> gone;
+    CompletionCallback done_callback;
+    {
+      std::lock_guard lock(mutex);
+      gone = std::move(sequence);
+      done_callback = std::move(on_done);
+    }
+  }
 };
 
 GenerationResult GenerationHandle::wait() {
@@ -50,7 +63,10 @@ bool GenerationHandle::done() const {
 }
 
 // The loop steps while any sequence is live, so it sees the flag at its next step; nothing to wake.
-void GenerationHandle::cancel() { state_->sequence->cancel(); }
+void GenerationHandle::cancel() {
+  std::lock_guard lock(state_->mutex);
+  if (state_->sequence) state_->sequence->cancel();  // null once ended
+}
 
 namespace {
 
@@ -163,15 +179,17 @@ void Engine::Impl::deliver() {
   }
   for (auto& s : ended) {
     s->complete(*s->sequence);
-    if (!s->on_done) continue;
-    GenerationHandle handle(s);
-    try {
-      s->on_done(handle);
-    } catch (const std::exception& e) {  // the callback's own failure must not end the loop
-      log(LogLevel::kError, "engine: a completion callback threw: {}", e.what());
-    } catch (...) {
-      log(LogLevel::kError, "engine: a completion callback threw");
+    if (s->on_done) {
+      GenerationHandle handle(s);
+      try {
+        s->on_done(handle);
+      } catch (const std::exception& e) {  // the callback's own failure must not end the loop
+        log(LogLevel::kError, "engine: a completion callback threw: {}", e.what());
+      } catch (...) {
+        log(LogLevel::kError, "engine: a completion callback threw");
+      }
     }
+    s->release();
   }
 }
 

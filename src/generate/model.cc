@@ -99,6 +99,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   so.intra_op_threads = options.intra_op_threads;
   so.inter_op_threads = options.inter_op_threads;
   auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template), so);
+  impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(impl->tokenizer);
   report(options, "model", 1.0);
   ModelInfo& info = impl->info;
   info.package = impl->config.root;

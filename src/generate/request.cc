@@ -4,6 +4,8 @@
 
 #include "base/error.h"
 #include "generate/token_logprobs.h"
+#include "grammar/grammar_constraint.h"
+#include "grammar/response_format.h"
 
 namespace ogai::generate {
 namespace {
@@ -75,6 +77,22 @@ void check_overrides(const GenerationOptions& o, const PackageGeneration& packag
   gate.check("max_new_tokens", o.max_new_tokens);
 }
 
+// The request's response format as the sampler's constraint.
+std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat& format, const PackageGeneration& package,
+                                                            const ResolvedRequest& r) {
+  if (!package.grammar) {
+    grammar::compile_response_format(format);  // the format's own errors first
+    fail(ErrorCode::kUnsupported, "response_format", "structured output needs the model's tokenizer vocabulary");
+  }
+  std::vector<std::int64_t> ends = r.stop.eos_ids;
+  ends.insert(ends.end(), r.stop_token_ids.begin(), r.stop_token_ids.end());
+  if (ends.empty())
+    fail(ErrorCode::kInvalidArgument, "response_format",
+         "constrained output ends with an end token once complete, but there is none (ignore_eos without "
+         "stop_token_ids, or a package without EOS ids)");
+  return package.grammar->constraint(format, ends);
+}
+
 }  // namespace
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
@@ -110,6 +128,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
     fail(ErrorCode::kInvalidArgument, "prompt_logprobs",
          "prompt log-probabilities need logprobs set (the number of alternatives, 0 to {})", kMaxTopLogprobs);
   r.prompt_logprobs = options.prompt_logprobs;
+  if (options.response_format) r.sampling.constraint = make_constraint(*options.response_format, package, r);
   return r;
 }
 

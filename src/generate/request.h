@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "grammar/model_grammar.h"
 #include "ogai/options.h"
 #include "sampling/sampling_params.h"
 #include "sampling/stop_checker.h"
@@ -45,6 +46,9 @@ struct PackageGeneration {
   std::map<std::string, OverrideLimit> overrides;  // field -> allowed range
   std::vector<std::int64_t> eos_ids;
   std::int64_t context_limit = 0;               // positions; 0 = unknown
+  // Structured output's per-model state (token bytes, compiled formats); null: response_format is
+  // refused (kUnsupported).
+  std::shared_ptr<const grammar::ModelGrammar> grammar;
 };
 
 struct ResolvedRequest {
@@ -59,7 +63,9 @@ struct ResolvedRequest {
   bool prefill_only = false;         // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
 };
 
-// Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable.
+// Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable. A
+// response_format is compiled here into sampling.constraint (its errors: check_response_format's),
+// bound to the package vocabulary and the end ids (EOS unless ignored, plus stop token ids).
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
                                 std::int64_t prompt_tokens);
 

@@ -44,6 +44,7 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
     bias_.emplace_back(static_cast<int32_t>(id), static_cast<float>(value));
   }
   plan_chain();
+  if (params_.constraint) constraint_ = params_.constraint->start();
 }
 
 void Sampler::plan_chain() {
@@ -62,6 +63,12 @@ void Sampler::plan_chain() {
 void Sampler::reset(std::span<const int64_t> prompt_ids) {
   history_.reset(vocab_size_, prompt_ids);
   if (params_.seed) rng_ = Rng(*params_.seed);
+  if (params_.constraint) constraint_ = params_.constraint->start();
+}
+
+void Sampler::accept(int64_t token) {
+  history_.push(token);
+  if (constraint_) constraint_->accept(token);
 }
 
 void Sampler::check_size(std::span<const float> logits) const {
@@ -72,6 +79,7 @@ void Sampler::check_size(std::span<const float> logits) const {
 }
 
 void Sampler::apply_processors(std::span<float> logits) {
+  if (constraint_) constraint_->mask(logits);
   if (!bias_.empty()) apply_logit_bias(logits, bias_);
   if (params_.repetition_penalty != 1.0) {
     apply_repetition_penalty(logits, history_, static_cast<float>(params_.repetition_penalty));

@@ -1,6 +1,7 @@
 // Sampler: picks the next token from one row of logits, with HF transformers' semantics.
 //
 // Per token, in this order (docs/sampling.md has the formulas and sources):
+//   0. the constraint (params.constraint, structured output): tokens its grammar forbids -> -inf
 //   processors (also in greedy mode), in place on the dense logits:
 //     1. logit_bias            (OpenAI; vLLM applies it before its penalties)
 //     2. repetition_penalty    (HF RepetitionPenaltyLogitsProcessor; prompt + generated)
@@ -21,10 +22,14 @@
 //
 // sample() overwrites `logits` with the processed scores (the dense part of the chain) — pass a
 // buffer you no longer need, such as the model's output for this step.
+// With a constraint the Sampler owns its per-sequence state (constraint.h): made in the
+// constructor and in reset(), advanced by accept(); its mask costs are the grammar's
+// (docs/structured_output.md). Move-only then as always; not copyable.
 // Not thread-safe: one Sampler per sequence.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -44,14 +49,16 @@ class Sampler {
 
   // Starts a sequence: the history becomes the prompt (for the repetition penalty) and, when
   // params.seed is set, the generator restarts from it, so a reused Sampler repeats its draws.
+  // A constraint restarts at the beginning of its grammar.
   void reset(std::span<const int64_t> prompt_ids);
 
   // Runs the chain on `logits` (size V, overwritten) and returns the chosen id. Does not record
   // it: call accept() with the token the sequence actually continues with, or use next().
   // Throws ogai::Error when a logit is NaN/+inf or every token ends up at -inf.
   int64_t sample(std::span<float> logits);
-  // Appends a generated token to the history the penalties read.
-  void accept(int64_t token) { history_.push(token); }
+  // Appends a generated token to the history the penalties read (and advances the constraint,
+  // which throws ogai::Error for a token it forbids).
+  void accept(int64_t token);
   // sample() then accept(): the call of a plain decode loop.
   int64_t next(std::span<float> logits);
 
@@ -69,6 +76,8 @@ class Sampler {
   const SamplingParams& params() const { return params_; }
   const TokenHistory& history() const { return history_; }
   int64_t vocab_size() const { return vocab_size_; }
+  // The constraint's state for this sequence; null without params.constraint.
+  const ConstraintState* constraint() const { return constraint_.get(); }
 
  private:
   void plan_chain();
@@ -87,6 +96,7 @@ class Sampler {
   Candidates candidates_;      // reserved when ranks are needed (or by distribution())
   DenseWeights dense_;         // reserved for dense_path_ and for top-p without top-k
   Rng rng_;
+  std::unique_ptr<ConstraintState> constraint_;  // from params_.constraint
 };
 
 // Greedy choice: index of the largest logit, the lowest such index on ties (torch.argmax).

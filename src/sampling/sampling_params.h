@@ -13,8 +13,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "sampling/constraint.h"
 
 namespace ogai::sampling {
 
@@ -65,6 +68,11 @@ struct SamplingParams {
   // Filtering warpers never keep fewer than this many tokens (HF's min_tokens_to_keep; HF uses 1
   // outside beam search). Default 1. Range [1, +inf).
   int64_t min_tokens_to_keep = 1;
+
+  // Structured output: a compiled grammar (src/grammar/) whose per-sequence state masks every
+  // disallowed token to -inf before the processors, in greedy and sampled mode and in
+  // distribution(). Null (default): unconstrained. Shared and immutable; see constraint.h.
+  std::shared_ptr<const Constraint> constraint;
 
   // True when the sampler picks the argmax (do_sample false or temperature 0).
   bool greedy() const { return !do_sample || temperature == 0.0; }

@@ -8,7 +8,8 @@
 // ignore_eos; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
 // into options.logprobs; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
-// name when a request asks for them (tools / function calling, n > 1 with stream or echo, non-text response_format,
+// name when a request asks for them (tools / function calling, n > 1 with stream or echo, a
+// response_format schema or grammar the constraint engine cannot enforce (serve/response_format.h),
 // non-text content parts, best_of, suffix, echo with stream); other unknown fields are ignored, as
 // OpenAI clients send extras.
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).

@@ -1,8 +1,11 @@
 #include "serve/generation_channel.h"
 
+#include <utility>
+
 namespace ogai::serve {
 
 bool GenerationChannel::on_token(std::string_view text, const TokenLogprobs* logprobs) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     if (cancelled_) return false;
@@ -15,28 +18,37 @@ bool GenerationChannel::on_token(std::string_view text, const TokenLogprobs* log
     if (keep_text_) {
       text_.append(text);
       ++events_;
+      ready = take_ready();
     }
   }
   if (keep_text_) changed_.notify_all();
+  if (ready) ready();
   return true;
 }
 
 void GenerationChannel::complete(GenerationResult result) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     result_ = std::move(result);
     ended_ = true;
+    ready = take_ready();
   }
   changed_.notify_all();
+  if (ready) ready();
 }
 
 void GenerationChannel::fail(ApiError error) {
+  std::function<void()> ready;
   {
     std::lock_guard lock(mutex_);
     error_ = std::move(error);
+    failed_ = true;
     ended_ = true;
+    ready = take_ready();
   }
   changed_.notify_all();
+  if (ready) ready();
 }
 
 GenerationChannel::Update GenerationChannel::take() {
@@ -67,6 +79,25 @@ GenerationChannel::Update GenerationChannel::wait_finished() {
   return take();
 }
 
+std::function<void()> GenerationChannel::take_ready() {
+  if (!ready_ || !has_update()) return {};
+  return std::exchange(ready_, nullptr);
+}
+
+void GenerationChannel::when_ready(std::function<void()> ready) {
+  {
+    std::lock_guard lock(mutex_);
+    ready_ = std::move(ready);
+    ready = take_ready();
+  }
+  if (ready) ready();
+}
+
+GenerationChannel::Update GenerationChannel::poll() {
+  std::lock_guard lock(mutex_);
+  return take();
+}
+
 void GenerationChannel::cancel() {
   std::lock_guard lock(mutex_);
   cancelled_ = true;
@@ -75,6 +106,11 @@ void GenerationChannel::cancel() {
 std::size_t GenerationChannel::reported_logprobs() const {
   std::lock_guard lock(mutex_);
   return reported_;
+}
+
+bool GenerationChannel::failed() const {
+  std::lock_guard lock(mutex_);
+  return failed_;
 }
 
 bool GenerationChannel::cancelled() const {

@@ -1,6 +1,7 @@
 // GenerationChannel: the hand-off between the worker that generates one request and the HTTP
-// thread that answers it. The worker pushes text as tokens arrive and ends with complete() or
-// fail(); the HTTP thread takes what arrived with wait(). Either side may give up: the HTTP side
+// side that answers it. The worker pushes text as tokens arrive and ends with complete() or
+// fail(); the HTTP side takes what arrived with wait() (blocking) or, without holding a thread,
+// arms when_ready() and takes it with poll() once called back. Either side may give up: the HTTP side
 // calls cancel() when its client went away, and the worker's next on_token() returns false, which
 // cancels the generation. Shared by both sides through shared_ptr; all methods are thread-safe.
 //
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -48,6 +50,16 @@ class GenerationChannel {
   // Blocks until the end (collecting text too).
   Update wait_finished();
 
+  // Non-blocking HTTP side: `ready` is called once, as soon as wait() would not block (at once,
+  // on this thread, if that is already so; else on the worker's thread as it pushes the update or
+  // ends). One callback is armed at a time (arming another replaces it). It runs without the
+  // channel's lock held and must not block: it should post the work elsewhere.
+  void when_ready(std::function<void()> ready);
+  // Takes what is pending without waiting (an empty Update when nothing is).
+  Update poll();
+  // fail() was called (whether or not the error was taken).
+  bool failed() const;
+
   void cancel();
   bool cancelled() const;
   // Entries released with text so far (counted in both modes).
@@ -55,6 +67,8 @@ class GenerationChannel {
 
  private:
   Update take();  // lock held
+  bool has_update() const { return events_ > 0 || ended_; }  // lock held
+  std::function<void()> take_ready();  // lock held: the armed callback if has_update(), else empty
 
   const bool keep_text_;
   mutable std::mutex mutex_;
@@ -66,9 +80,11 @@ class GenerationChannel {
   int events_ = 0;
   std::optional<GenerationResult> result_;
   std::optional<ApiError> error_;
+  bool failed_ = false;
   bool ended_ = false;     // complete() or fail() was called
   bool taken_end_ = false; // the end was handed to the HTTP side
   bool cancelled_ = false;
+  std::function<void()> ready_;  // armed by when_ready()
 };
 
 }  // namespace ogai::serve

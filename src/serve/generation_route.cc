@@ -1,14 +1,16 @@
 // POST /v1/chat/completions and /v1/completions: parse, build the prompt, admit the job to the
 // scheduler (the batched engine), then answer it whole or as server-sent events while the engine
-// generates.
+// generates (the channels call back; no thread waits).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "serve/logprobs_json.h"
 #include "serve/prompt.h"
 #include "serve/server_impl.h"
 #include "serve/stream_encoder.h"
+#include "serve/stream_pump.h"
 
 namespace ogai::serve {
 namespace {
@@ -23,28 +25,6 @@ ApiError queue_full(int max_concurrent, int queue) {
   return e;
 }
 
-// Writes one streaming response from its first update to the end; false when the client is gone.
-// `logprobs` is null when the request did not ask for them.
-bool pump(GenerationChannel& channel, const StreamEncoder& encoder, LogprobsJson* logprobs,
-          GenerationChannel::Update update, httplib::DataSink& sink) {
-  std::string out = encoder.start();
-  for (;;) {
-    if (!update.text.empty())
-      out += encoder.text(update.text, logprobs ? (*logprobs)(update.logprobs) : nlohmann::json(nullptr));
-    if (update.error) out += encoder.error(*update.error);
-    else if (update.result) out += encoder.finish(*update.result);
-    if (!out.empty() && !sink.write(out.data(), out.size())) {
-      channel.cancel();  // the client went away: the engine's next token ends the generation
-      return false;
-    }
-    out.clear();
-    if (update.finished()) break;
-    update = channel.wait();
-  }
-  sink.done();
-  return true;
-}
-
 }  // namespace
 
 std::string Server::Impl::next_id(Endpoint endpoint) {
@@ -56,21 +36,21 @@ std::string Server::Impl::next_id(Endpoint endpoint) {
   return fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", bits);
 }
 
-void Server::Impl::handle_generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange) {
   try {
-    ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(req.body) : parse_completion_request(req.body);
+    const std::string& body = exchange->request().body;
+    ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(body) : parse_completion_request(body);
     if (request.model != name) throw model_not_found(request.model, name);
     std::vector<std::int32_t> prompt = prompt_ids(*model, request);
     std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
     if (job->request.stream)
-      answer_stream(job, res);
+      answer_stream(job, exchange);
     else
-      answer_whole(*job, res);
+      answer_whole(job, exchange);
   } catch (const ApiError& e) {
-    if (e.status == 429) res.set_header("Retry-After", "1");
-    write_error(res, e);
+    exchange->respond(error_response(e));
   } catch (const Error& e) {
-    write_error(res, from_engine_error(e, endpoint));
+    exchange->respond(error_response(from_engine_error(e, endpoint)));
   }
 }
 
@@ -78,6 +58,11 @@ void Job::cancel() {
   for (auto& c : channels) c->cancel();
   std::lock_guard lock(handles_mutex);
   for (auto& h : handles) h->cancel();
+}
+
+void Job::release_handles() {
+  std::lock_guard lock(handles_mutex);
+  handles.clear();
 }
 
 std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::int32_t> prompt) {
@@ -129,9 +114,32 @@ void Server::Impl::finish_choice(Job& job, int choice, GenerationHandle& handle)
   }
 }
 
-void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
-  if (job.channels.size() > 1) return answer_choices(job, res);
-  GenerationChannel::Update end = job.channel->wait_finished();
+// Answered once the generation ended; no thread waits for it meanwhile.
+void Server::Impl::answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  if (job->channels.size() > 1) return answer_choices(job, std::move(exchange));
+  job->channel->when_ready([this, job, exchange = std::move(exchange)] {
+    respond_from_pool(job, exchange, &Impl::whole_response);
+  });
+}
+
+void Server::Impl::respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                                     http::Response (Impl::*build)(Job&)) {
+  on_route_pool([this, job, exchange = std::move(exchange), build] {
+    try {
+      exchange->respond((this->*build)(*job));
+    } catch (const ApiError& e) {
+      exchange->respond(error_response(e));
+    } catch (const Error& e) {
+      exchange->respond(error_response(from_engine_error(e, job->meta.endpoint)));
+    } catch (const std::exception& e) {
+      exchange->respond(error_response(internal_error(e.what())));
+    }
+    job->release_handles();
+  });
+}
+
+http::Response Server::Impl::whole_response(Job& job) {
+  GenerationChannel::Update end = job.channel->poll();
   if (end.error) throw *end.error;
   nlohmann::json logprobs;
   LogprobsJson logprobs_json(*model, job.meta.endpoint);
@@ -147,42 +155,59 @@ void Server::Impl::answer_whole(Job& job, httplib::Response& res) {
     if (logprobs.is_null()) logprobs = std::move(generated);
     else LogprobsJson::append(logprobs, generated);
   }
-  res.set_content(to_text(completion_json(job.meta, *end.result, std::move(logprobs))), "application/json");
+  http::Response res;
+  res.body = to_text(completion_json(job.meta, *end.result, std::move(logprobs)));
+  return res;
 }
 
-// n > 1 (not streamed, no echo): one choice per channel, index i = choice i (seed + i).
-void Server::Impl::answer_choices(Job& job, httplib::Response& res) {
+// n > 1 (not streamed, no echo): answered once every choice ended; a failed choice cancels the others.
+void Server::Impl::answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  auto remaining = std::make_shared<std::atomic<std::size_t>>(job->channels.size());
+  for (auto& channel : job->channels) {
+    channel->when_ready([this, job, exchange, remaining, channel = channel.get()] {
+      if (channel->failed()) on_route_pool([job] { job->cancel(); });
+      if (remaining->fetch_sub(1) == 1) respond_from_pool(job, exchange, &Impl::choices_response);
+    });
+  }
+}
+
+// One choice per channel, index i = choice i (seed + i).
+http::Response Server::Impl::choices_response(Job& job) {
   std::vector<GenerationResult> results;
   std::vector<nlohmann::json> logprobs;
   LogprobsJson logprobs_json(*model, job.meta.endpoint);
   for (auto& channel : job.channels) {
-    GenerationChannel::Update end = channel->wait_finished();
-    if (end.error) {
-      job.cancel();
-      throw *end.error;
-    }
+    GenerationChannel::Update end = channel->poll();
+    if (end.error) throw *end.error;
     logprobs.push_back(job.request.options.logprobs ? logprobs_json(end.result->logprobs) : nlohmann::json(nullptr));
     results.push_back(std::move(*end.result));
   }
-  res.set_content(to_text(completion_choices_json(job.meta, results, std::move(logprobs))), "application/json");
+  http::Response res;
+  res.body = to_text(completion_choices_json(job.meta, results, std::move(logprobs)));
+  return res;
 }
 
-// Waits for the first token before answering, so a request the engine refuses (a sampling value
-// out of range, say) still gets its 4xx instead of a stream that fails.
-void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res) {
-  GenerationChannel::Update first = job->channel->wait();
-  if (first.error) throw *first.error;
-  auto encoder = std::make_shared<StreamEncoder>(job->meta, job->request.include_usage);
-  auto pending = std::make_shared<GenerationChannel::Update>(std::move(first));
-  std::shared_ptr<LogprobsJson> logprobs;
-  if (job->request.options.logprobs) logprobs = std::make_shared<LogprobsJson>(*model, job->meta.endpoint);
-  res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [job, encoder, pending, logprobs](std::size_t, httplib::DataSink& sink) {
-        return pump(*job->channel, *encoder, logprobs.get(), std::move(*pending), sink);
-      },
-      [job](bool) { job->cancel(); });  // ends a generation whose response was never sent
+// Answers once the first token exists, so a request the engine refuses (a sampling value out of
+// range, say) still gets its 4xx instead of a stream that fails.
+void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  job->channel->when_ready([this, job, exchange = std::move(exchange)] {
+    on_route_pool([this, job, exchange] { start_stream(job, exchange); });
+  });
+}
+
+void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  GenerationChannel::Update first = job->channel->poll();
+  if (first.error) {
+    exchange->respond(error_response(*first.error));
+    return job->release_handles();
+  }
+  std::optional<LogprobsJson> logprobs;
+  if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
+  auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
+                                           StreamEncoder(job->meta, job->request.include_usage), std::move(logprobs),
+                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); },
+                                           [job] { job->cancel(); }, [job] { job->release_handles(); });
+  pump->start(std::move(first));
 }
 
 }  // namespace ogai::serve

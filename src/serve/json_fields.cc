@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "serve/api_error.h"
+#include "serve/json_limits.h"
 
 namespace ogai::serve {
 
@@ -78,6 +79,7 @@ std::optional<std::string> FieldReader::string(const char* name) const {
 }
 
 nlohmann::json parse_json_object(const std::string& body) {
+  check_json_limits(body);  // before a DOM exists: depth, count, number range
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(body);

@@ -44,7 +44,8 @@ class FieldReader {
   std::string prefix_;
 };
 
-// Parses a request body; not JSON or not an object -> ApiError 400.
+// Parses a request body within JsonLimits (json_limits.h); not JSON, not an object, or over a
+// limit -> ApiError 400.
 nlohmann::json parse_json_object(const std::string& body);
 
 }  // namespace ogai::serve

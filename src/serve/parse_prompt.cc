@@ -56,14 +56,6 @@ ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
 void refuse_chat_features(const FieldReader& f) {
   if (non_empty_array(f.get("tools")) || non_empty_array(f.get("functions")))
     throw unsupported(f.get("tools") ? "tools" : "functions", "tools / function calling is not supported");
-  if (const nlohmann::json* format = f.get("response_format")) {
-    if (!format->is_object())
-      throw invalid_request("response_format", "response_format: expected an object, got " + json_preview(*format));
-    auto type = FieldReader(*format, "response_format.").string("type");
-    if (type && *type != "text")
-      throw unsupported("response_format", "response_format: only {\"type\": \"text\"} is supported, got \"" +
-                                               *type + "\"");
-  }
   if (f.get("audio") != nullptr) throw unsupported("audio", "audio output is not supported");
 }
 

@@ -1,5 +1,5 @@
 // The endpoint-specific part of request parsing: chat `messages` (with the chat-only refusals:
-// tools, logprobs, response_format, ...) and completion `prompt` (with best_of and suffix refused;
+// tools, logprobs, ...) and completion `prompt` (with best_of and suffix refused;
 // echo read, asking for prompt logprobs when logprobs are asked). Internal to serve; see api_request.h for the contract.
 #pragma once
 

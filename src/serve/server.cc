@@ -1,39 +1,71 @@
-// Server lifecycle (bind, run, stop), the routes other than generation, and the handlers for
-// errors the HTTP layer detects itself (unknown route, wrong method, body too large, exceptions).
+// Server lifecycle (bind, run, stop), the routes other than generation, and the answers to errors
+// the transport detects itself (malformed request, body too large, too many connections).
 #include "serve/server.h"
 
+#include <boost/asio/post.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <ctime>
-#include <thread>
 
 #include "base/error.h"
-#include "serve/connection_drain.h"
+#include "base/log.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
 namespace {
 
-constexpr int kListenBacklog = 1024;     // connections waiting to be accepted (the kernel may cap it)
-constexpr int kKeepAliveRequests = 100;  // requests per connection before the server closes it
+constexpr int kIoThreads = 2;     // every connection's reads and writes
+constexpr int kRouteThreads = 4;  // parsing, templates, tokenizing, encoding answers
 
 struct Route {
-  const char* pattern;  // httplib regex
-  const char* label;    // metrics label
-  const char* method;   // the one allowed method
+  const char* path;    // exact, or a prefix when `prefix`
+  const char* label;   // metrics label
+  const char* method;  // the one allowed method
+  bool prefix = false; // "/v1/models/" + a non-empty id
 };
 constexpr Route kRoutes[] = {
     {"/health", "/health", "GET"},
     {"/metrics", "/metrics", "GET"},
     {"/v1/models", "/v1/models", "GET"},
-    {"/v1/models/(.+)", "/v1/models/{id}", "GET"},
+    {"/v1/models/", "/v1/models/{id}", "GET", true},
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
 };
 
-std::string endpoint_label(const std::string& path) {
+const Route* find_route(const std::string& path) {
   for (const Route& r : kRoutes)
-    if (path == r.pattern) return r.label;
-  if (path.starts_with("/v1/models/")) return "/v1/models/{id}";
-  return "other";
+    if (r.prefix ? path.size() > std::strlen(r.path) && path.starts_with(r.path) : path == r.path) return &r;
+  return nullptr;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "%20" -> " " (as clients encode a model id in a path); a malformed escape stays as it is.
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const int hi = s[i] == '%' && i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
+    const int lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
+    if (lo < 0) {
+      out += s[i];
+      continue;
+    }
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+std::string endpoint_label(const std::string& path) {
+  const Route* r = find_route(path);
+  return r ? r->label : "other";
 }
 
 std::string default_model_name(const Model& model) {
@@ -43,24 +75,8 @@ std::string default_model_name(const Model& model) {
   return name.empty() ? "ogai" : name;
 }
 
-ApiError http_error(const httplib::Request& req, int status, std::size_t max_body) {
-  ApiError e;
-  e.status = status;
-  switch (status) {
-    case 404: e.code = "not_found"; e.message = "unknown route: " + req.method + " " + req.path; break;
-    case 413:
-      e.code = "request_too_large";
-      e.message = "the request body is larger than the limit of " + std::to_string(max_body) + " bytes";
-      if (req.get_header_value("Content-Type").starts_with("application/x-www-form-urlencoded"))
-        e.message = "form-urlencoded request bodies are limited to " +
-                    std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
-                    " bytes; send the JSON body with Content-Type: application/json";
-      break;
-    case 400: e.message = "malformed HTTP request"; break;
-    default: e.message = "HTTP error " + std::to_string(status);
-  }
-  if (status >= 500) e.type = "server_error";
-  return e;
+void check_seconds(double v, const char* name) {
+  if (!(v > 0) || v > 86400) fail(ErrorCode::kInvalidArgument, name, "{} is not in (0, 86400] seconds", v);
 }
 
 void check_options(const ServerOptions& o) {
@@ -70,6 +86,12 @@ void check_options(const ServerOptions& o) {
   if (o.queue < 0 || o.queue > kQueueLimit)
     fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
   if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
+  if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
+         kMaxConnectionsLimit);
+  check_seconds(o.idle_timeout_s, "idle_timeout");
+  check_seconds(o.header_timeout_s, "header_timeout");
+  check_seconds(o.body_timeout_s, "body_timeout");
 }
 
 ServerOptions checked(ServerOptions o) {
@@ -77,111 +99,133 @@ ServerOptions checked(ServerOptions o) {
   return o;
 }
 
-}  // namespace
-
-void write_error(httplib::Response& res, const ApiError& error) {
-  res.status = error.status;
-  res.set_content(to_text(error_json(error)), "application/json");
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
 }
 
-Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
-    : model(std::move(m)), options(checked(std::move(o))), scheduler(model, options.max_concurrent, options.queue, options.engine),
-      id_rng(std::random_device{}()) {
-  name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
-  created = static_cast<std::int64_t>(std::time(nullptr));
-  // Every admitted request holds one HTTP thread while it waits or runs; the rest answer health,
-  // metrics and bad requests at once.
-  const std::size_t threads = static_cast<std::size_t>(options.max_concurrent + options.queue + 8);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_payload_max_length(options.max_body_bytes);
-  // httplib's default also sets SO_REUSEPORT, which would let a second server bind the same port
-  // and silently take half of its connections; only SO_REUSEADDR (restart past TIME_WAIT) here.
-  http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  http.set_tcp_nodelay(true);  // a response's header and body writes must not wait for the client's delayed ACK
-  http.set_keep_alive_max_count(kKeepAliveRequests);
-  add_routes();
-  add_method_guards();
-  add_error_handlers();
+http::Limits limits_of(const ServerOptions& o) {
+  http::Limits l;
+  l.max_connections = static_cast<std::size_t>(o.max_connections);
+  l.max_body_bytes = o.max_body_bytes;
+  l.idle_timeout = millis(o.idle_timeout_s);
+  l.header_timeout = millis(o.header_timeout_s);
+  l.body_timeout = millis(o.body_timeout_s);
+  return l;
 }
 
-void Server::Impl::add_routes() {
-  http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
-    if (scheduler.stopping()) res.status = 503;
-    res.set_content(scheduler.stopping() ? R"({"status":"stopping"})" : R"({"status":"ok"})", "application/json");
-  });
-  http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
-                    "text/plain; version=0.0.4; charset=utf-8");
-  });
-  http.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) { answer_models(req, res); });
-  http.Get("/v1/models/(.+)", [this](const httplib::Request& req, httplib::Response& res) { answer_models(req, res); });
-  http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_generation(Endpoint::kChat, req, res);
-  });
-  http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    handle_generation(Endpoint::kCompletion, req, res);
-  });
-}
-
-void Server::Impl::answer_models(const httplib::Request& req, httplib::Response& res) const {
-  const std::int64_t context = model->info().context_length;
-  if (req.matches.size() < 2) {
-    res.set_content(to_text(model_list_json(name, created, context)), "application/json");
-    return;
-  }
-  if (req.matches[1].str() != name) return write_error(res, model_not_found(req.matches[1].str(), name));
-  res.set_content(to_text(model_json(name, created, context)), "application/json");
+http::Response text_response(std::string body, std::string content_type = "application/json") {
+  http::Response r;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
 }
 
 // A known route asked with another method: 405 with the Allow header.
-void Server::Impl::add_method_guards() {
-  for (const Route& r : kRoutes) {
-    const std::string allowed = r.method;
-    auto refuse = [allowed](const httplib::Request& req, httplib::Response& res) {
-      ApiError e = invalid_request("", req.method + " is not allowed on " + req.path + "; use " + allowed,
-                                   "method_not_allowed");
-      e.status = 405;
-      res.set_header("Allow", allowed);
-      write_error(res, e);
-    };
-    if (allowed != "GET") http.Get(r.pattern, refuse);
-    if (allowed != "POST") http.Post(r.pattern, refuse);
-    http.Put(r.pattern, refuse);
-    http.Patch(r.pattern, refuse);
-    http.Delete(r.pattern, refuse);
-    http.Options(r.pattern, refuse);
+http::Response method_not_allowed(const http::Request& req, const Route& route) {
+  ApiError e = invalid_request("", req.method + " is not allowed on " + req.path + "; use " + route.method,
+                               "method_not_allowed");
+  e.status = 405;
+  http::Response r = error_response(e);
+  r.fields.emplace_back("Allow", route.method);
+  return r;
+}
+
+}  // namespace
+
+http::Response error_response(const ApiError& error) {
+  http::Response r = text_response(to_text(error_json(error)));
+  r.status = error.status;
+  if (error.status == 429) r.fields.emplace_back("Retry-After", "1");
+  return r;
+}
+
+Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
+    : model(std::move(m)),
+      options(checked(std::move(o))),
+      scheduler(model, options.max_concurrent, options.queue, options.engine),
+      http(limits_of(options), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
+                                [this](const http::Failure& f) { return failure_response(f); },
+                                [this](const std::string& path, int status) {
+                                  metrics.count_request(endpoint_label(path), status);
+                                }}),
+      routes(kRouteThreads), id_rng(std::random_device{}()) {
+  name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
+  created = static_cast<std::int64_t>(std::time(nullptr));
+}
+
+// A step that throws must not end a pool thread (that would terminate the process): the error is
+// logged, and the Exchange it held, dropped, answers 500 or ends its stream.
+void Server::Impl::on_route_pool(std::function<void()> step) {
+  boost::asio::post(routes, [step = std::move(step)] {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "serve: a request step failed: {}", e.what());
+    } catch (...) {
+      log(LogLevel::kError, "serve: a request step failed");
+    }
+  });
+}
+
+void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
+  try {
+    answer_route(exchange);
+  } catch (const std::exception& e) {
+    exchange->respond(error_response(internal_error(e.what())));
   }
 }
 
-void Server::Impl::add_error_handlers() {
-  httplib::Server::HandlerWithResponse on_error = [this](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;  // a handler wrote it
-    const int status = res.status;
-    write_error(res, http_error(req, status, options.max_body_bytes));
-    return httplib::Server::HandlerResponse::Handled;
-  };
-  http.set_error_handler(std::move(on_error));
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
+void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange) {
+  const http::Request& req = exchange->request();
+  const Route* r = find_route(req.path);
+  if (r == nullptr) {
+    ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
+    e.status = 404;
+    return exchange->respond(error_response(e));
+  }
+  const bool get = req.method == "GET" || req.method == "HEAD";
+  if (r->method != std::string_view(get ? "GET" : req.method)) return exchange->respond(method_not_allowed(req, *r));
+  const std::string label = r->label;
+  if (label == "/health") {
+    const bool stopping = scheduler.stopping();
+    http::Response res = text_response(stopping ? R"({"status":"stopping"})" : R"({"status":"ok"})");
+    if (stopping) res.status = 503;
+    return exchange->respond(std::move(res));
+  }
+  if (label == "/metrics")
+    return exchange->respond(
+        text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
+                      "text/plain; version=0.0.4; charset=utf-8"));
+  if (label == "/v1/models") return exchange->respond(answer_models(""));
+  if (label == "/v1/models/{id}")
+    return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
+  const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
+  on_route_pool([this, endpoint, exchange] {
     try {
-      std::rethrow_exception(ep);
+      handle_generation(endpoint, exchange);
     } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
+      exchange->respond(error_response(internal_error(e.what())));
     }
-    write_error(res, internal_error(what));
   });
-  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
-    drain.begin(req.remote_port);
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {  // after the response
-    drain.end(req.remote_port);
-    metrics.count_request(endpoint_label(req.path), res.status);
-  });
+}
+
+// `id` empty: the list.
+http::Response Server::Impl::answer_models(const std::string& id) const {
+  const std::int64_t context = model->info().context_length;
+  if (id.empty()) return text_response(to_text(model_list_json(name, created, context)));
+  if (id != name) return error_response(model_not_found(id, name));
+  return text_response(to_text(model_json(name, created, context)));
+}
+
+http::Response Server::Impl::failure_response(const http::Failure& failure) const {
+  ApiError e;
+  e.status = failure.status;
+  e.code = failure.code;
+  e.message = failure.message;
+  if (failure.status >= 500) e.type = "server_error";
+  http::Response r = error_response(e);
+  if (failure.code == "too_many_connections") r.fields.emplace_back("Retry-After", "1");
+  return r;
 }
 
 Server::Server(std::shared_ptr<const Model> model, ServerOptions options)
@@ -190,28 +234,21 @@ Server::Server(std::shared_ptr<const Model> model, ServerOptions options)
 Server::~Server() {
   stop();
   impl_->scheduler.join();
-  impl_->http.close_unused_listener();  // bound, never run
 }
 
 const std::string& Server::model_name() const { return impl_->name; }
 
 int Server::bind() {
-  const ServerOptions& o = impl_->options;
-  int port = o.port == 0 ? impl_->http.bind_to_any_port(o.host) : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (port < 0) fail(ErrorCode::kRuntime, o.host + ":" + std::to_string(o.port), "cannot listen there (in use, or not a local address)");
-  impl_->http.set_listen_backlog(kListenBacklog);
-  impl_->port = port;
-  return port;
+  impl_->port = impl_->http.bind(impl_->options.host, impl_->options.port);
+  return impl_->port;
 }
 
 void Server::run() {
   {
     std::lock_guard lock(impl_->lifecycle);
     if (impl_->stop_requested) return;
-    impl_->serving = true;
   }
-  impl_->http.listen_after_bind();  // returns after stop(), its threads joined
-  impl_->listen_returned = true;
+  impl_->http.run(kIoThreads);  // returns after stop(), once every connection has ended
   impl_->scheduler.shutdown();
   impl_->scheduler.join();
 }
@@ -221,16 +258,9 @@ void Server::stop() {
     std::lock_guard lock(impl_->lifecycle);
     if (impl_->stop_requested) return;
     impl_->stop_requested = true;
-    if (!impl_->serving) {
-      impl_->scheduler.shutdown();
-      return;
-    }
   }
   impl_->scheduler.shutdown();  // queued -> 503, running generations cancel at their next token
-  // run() may not have reached listen yet: httplib's stop() only acts on a running server.
-  while (!impl_->http.is_running() && !impl_->listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  impl_->http.stop();
-  impl_->drain.close_idle(impl_->port);  // idle keep-alive connections end now, not at their timeout
+  impl_->http.stop();           // the listener and idle connections close now, busy ones after their answer
 }
 
 }  // namespace ogai::serve

@@ -9,7 +9,9 @@
 //
 // Generations run on one batched engine (ogai::Engine): up to `max_concurrent` requests are rows
 // of its batch, decoded together one token per step, with a prefix cache across requests; up to
-// `queue` more wait in FIFO order, beyond that 429. `n` choices share one prefill. Every
+// `queue` more wait in FIFO order, beyond that 429. `n` choices share one prefill. The HTTP
+// transport is event-driven (src/serve/http/): connections cost no thread, each request's header
+// and body arrive under deadlines and size limits, and at most `max_connections` are open. Every
 // bad request is answered with a 4xx and an OpenAI-style error body; the server keeps serving. A
 // streaming client that disconnects cancels its generation. stop() (e.g. on SIGINT) refuses new
 // work with 503, answers queued requests 503, cancels running generations and returns from run()
@@ -26,9 +28,10 @@
 
 namespace ogai::serve {
 
-// Every admitted request holds an HTTP thread while it waits or runs, so both are bounded.
+// Bounds on admission (each admitted request holds its prompt and, once running, a row of the engine).
 constexpr int kMaxConcurrentLimit = 1024;
 constexpr int kQueueLimit = 4096;
+constexpr int kMaxConnectionsLimit = 65536;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -36,7 +39,11 @@ struct ServerOptions {
   int max_concurrent = 16;                    // requests decoded together (engine rows), [1, kMaxConcurrentLimit]
   int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
-  std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413
+  std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413 (chunked too, as they arrive)
+  int max_connections = 512;                  // open connections, [1, kMaxConnectionsLimit]; one more -> 503
+  double idle_timeout_s = 5;                  // a connection with no next request for this long is closed
+  double header_timeout_s = 10;               // a request's header must arrive within this of its first byte
+  double body_timeout_s = 60;                 // its body within this of the header's end
   EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
 };
 

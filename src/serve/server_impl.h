@@ -1,8 +1,10 @@
-// Server::Impl: the server's state and its HTTP handlers (internal to serve; the one place with
-// server.cc and generation_route.cc that includes the HTTP library).
+// Server::Impl: the server's state and its routes (internal to serve). The transport (src/serve/http/)
+// hands every request to route() on an I/O thread; GET routes answer there at once, the generation
+// routes move to the small route pool (parsing, templates, tokenizing, encoding answers), and no
+// thread waits for a generation: answers are written when the GenerationChannel calls back.
 #pragma once
 
-#include <httplib.h>
+#include <boost/asio/thread_pool.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -11,16 +13,16 @@
 
 #include "serve/api_request.h"
 #include "serve/api_response.h"
-#include "serve/connection_drain.h"
 #include "serve/generation_channel.h"
+#include "serve/http/http_server.h"
 #include "serve/metrics.h"
 #include "serve/scheduler.h"
 #include "serve/server.h"
 
 namespace ogai::serve {
 
-// One admitted generation (n choices), shared by the HTTP thread that answers it and the
-// engine's thread that runs it: choice i reports through channels[i] (`channel` = channels[0]).
+// One admitted generation (n choices), shared by the HTTP side that answers it and the engine's
+// thread that runs it: choice i reports through channels[i] (`channel` = channels[0]).
 struct Job {
   ResponseMeta meta;
   ApiRequest request;
@@ -31,37 +33,34 @@ struct Job {
   std::mutex handles_mutex;  // handles are set after submission, read by cancel()
   // The client went away: every choice ends at the engine's next step, queued or running.
   void cancel();
-};
-
-// httplib's server with the listen backlog it fixes at 5 raised: a burst of clients connecting at
-// once would otherwise overflow it and wait a second for their SYN to be retried.
-// It also closes a listener that was bound but never served (httplib's destructor leaves it open).
-class HttpServer : public httplib::Server {
- public:
-  void set_listen_backlog(int backlog) { ::listen(svr_sock_, backlog); }
-  void close_unused_listener() {
-    if (is_running()) return;
-    socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
-    if (sock != INVALID_SOCKET) ::close(sock);
-  }
+  // The answer is out: drops the handles, whose callbacks hold this Job (a cycle that would
+  // otherwise keep every Job, its channels and results, alive forever).
+  void release_handles();
 };
 
 struct Server::Impl {
   Impl(std::shared_ptr<const Model> m, ServerOptions o);
 
   // Routes (server.cc).
-  void add_routes();
-  void add_method_guards();
-  void add_error_handlers();
-  void answer_models(const httplib::Request& req, httplib::Response& res) const;
+  void route(std::shared_ptr<http::Exchange> exchange);  // on an I/O thread: must not block
+  void answer_route(const std::shared_ptr<http::Exchange>& exchange);
+  http::Response answer_models(const std::string& id) const;
+  http::Response failure_response(const http::Failure& failure) const;
 
-  // Generation (generation_route.cc).
-  void handle_generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+  // Generation (generation_route.cc), on the route pool.
+  void handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange);
   std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
   void finish_choice(Job& job, int choice, GenerationHandle& handle);
-  void answer_whole(Job& job, httplib::Response& res);
-  void answer_choices(Job& job, httplib::Response& res);
-  void answer_stream(const std::shared_ptr<Job>& job, httplib::Response& res);
+  void answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response whole_response(Job& job);
+  void answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response choices_response(Job& job);
+  void answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  void start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  // Runs `step` on the route pool; `job` answered through `exchange` (errors become error answers).
+  void respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                         http::Response (Impl::*build)(Job&));
+  void on_route_pool(std::function<void()> step);
   std::string next_id(Endpoint endpoint);
 
   std::shared_ptr<const Model> model;
@@ -71,19 +70,18 @@ struct Server::Impl {
   int port = -1;  // bound by bind()
   Scheduler scheduler;
   Metrics metrics;
-  ConnectionDrain drain;
-  HttpServer http;
+  http::HttpServer http;
+  // Declared after http: joined first, so no step outlives the connections it answers.
+  boost::asio::thread_pool routes;
 
-  std::mutex lifecycle;       // guards the three flags below
+  std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;
-  bool serving = false;       // run() is about to listen or listening
-  std::atomic<bool> listen_returned{false};
 
   std::mutex id_mutex;
   std::mt19937_64 id_rng;
 };
 
-// Writes `error` as the response (status and JSON body).
-void write_error(httplib::Response& res, const ApiError& error);
+// `error` as a response: its status and JSON body (and Retry-After: 1 on 429).
+http::Response error_response(const ApiError& error);
 
 }  // namespace ogai::serve

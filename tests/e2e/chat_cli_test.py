@@ -5,12 +5,14 @@ Scripted mode reads one message per line and prints each reply plainly, followed
 `ogai generate` on the same rendered conversation, and against the stories260k README golden.
 Usage: chat_cli_test.py OGAI_EXE (OGAI_SHARED_DIR, OGAI_SOURCE_DIR, OGAI_BINARY_DIR set).
 """
+import fcntl
 import json
 import os
 import pty
 import select
 import subprocess
 import sys
+import termios
 import time
 import unittest
 
@@ -175,6 +177,77 @@ class TerminalTest(unittest.TestCase):
                 proc.kill()
                 proc.wait()
             os.close(primary)
+
+
+    def test_ctrl_c_at_the_prompt_clears_the_line_and_twice_quits(self):
+        primary, secondary = pty.openpty()
+
+        def controlling_terminal():  # so that Ctrl-C on the terminal sends SIGINT, as in a shell
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20"], stdin=secondary, stdout=secondary,
+                                stderr=secondary, close_fds=True, preexec_fn=controlling_terminal)
+        os.close(secondary)
+        term = Terminal(self, primary)
+        try:
+            term.read_until("> ")
+            os.write(primary, b"some half-typed text")
+            term.read_until("text")
+            os.write(primary, b"\x03")
+            term.read_until("Ctrl-C again")
+            term.read_until("> ")
+            term.type(STORIES_PROMPT)  # the cleared text is not part of the message
+            term.read_until(GOLDEN_TEXT[:40])
+            term.read_until("> ")
+            term.type("/stats")  # the conversation survived the Ctrl-C
+            self.assertIn("prompt 5 tokens, reply 20 tokens", term.read_until("context holds"))
+            term.read_until("> ")
+            os.write(primary, b"\x03")
+            term.read_until("> ")
+            os.write(primary, b"\x03")
+            self.assertEqual(proc.wait(timeout=30), 0)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(primary)
+
+
+class CommandsTest(unittest.TestCase):
+    def test_help_lists_every_command(self):
+        r = chat(STORIES, ["/help"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for command in ("/help", "/reset", "/system TEXT", "/stats", "/save FILE", "/load FILE", "/quit"):
+            self.assertIn(command, r.stdout)
+
+    def test_save_then_load_continues_the_same_conversation(self):
+        folder = temp_dir(self)
+        saved = os.path.join(folder, "chat.json")
+        first = chat(STORIES, ["/system Be brief.", STORIES_PROMPT, "/save " + saved], "--max-new-tokens", "8")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        with open(saved, encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["system"], "Be brief.")
+        self.assertEqual([m["role"] for m in doc["messages"]], ["user", "assistant"])
+        self.assertEqual(doc["messages"][0]["content"], STORIES_PROMPT)
+        # The next turn after /load equals the next turn of the conversation that never stopped.
+        whole = chat(STORIES, ["/system Be brief.", STORIES_PROMPT, "Lily"], "--max-new-tokens", "8")
+        loaded = chat(STORIES, ["/load " + saved, "Lily"], "--max-new-tokens", "8")
+        self.assertEqual(loaded.returncode, 0, loaded.stderr)
+        self.assertEqual(loaded.stdout.splitlines()[-1], whole.stdout.splitlines()[-1])
+
+    def test_a_bad_file_leaves_the_conversation_unchanged(self):
+        folder = temp_dir(self)
+        bad = os.path.join(folder, "bad.json")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write('{"messages": [{"role": "robot", "content": "x"}]}')
+        r = chat(STORIES, [STORIES_PROMPT, "/load " + bad, "/load " + bad + ".missing", "/stats"], "--max-new-tokens", "5")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("robot", r.stderr)
+        self.assertIn("bad.json.missing", r.stderr)
+        self.assertIn("the conversation is unchanged", r.stderr)
+        self.assertIn("reply 5 tokens", r.stdout)
 
 
 if __name__ == "__main__":

@@ -165,6 +165,25 @@ TEST(EngineApiTest, ThrowingCallbacksDoNotStopTheEngine) {
   EXPECT_TRUE(called);
 }
 
+// Callbacks that hold the submitter's object, which holds the handle (the server's Job does):
+// once the generation ended the engine drops them, so no reference cycle outlives it.
+TEST(EngineApiTest, EndedGenerationsReleaseTheirCallbacks) {
+  auto model = stories();
+  Engine engine(model);
+  struct Holder {
+    std::shared_ptr<GenerationHandle> handle;
+  };
+  auto holder = std::make_shared<Holder>();
+  std::weak_ptr<Holder> weak = holder;
+  holder->handle = engine.submit("Lily", options(5), [holder](const StreamEvent&) { return true; },
+                                 [holder](GenerationHandle&) {});
+  EXPECT_EQ(holder->handle->wait().ids.size(), 5u);
+  holder->handle->cancel();  // after the end: a no-op
+  holder.reset();
+  for (int i = 0; i < 2000 && !weak.expired(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(weak.expired()) << "the callbacks still hold the submitter's object";
+}
+
 TEST(EngineApiTest, DestroyingTheEngineCancelsWhatRuns) {
   auto model = stories();
   std::shared_ptr<GenerationHandle> handle;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "tokenizer/tokenizer.h"
 
 namespace ogai::generate {
 namespace {
@@ -95,6 +96,50 @@ TEST(RequestTest, OutOfRangeValuesFailLoudly) {
   o = {};
   o.sampling.repetition_penalty = 0.0f;
   EXPECT_THROW(resolve_request(o, {}, 5), Error);
+}
+
+}  // namespace
+}  // namespace ogai::generate
+
+namespace ogai::generate {
+namespace {
+
+// The error resolve_request raises for `o` against `package`.
+Error resolve_error(const GenerationOptions& o, const PackageGeneration& package) {
+  try {
+    resolve_request(o, package, 3);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return Error(ErrorCode::kInternal, "", "");
+}
+
+TEST(RequestTest, ResponseFormatBecomesTheSamplerConstraint) {
+  const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(std::string(OGAI_SHARED_DIR) + "/models/stories260k");
+  PackageGeneration package;
+  package.eos_ids = {2};
+  package.grammar = std::make_shared<grammar::ModelGrammar>(tok);
+  GenerationOptions o;
+  EXPECT_EQ(resolve_request(o, package, 3).sampling.constraint, nullptr);
+  o.response_format = ResponseFormat{ResponseFormat::Kind::kRegex, "ab", true};
+  auto r = resolve_request(o, package, 3);
+  ASSERT_NE(r.sampling.constraint, nullptr);
+  EXPECT_EQ(resolve_request(o, package, 3).sampling.constraint, r.sampling.constraint);  // compiled once per model
+  auto state = r.sampling.constraint->start();
+  EXPECT_FALSE(state->complete());
+  // Without EOS (ignore_eos), a stop token id ends the text; with neither, the request is refused.
+  o.ignore_eos = true;
+  EXPECT_EQ(resolve_error(o, package).where(), "response_format");
+  o.stop_token_ids = {5};
+  EXPECT_NE(resolve_request(o, package, 3).sampling.constraint, nullptr);
+  // Compile errors surface here, located at the format.
+  o.response_format->text = "(";
+  EXPECT_EQ(resolve_error(o, package).where(), "response_format.regex");
+  // No vocabulary: refused by name.
+  o.response_format->text = "a";
+  package.grammar = nullptr;
+  EXPECT_EQ(resolve_error(o, package).code(), ErrorCode::kUnsupported);
 }
 
 }  // namespace

@@ -147,7 +147,6 @@ TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   EXPECT_EQ(parse_chat_request(head + R"("n":3})").n, 3);
   EXPECT_EQ(parse_chat_request(head + R"("n":1,"stream":true})").n, 1);
   EXPECT_EQ(chat_error(head + R"("tools":[{"type":"function","function":{"name":"f"}}]})").param, "tools");
-  EXPECT_EQ(chat_error(head + R"("response_format":{"type":"json_object"}})").param, "response_format");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
                 .param,
             "messages[0].content[0].type");
@@ -216,6 +215,66 @@ TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":true})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3,"echo":true})").param, "n");
   EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","n":3})").n, 3);
+}
+
+}  // namespace
+}  // namespace ogai::serve
+
+namespace ogai::serve {
+namespace {
+
+TEST(ParseResponseFormat, JsonObjectSchemaRegexGrammarOnBothEndpoints) {
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  const std::string completion = R"({"model":"m","prompt":"x",)";
+  EXPECT_FALSE(parse_chat_request(chat + R"("response_format":{"type":"text"}})").options.response_format);
+  auto object = parse_chat_request(chat + R"("response_format":{"type":"json_object"}})").options.response_format;
+  ASSERT_TRUE(object);
+  EXPECT_EQ(object->kind, ResponseFormat::Kind::kJsonObject);
+  auto schema = parse_completion_request(
+      completion + R"("response_format":{"type":"json_schema","json_schema":{"name":"p","strict":true,
+      "schema":{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}}}})").options.response_format;
+  ASSERT_TRUE(schema);
+  EXPECT_EQ(schema->kind, ResponseFormat::Kind::kJsonSchema);
+  EXPECT_TRUE(schema->strict);
+  EXPECT_NE(schema->text.find("\"required\""), std::string::npos);
+  auto regex = parse_chat_request(chat + R"("response_format":{"type":"regex","regex":"a+"}})").options.response_format;
+  ASSERT_TRUE(regex);
+  EXPECT_EQ(regex->text, "a+");
+  auto grammar = parse_chat_request(chat + R"("response_format":{"type":"grammar","grammar":"root ::= \"x\""}})")
+                     .options.response_format;
+  ASSERT_TRUE(grammar);
+  EXPECT_EQ(grammar->kind, ResponseFormat::Kind::kGrammar);
+}
+
+ApiError parse_error(const std::string& body) {
+  try {
+    parse_chat_request(body);
+  } catch (const ApiError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for " << body;
+  return {};
+}
+
+TEST(ParseResponseFormat, UnenforceableSchemasAre400NamingTheKeyword) {
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  ApiError e = parse_error(chat + R"("response_format":{"type":"json_schema","json_schema":{"name":"p",
+      "schema":{"type":"object","properties":{"a":{"type":"string","not":{"const":"x"}}}}}}})");
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.code, "unsupported");
+  EXPECT_EQ(e.param, "response_format");
+  EXPECT_NE(e.message.find("'not'"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("#/properties/a/not"), std::string::npos) << e.message;
+  e = parse_error(chat + R"("response_format":{"type":"json_schema","json_schema":{"name":"p"}}})");
+  EXPECT_EQ(e.param, "response_format.json_schema.schema");
+  e = parse_error(chat + R"("response_format":{"type":"yaml"}})");
+  EXPECT_EQ(e.param, "response_format.type");
+  e = parse_error(chat + R"("response_format":{"type":"regex","regex":"(a"}})");
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.code, "");
+  EXPECT_NE(e.message.find("missing ')'"), std::string::npos);
+  e = parse_error(chat + R"("response_format":{"type":"grammar","grammar":"root ::= root \"a\""}})");
+  EXPECT_NE(e.message.find("no terminal"), std::string::npos) << e.message;
 }
 
 }  // namespace

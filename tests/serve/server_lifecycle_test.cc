@@ -88,3 +88,25 @@ TEST_F(ServerLifecycle, StopRacingRunAlwaysEndsIt) {
 
 }  // namespace
 }  // namespace ogai::serve
+
+namespace ogai::serve {
+namespace {
+
+TEST_F(ServerLifecycle, RefusesTransportOptionsOutOfRange) {
+  for (auto change : std::vector<void (*)(ServerOptions&)>{
+           [](ServerOptions& o) { o.max_connections = 0; },
+           [](ServerOptions& o) { o.max_connections = kMaxConnectionsLimit + 1; },
+           [](ServerOptions& o) { o.idle_timeout_s = 0; }, [](ServerOptions& o) { o.header_timeout_s = -1; },
+           [](ServerOptions& o) { o.body_timeout_s = 1e9; }}) {
+    ServerOptions o = local();
+    change(o);
+    EXPECT_THROW(Server(model_, o), Error);
+  }
+  ServerOptions fine = local();
+  fine.max_connections = 1;
+  fine.idle_timeout_s = 0.05;
+  EXPECT_NO_THROW(Server(model_, fine));
+}
+
+}  // namespace
+}  // namespace ogai::serve

@@ -1,0 +1,228 @@
+#include "grammar/grammar_constraint.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace ogai::grammar {
+namespace {
+
+std::string shown(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  return out;
+}
+
+// Row b: eight floats, +inf where bit j of b is set, else -inf.
+const std::array<std::array<float, 8>, 256>& byte_mask_table() {
+  static const auto table = [] {
+    std::array<std::array<float, 8>, 256> t{};
+    for (std::size_t b = 0; b < 256; ++b)
+      for (std::size_t j = 0; j < 8; ++j) t[b][j] = ((b >> j) & 1) ? INFINITY : -INFINITY;
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar,
+                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<std::int64_t> end_ids)
+    : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)) {
+  std::sort(end_ids_.begin(), end_ids_.end());
+  end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
+  std::vector<bool> seen(256, false);
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<std::uint8_t>(b);
+    if (!is_plain_byte(byte) || seen[grammar_->byte_class[byte]]) continue;
+    seen[grammar_->byte_class[byte]] = true;
+    plain_bytes_.push_back(byte);
+  }
+}
+
+std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { return start_state(); }
+
+std::unique_ptr<GrammarState> GrammarConstraint::start_state() const { return std::make_unique<GrammarState>(*this); }
+
+// The constraint outlives its states: a Sampler holds it (params.constraint) and destroys the
+// state it made first.
+GrammarState::GrammarState(const GrammarConstraint& constraint)
+    : constraint_(constraint), vocabulary_(*constraint.vocabulary_), matcher_(constraint.grammar_),
+      state_(matcher_.initial()), walk_states_(vocabulary_.trie().max_depth + 1, Matcher::kDead) {}
+
+bool GrammarState::is_end(std::int64_t id) const {
+  return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
+}
+
+int GrammarState::plain_depth(Matcher::State s, int cap) {
+  const auto at = static_cast<std::size_t>(s);
+  if (at < plain_stamps_.size() && plain_stamps_[at] == plain_stamp_) return plain_depths_[at];
+  level_.assign(1, s);
+  int depth = 0;
+  for (; depth < cap; ++depth) {
+    next_level_.clear();
+    bool dies = false;
+    for (Matcher::State t : level_)
+      for (std::uint8_t b : constraint_.plain_bytes_) {
+        const Matcher::State u = matcher_.step(t, b);
+        if (u == Matcher::kDead) dies = true;
+        else if (std::find(next_level_.begin(), next_level_.end(), u) == next_level_.end()) next_level_.push_back(u);
+      }
+    if (dies) break;
+    if (next_level_.size() > kPlainProbeWidth) {  // too many to follow: what is known so far
+      ++depth;
+      break;
+    }
+    level_.swap(next_level_);
+  }
+  if (plain_stamps_.size() <= at) {
+    plain_stamps_.resize(std::max(at + 1, matcher_.state_count()), 0);
+    plain_depths_.resize(plain_stamps_.size(), 0);
+  }
+  plain_stamps_[at] = plain_stamp_;
+  plain_depths_[at] = depth;
+  return depth;
+}
+
+void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
+  const TokenTrie& t = vocabulary_.trie();
+  words.assign((vocabulary_.size() + 63) / 64, 0);
+  walk_states_[0] = state_;
+  if (++plain_stamp_ == 0) {
+    std::fill(plain_stamps_.begin(), plain_stamps_.end(), 0);
+    plain_stamp_ = 1;
+  }
+  const std::size_t n = t.size();
+  const int cap = static_cast<int>(std::min<std::size_t>(t.max_depth, 255));
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t d = t.depth[i];
+    const int height = t.plain_height[i];
+    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && !constraint_.plain_bytes_.empty() &&
+        height <= plain_depth(walk_states_[d - 1], cap)) {
+      // Every token below is viable: no need to step through them.
+      for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[t.skip[i]]; ++k) {
+        const auto id = static_cast<std::uint32_t>(t.token_ids[k]);
+        words[id >> 6] |= std::uint64_t{1} << (id & 63);
+      }
+      i = t.skip[i];
+      continue;
+    }
+    const Matcher::State s = matcher_.step(walk_states_[d - 1], t.byte[i]);
+    if (s == Matcher::kDead) {
+      i = t.skip[i];
+      continue;
+    }
+    walk_states_[d] = s;
+    for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[i + 1]; ++k) {
+      const auto id = static_cast<std::uint32_t>(t.token_ids[k]);
+      words[id >> 6] |= std::uint64_t{1} << (id & 63);
+    }
+    ++i;
+  }
+  for (std::int64_t id : constraint_.end_ids_)
+    if (id >= 0 && static_cast<std::size_t>(id) < vocabulary_.size())
+      words[static_cast<std::size_t>(id) >> 6] &= ~(std::uint64_t{1} << (id & 63));
+}
+
+const TokenMask& GrammarState::allowed_text_tokens() {
+  if (ended_) {  // nothing follows an end token (not cached: the configuration is the complete one)
+    nothing_.assign((vocabulary_.size() + 63) / 64, 0);
+    return nothing_;
+  }
+  auto it = cache_.find(state_);
+  if (it != cache_.end()) return *it->second;
+  const std::string key = matcher_.configuration_key(state_);
+  std::shared_ptr<const TokenMask> mask = constraint_.shared_masks_.find(key);
+  if (!mask) {
+    auto words = std::make_shared<TokenMask>();
+    compute_mask(*words);
+    mask = words;
+    constraint_.shared_masks_.insert(key, mask);
+  }
+  if (cache_.size() >= 4096) cache_.clear();  // pointers into the shared cache: small
+  return *(cache_[state_] = std::move(mask));
+}
+
+bool GrammarState::allows_by_walk(std::int64_t id) {
+  if (ended_ || id < 0) return false;
+  if (is_end(id)) return matcher_.accepting(state_);
+  if (static_cast<std::size_t>(id) >= vocabulary_.size()) return false;
+  const std::string& bytes = vocabulary_.bytes(id);
+  return !bytes.empty() && matcher_.walk(state_, bytes) != Matcher::kDead;
+}
+
+void GrammarState::mask(std::span<float> logits) {
+  const TokenMask& words = allowed_text_tokens();
+  const bool accepting = complete();
+  bool any = false;
+  saved_.clear();
+  for (std::int64_t id : constraint_.end_ids_)
+    saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)] : 0.0f);
+  const std::size_t v = logits.size();
+  float* out = logits.data();
+  for (std::size_t w = 0; w * 64 < v; ++w) {
+    const std::uint64_t m = w < words.size() ? words[w] : 0;
+    any = any || m != 0;
+    if (m == ~std::uint64_t{0}) continue;
+    const std::size_t begin = w * 64, n = std::min<std::size_t>(64, v - begin);
+    if (m == 0) {
+      std::fill_n(out + begin, n, -INFINITY);
+      continue;
+    }
+    if (n < 64) {
+      for (std::size_t b = 0; b < n; ++b)
+        if (!((m >> b) & 1)) out[begin + b] = -INFINITY;
+      continue;
+    }
+    // Eight bits at a time: min with +inf keeps a logit, with -inf drops it (vectorizes).
+    for (std::size_t k = 0; k < 8; ++k) {
+      const float* keep = byte_mask_table()[(m >> (8 * k)) & 0xFF].data();
+      float* o = out + begin + 8 * k;
+      for (std::size_t j = 0; j < 8; ++j) o[j] = std::min(o[j], keep[j]);
+    }
+  }
+  bool end_allowed = false;
+  for (std::size_t k = 0; k < constraint_.end_ids_.size(); ++k) {
+    const std::int64_t id = constraint_.end_ids_[k];
+    if (id < 0 || static_cast<std::size_t>(id) >= v) continue;
+    logits[static_cast<std::size_t>(id)] = accepting ? saved_[k] : -INFINITY;
+    end_allowed = end_allowed || accepting;
+  }
+  if (!any && !end_allowed) {
+    if (!ended_ && !accepting && matcher_.pruned())
+      fail(ErrorCode::kUnsupported, "response_format",
+           "the grammar is too ambiguous: a continuation needs more than {} parse stacks at once; make the "
+           "alternatives of its rules start differently",
+           Matcher::kMaxStacks);
+    fail(ErrorCode::kInvalidArgument, "response_format", "{}",
+         ended_ ? "the grammar already ended; no token may follow"
+                : (accepting ? "the text is complete but the request has no end token (EOS or stop token id) to end it"
+                             : "no token of the vocabulary can continue the grammar here"));
+  }
+}
+
+void GrammarState::accept(std::int64_t token) {
+  if (ended_) fail(ErrorCode::kInvalidArgument, "response_format", "token {} follows the end of the grammar", token);
+  if (is_end(token)) {
+    if (!matcher_.accepting(state_))
+      fail(ErrorCode::kInvalidArgument, "response_format", "end token {} before the grammar is complete", token);
+    ended_ = true;
+    return;
+  }
+  const bool known = token >= 0 && static_cast<std::size_t>(token) < vocabulary_.size();
+  const std::string empty;
+  const std::string& bytes = known ? vocabulary_.bytes(token) : empty;
+  const Matcher::State next = bytes.empty() ? Matcher::kDead : matcher_.walk(state_, bytes);
+  if (next == Matcher::kDead)
+    fail(ErrorCode::kInvalidArgument, "response_format", "token {} ('{}') does not continue the grammar", token,
+         shown(bytes));
+  state_ = next;
+  if (matcher_.needs_compaction()) {
+    state_ = matcher_.compact(state_);
+    cache_.clear();
+  }
+}
+
+}  // namespace ogai::grammar

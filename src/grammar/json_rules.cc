@@ -1,0 +1,375 @@
+#include "grammar/json_rules.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "grammar/codepoints.h"
+#include "grammar/regex.h"
+
+namespace ogai::grammar {
+namespace {
+
+ByteSet digit_set(char lo, char hi) { return ByteSet::range(static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(hi)); }
+
+enum class Frac { kNone, kAny, kZero, kNonzero };
+
+Frac intersect(Frac a, Frac b) {
+  if (a == Frac::kNone || b == Frac::kNone) return Frac::kNone;
+  if (a == Frac::kAny) return b;
+  if (b == Frac::kAny) return a;
+  return a == b ? a : Frac::kNone;
+}
+
+// The formats, as regexes over the string content (they need no escapes).
+const char* format_regex(const std::string& format) {
+  static constexpr const char* kDate =
+      "[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
+  static constexpr const char* kTime = "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
+  if (format == "date") return kDate;
+  if (format == "time") return kTime;
+  if (format == "date-time") {
+    static const std::string kDateTime = std::string(kDate) + "T" + kTime;
+    return kDateTime.c_str();
+  }
+  if (format == "uuid") return "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+  if (format == "email")
+    return "[A-Za-z0-9]+([._+-][A-Za-z0-9]+)*@[A-Za-z0-9]+(-[A-Za-z0-9]+)*(\\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*)*\\.[A-Za-z]{2,24}";
+  return nullptr;
+}
+
+std::uint64_t pow10(std::size_t n) {
+  std::uint64_t v = 1;
+  for (std::size_t i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+}  // namespace
+
+Element JsonRules::cached(std::optional<std::uint32_t>& slot, const char* name,
+                          std::vector<Sequence> (JsonRules::*make)()) {
+  if (!slot) {
+    slot = b_.add_rule(name);
+    for (auto& alt : (this->*make)()) b_.add_alternative(*slot, std::move(alt));
+  }
+  return GrammarBuilder::ref(*slot);
+}
+
+Element JsonRules::ws() {
+  if (!ws_) {
+    ByteSet indent;
+    indent.add(' ');
+    indent.add('\t');
+    Sequence newline = b_.literal("\n");
+    GrammarBuilder::append(newline, b_.repeat({b_.bytes(indent)}, 0, kMaxIndent, "indent"));
+    ws_ = b_.rule("ws", {{}, b_.literal(" "), newline});
+  }
+  return GrammarBuilder::ref(*ws_);
+}
+
+Element JsonRules::value() { return cached(value_, "value", &JsonRules::make_value); }
+Element JsonRules::object() { return cached(object_, "object", &JsonRules::make_object); }
+Element JsonRules::array() { return cached(array_, "array", &JsonRules::make_array); }
+Element JsonRules::string() { return cached(string_, "string", &JsonRules::make_string); }
+Element JsonRules::number() { return cached(number_, "number", &JsonRules::make_number); }
+Element JsonRules::integer() { return cached(integer_, "integer", &JsonRules::make_integer); }
+Element JsonRules::string_char() { return cached(char_, "char", &JsonRules::make_char); }
+
+Element JsonRules::boolean() {
+  if (!bool_) bool_ = b_.rule("boolean", {b_.literal("true"), b_.literal("false")});
+  return GrammarBuilder::ref(*bool_);
+}
+
+Element JsonRules::null() {
+  if (!null_) null_ = b_.rule("null", {b_.literal("null")});
+  return GrammarBuilder::ref(*null_);
+}
+
+std::vector<Sequence> JsonRules::make_value() {
+  return {{object()}, {array()}, {string()}, {number()}, {boolean()}, {null()}};
+}
+
+std::vector<Sequence> JsonRules::make_object() {
+  Sequence member = {string(), ws(), b_.bytes(ByteSet::of(':')), ws(), value(), ws()};
+  const std::uint32_t member_rule = b_.rule("member", {member});
+  Sequence more = b_.literal(",");
+  more.push_back(ws());
+  more.push_back(GrammarBuilder::ref(member_rule));
+  Sequence filled = {GrammarBuilder::ref(member_rule)};
+  GrammarBuilder::append(filled, b_.repeat(more, 0, -1, "members"));
+  filled.push_back(b_.bytes(ByteSet::of('}')));
+  const std::uint32_t body = b_.rule("object-body", {b_.literal("}"), filled});
+  return {{b_.bytes(ByteSet::of('{')), ws(), GrammarBuilder::ref(body)}};
+}
+
+std::vector<Sequence> JsonRules::make_array() {
+  const std::uint32_t item = b_.rule("element", {{value(), ws()}});
+  Sequence more = b_.literal(",");
+  more.push_back(ws());
+  more.push_back(GrammarBuilder::ref(item));
+  Sequence filled = {GrammarBuilder::ref(item)};
+  GrammarBuilder::append(filled, b_.repeat(more, 0, -1, "elements"));
+  filled.push_back(b_.bytes(ByteSet::of(']')));
+  const std::uint32_t body = b_.rule("array-body", {b_.literal("]"), filled});
+  return {{b_.bytes(ByteSet::of('[')), ws(), GrammarBuilder::ref(body)}};
+}
+
+std::vector<Sequence> JsonRules::make_string() {
+  Sequence s = {b_.bytes(ByteSet::of('"'))};
+  GrammarBuilder::append(s, string_with_length(0, -1));
+  return {s};
+}
+
+std::vector<Sequence> JsonRules::make_char() {
+  CodepointSet plain;
+  plain.add(0x20, kMaxCodepoint);
+  CodepointSet excluded;
+  excluded.add('"');
+  excluded.add('\\');
+  CodepointSet keep;
+  const CodepointSet others = excluded.complement();
+  for (const auto& [a, b] : others.ranges())
+    if (std::max(a, 0x20u) <= b) keep.add(std::max(a, 0x20u), b);
+  ByteSet simple_escape;
+  for (char c : std::string("\"\\/bfnrt")) simple_escape.add(static_cast<std::uint8_t>(c));
+  ByteSet hex = digit_set('0', '9');
+  hex.add_range('a', 'f');
+  hex.add_range('A', 'F');
+  ByteSet hex_low = digit_set('0', '9');  // first digit other than d/D: no surrogate
+  hex_low.add_range('a', 'c');
+  hex_low.add_range('A', 'C');
+  hex_low.add_range('e', 'f');
+  hex_low.add_range('E', 'F');
+  ByteSet d = ByteSet::of('d');
+  d.add('D');
+  const Element h = b_.bytes(hex);
+  const std::uint32_t unicode = b_.rule("unicode-escape", {{b_.bytes(hex_low), h, h, h}, {b_.bytes(d), b_.bytes(digit_set('0', '7')), h, h}});
+  const std::uint32_t escape = b_.rule("escape", {{b_.bytes(simple_escape)}, {b_.bytes(ByteSet::of('u')), GrammarBuilder::ref(unicode)}});
+  Sequence escaped = {b_.bytes(ByteSet::of('\\')), GrammarBuilder::ref(escape)};
+  return {utf8_class(b_, keep, "plain-char"), escaped};
+}
+
+Sequence JsonRules::string_with_length(std::int64_t min, std::int64_t max) {
+  Sequence s = b_.repeat({string_char()}, min, max, "chars");
+  s.push_back(b_.bytes(ByteSet::of('"')));
+  return s;
+}
+
+std::optional<Sequence> JsonRules::string_with_format(const std::string& format, const std::string& where) {
+  const char* re = format_regex(format);
+  if (re == nullptr) return std::nullopt;
+  Sequence s = b_.literal("\"");
+  GrammarBuilder::append(s, compile_regex(b_, re, Spelling::kJsonString, RegexAnchoring::kFullMatch, where + "-" + format));
+  GrammarBuilder::append(s, b_.literal("\""));
+  return s;
+}
+
+Sequence JsonRules::digits(int min, int max) { return b_.repeat({b_.bytes(digit_set('0', '9'))}, min, max, "digits"); }
+
+std::vector<Sequence> JsonRules::make_number() {
+  Sequence int_part = {GrammarBuilder::ref(b_.rule("int-part", {b_.literal("0"), [&] {
+    Sequence s = {b_.bytes(digit_set('1', '9'))};
+    GrammarBuilder::append(s, digits(0, -1));
+    return s;
+  }()}))};
+  Sequence frac = b_.literal(".");
+  GrammarBuilder::append(frac, digits(1, -1));
+  ByteSet e = ByteSet::of('e');
+  e.add('E');
+  ByteSet sign = ByteSet::of('+');
+  sign.add('-');
+  Sequence exp = {b_.bytes(e)};
+  GrammarBuilder::append(exp, b_.optional({b_.bytes(sign)}, "exp-sign"));
+  GrammarBuilder::append(exp, digits(1, -1));
+  Sequence n = b_.optional(b_.literal("-"), "minus");
+  GrammarBuilder::append(n, int_part);
+  GrammarBuilder::append(n, b_.optional(frac, "frac"));
+  GrammarBuilder::append(n, b_.optional(exp, "exp"));
+  return {n};
+}
+
+std::vector<Sequence> JsonRules::make_integer() {
+  Sequence n = b_.optional(b_.literal("-"), "minus");
+  Sequence nonzero = {b_.bytes(digit_set('1', '9'))};
+  GrammarBuilder::append(nonzero, digits(0, -1));
+  n.push_back(GrammarBuilder::ref(b_.rule("uint", {b_.literal("0"), nonzero})));
+  return {n};
+}
+
+void JsonRules::same_length_range(const std::string& lo, const std::string& hi, Sequence prefix,
+                                  std::vector<Sequence>& out) {
+  if (lo.empty()) {
+    out.push_back(std::move(prefix));
+    return;
+  }
+  const std::size_t rest = lo.size() - 1;
+  auto with = [&](ByteSet first) {
+    Sequence s = prefix;
+    s.push_back(b_.bytes(first));
+    return s;
+  };
+  if (lo[0] == hi[0]) {
+    same_length_range(lo.substr(1), hi.substr(1), with(ByteSet::of(static_cast<std::uint8_t>(lo[0]))), out);
+    return;
+  }
+  const bool lo_zeros = lo.find_first_not_of('0', 1) == std::string::npos;
+  const bool hi_nines = hi.find_first_not_of('9', 1) == std::string::npos;
+  char full_from = lo[0], full_to = hi[0];
+  if (!lo_zeros) {
+    same_length_range(lo.substr(1), std::string(rest, '9'), with(ByteSet::of(static_cast<std::uint8_t>(lo[0]))), out);
+    ++full_from;
+  }
+  if (!hi_nines) {
+    same_length_range(std::string(rest, '0'), hi.substr(1), with(ByteSet::of(static_cast<std::uint8_t>(hi[0]))), out);
+    --full_to;
+  }
+  if (full_from <= full_to) {
+    Sequence s = with(digit_set(full_from, full_to));
+    GrammarBuilder::append(s, digits(static_cast<int>(rest), static_cast<int>(rest)));
+    out.push_back(std::move(s));
+  }
+}
+
+std::vector<Sequence> JsonRules::uint_range(std::uint64_t lo, std::optional<std::uint64_t> hi) {
+  std::vector<Sequence> out;
+  const std::size_t lo_len = std::to_string(lo).size();
+  const std::size_t hi_len = hi ? std::to_string(*hi).size() : lo_len;
+  for (std::size_t len = lo_len; len <= hi_len; ++len) {
+    const std::uint64_t a = len == lo_len ? lo : pow10(len - 1);
+    const std::uint64_t b = (hi && len == hi_len) ? *hi : (len >= 20 ? UINT64_MAX : pow10(len) - 1);
+    if (a <= b) same_length_range(std::to_string(a), std::to_string(b), {}, out);
+  }
+  if (!hi) {  // every number with more digits than lo
+    Sequence longer = {b_.bytes(digit_set('1', '9'))};
+    GrammarBuilder::append(longer, digits(static_cast<int>(lo_len), -1));
+    out.push_back(std::move(longer));
+  }
+  return out;
+}
+
+Sequence JsonRules::integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi, const std::string& name) {
+  std::vector<Sequence> alts;
+  if (!hi || *hi >= 0) {
+    const std::uint64_t from = lo && *lo > 0 ? static_cast<std::uint64_t>(*lo) : 0;
+    std::optional<std::uint64_t> to;
+    if (hi) to = static_cast<std::uint64_t>(*hi);
+    if (!to || from <= *to)
+      for (auto& s : uint_range(from, to)) alts.push_back(std::move(s));
+  }
+  if (!lo || *lo < 0) {
+    // v in [lo, min(hi, -1)] as "-" w, w = -v.
+    const std::uint64_t w_from = (hi && *hi < 0) ? static_cast<std::uint64_t>(-(*hi + 1)) + 1 : 1;
+    std::optional<std::uint64_t> w_to;
+    if (lo) w_to = static_cast<std::uint64_t>(-(*lo + 1)) + 1;
+    if (!w_to || w_from <= *w_to)
+      for (auto& s : uint_range(w_from, w_to)) {
+        Sequence neg = b_.literal("-");
+        GrammarBuilder::append(neg, s);
+        alts.push_back(std::move(neg));
+      }
+  }
+  if (alts.empty()) return {};
+  return {GrammarBuilder::ref(b_.rule(name, std::move(alts)))};
+}
+
+std::vector<Sequence> JsonRules::nonneg_number(NumberBound lo, std::optional<NumberBound> hi) {
+  if (!frac_) {
+    Sequence f = b_.literal(".");
+    GrammarBuilder::append(f, digits(1, -1));
+    frac_ = b_.rule("any-frac", {f, {}});
+    Sequence z = b_.literal(".");
+    GrammarBuilder::append(z, b_.repeat(b_.literal("0"), 1, -1, "zeros"));
+    zero_frac_ = b_.rule("zero-frac", {z, {}});
+    Sequence nz = b_.literal(".");
+    GrammarBuilder::append(nz, digits(0, -1));
+    nz.push_back(b_.bytes(digit_set('1', '9')));
+    GrammarBuilder::append(nz, digits(0, -1));
+    nonzero_frac_ = b_.rule("nonzero-frac", {nz});
+  }
+  auto frac_rule = [&](Frac f) {
+    return GrammarBuilder::ref(f == Frac::kAny ? *frac_ : f == Frac::kZero ? *zero_frac_ : *nonzero_frac_);
+  };
+  auto upper = [&](std::int64_t n) {
+    if (!hi || n < hi->value) return Frac::kAny;
+    if (n == hi->value) return hi->exclusive ? Frac::kNone : Frac::kZero;
+    return Frac::kNone;
+  };
+  std::vector<Sequence> out;
+  auto emit = [&](std::int64_t n, Frac f) {
+    if (f == Frac::kNone) return;
+    Sequence s = b_.literal(std::to_string(n));
+    s.push_back(frac_rule(f));
+    out.push_back(std::move(s));
+  };
+  emit(lo.value, intersect(lo.exclusive ? Frac::kNonzero : Frac::kAny, upper(lo.value)));
+  if (hi && hi->value > lo.value) emit(hi->value, upper(hi->value));
+  const std::int64_t mid_from = lo.value + 1;
+  std::optional<std::int64_t> mid_to;
+  if (hi) mid_to = hi->value - 1;
+  if (!mid_to || mid_from <= *mid_to) {
+    std::optional<std::uint64_t> to;
+    if (mid_to) to = static_cast<std::uint64_t>(*mid_to);
+    for (auto& s : uint_range(static_cast<std::uint64_t>(mid_from), to)) {
+      s.push_back(frac_rule(Frac::kAny));
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+Sequence JsonRules::number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi, const std::string& name) {
+  std::vector<Sequence> alts;
+  if (!hi || hi->value > 0 || (hi->value == 0 && !hi->exclusive)) {
+    NumberBound from{0, false};
+    if (lo && lo->value >= 0) from = *lo;
+    for (auto& s : nonneg_number(from, hi)) alts.push_back(std::move(s));
+  }
+  if (!lo || lo->value < 0) {
+    NumberBound w_from{0, true};  // v < 0: w = -v > 0
+    if (hi && hi->value < 0) w_from = {-hi->value, hi->exclusive};
+    std::optional<NumberBound> w_to;
+    if (lo) w_to = NumberBound{-lo->value, lo->exclusive};
+    for (auto& s : nonneg_number(w_from, w_to)) {
+      Sequence neg = b_.literal("-");
+      GrammarBuilder::append(neg, s);
+      alts.push_back(std::move(neg));
+    }
+  }
+  if (alts.empty()) return {};
+  return {GrammarBuilder::ref(b_.rule(name, std::move(alts)))};
+}
+
+std::uint32_t JsonRules::trie_rule(const std::vector<std::string>& lits, std::size_t begin, std::size_t end,
+                                   std::size_t depth, const std::string& name) {
+  std::vector<Sequence> alts;
+  if (lits[begin].size() == depth) {
+    alts.push_back({});
+    ++begin;
+  }
+  for (std::size_t g = begin; g < end;) {
+    std::size_t g_end = g + 1;
+    while (g_end < end && lits[g_end][depth] == lits[g][depth]) ++g_end;
+    const std::string& first = lits[g];
+    const std::string& last = lits[g_end - 1];
+    std::size_t common = depth;
+    while (common < first.size() && common < last.size() && first[common] == last[common]) ++common;
+    Sequence alt = b_.literal(std::string_view(first).substr(depth, common - depth));
+    if (!(g_end - g == 1 && first.size() == common)) alt.push_back(GrammarBuilder::ref(trie_rule(lits, g, g_end, common, name)));
+    alts.push_back(std::move(alt));
+    g = g_end;
+  }
+  return b_.rule(name, std::move(alts));
+}
+
+Sequence JsonRules::literal_set(std::vector<std::string> literals, const std::string& name) {
+  std::size_t total = 0;
+  for (const auto& l : literals) total += l.size();
+  if (total > kMaxLiteralBytes)
+    fail(ErrorCode::kInvalidArgument, name, "the values take {} bytes; at most {} are allowed (the compile-time bound)",
+         total, kMaxLiteralBytes);
+  std::sort(literals.begin(), literals.end());
+  literals.erase(std::unique(literals.begin(), literals.end()), literals.end());
+  if (literals.size() == 1) return b_.literal(literals[0]);
+  return {GrammarBuilder::ref(trie_rule(literals, 0, literals.size(), 0, name))};
+}
+
+}  // namespace ogai::grammar

@@ -1,0 +1,78 @@
+// JsonRules: the building blocks JSON grammars share, made once per builder on first use:
+// whitespace, any JSON value / object / array / string / number, string content with length
+// bounds, integers and numbers within bounds, the string formats, and literal sets (enum values)
+// laid out as a trie so that many values sharing prefixes stay one parse stack.
+//
+// Whitespace between tokens is nothing, one space, or one newline and at most kMaxIndent spaces
+// or tabs (pretty-printed JSON fits; a bound, so a model cannot loop on blanks forever). Strings spell every character either as itself (UTF-8; not '"', '\'
+// or a control character) or as a JSON escape (\uXXXX never a surrogate). Numbers: JSON's
+// grammar; with bounds, no exponent (numbers.md in docs/structured_output.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grammar/grammar.h"
+
+namespace ogai::grammar {
+
+inline constexpr int kMaxIndent = 16;
+inline constexpr std::size_t kMaxLiteralBytes = 1u << 20;  // enum/const values, all together
+
+struct NumberBound {
+  std::int64_t value = 0;
+  bool exclusive = false;
+};
+
+class JsonRules {
+ public:
+  explicit JsonRules(GrammarBuilder& builder) : b_(builder) {}
+
+  Element ws();
+  Element value();
+  Element object();
+  Element array();
+  Element string();
+  Element number();
+  Element integer();
+  Element boolean();
+  Element null();
+  Element string_char();  // one character of string content (itself or an escape)
+
+  // A string of [min, max] characters (max < 0: unbounded).
+  Sequence string_with_length(std::int64_t min, std::int64_t max);
+  // A string in the given format: "date", "time", "date-time", "uuid", "email"; nullopt for others.
+  std::optional<Sequence> string_with_format(const std::string& format, const std::string& where);
+  // Integers in [lo, hi] (either side unset: unbounded).
+  Sequence integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi, const std::string& name);
+  // Numbers within integer-valued bounds (inclusive or exclusive), without exponent.
+  Sequence number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi, const std::string& name);
+  // Exactly one of `literals` (raw bytes each), as a trie of rules.
+  Sequence literal_set(std::vector<std::string> literals, const std::string& name);
+
+ private:
+  Element cached(std::optional<std::uint32_t>& slot, const char* name, std::vector<Sequence> (JsonRules::*make)());
+  std::vector<Sequence> make_value();
+  std::vector<Sequence> make_object();
+  std::vector<Sequence> make_array();
+  std::vector<Sequence> make_string();
+  std::vector<Sequence> make_number();
+  std::vector<Sequence> make_integer();
+  std::vector<Sequence> make_char();
+  Sequence digits(int min, int max);  // [0-9]{min,max} (max < 0: unbounded)
+  // Non-negative integers in [lo, hi] (hi unset: unbounded) as alternatives.
+  std::vector<Sequence> uint_range(std::uint64_t lo, std::optional<std::uint64_t> hi);
+  void same_length_range(const std::string& lo, const std::string& hi, Sequence prefix, std::vector<Sequence>& out);
+  std::vector<Sequence> nonneg_number(NumberBound lo, std::optional<NumberBound> hi);
+  std::uint32_t trie_rule(const std::vector<std::string>& lits, std::size_t begin, std::size_t end, std::size_t depth,
+                          const std::string& name);
+
+  GrammarBuilder& b_;
+  std::optional<std::uint32_t> ws_, value_, object_, array_, string_, number_, integer_, char_, bool_, null_, frac_,
+      zero_frac_, nonzero_frac_;
+  int counter_ = 0;
+};
+
+}  // namespace ogai::grammar

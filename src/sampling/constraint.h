@@ -1,0 +1,39 @@
+// Constraint: the hook through which a grammar (JSON Schema, regex, GBNF; src/grammar/) restricts
+// the tokens a Sampler may choose. Declared here so that every decode loop that makes one Sampler
+// per sequence (plain, batched rows, speculative) is constrained without knowing about grammars.
+//
+// A Constraint is compiled once per request, immutable and shared by every sequence of it (thread-
+// safe: start() may be called from many threads). Each Sampler owns one ConstraintState, made by
+// start() in its constructor and again in reset(); the state follows the tokens the sequence
+// accepts. ConstraintState is not thread-safe (one per sequence, like the Sampler).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace ogai::sampling {
+
+class ConstraintState {
+ public:
+  virtual ~ConstraintState() = default;
+  // Sets the logit of every token the grammar forbids in the current state to -inf (size V, the
+  // Sampler's vocabulary; ids the constraint does not know are forbidden). End tokens (EOS, stop
+  // ids) are allowed only while the text so far is complete. Throws ogai::Error when no token at
+  // all may follow (a grammar the vocabulary cannot spell).
+  virtual void mask(std::span<float> logits) = 0;
+  // Advances over a chosen token. Throws ogai::Error for a token mask() forbids.
+  virtual void accept(std::int64_t token) = 0;
+  // True when the text accepted so far is a complete match (an end token may follow).
+  virtual bool complete() const = 0;
+};
+
+class Constraint {
+ public:
+  virtual ~Constraint() = default;
+  // A fresh state at the start of the grammar. Cost: small (caches are per state and warm up as
+  // the sequence is generated).
+  virtual std::unique_ptr<ConstraintState> start() const = 0;
+};
+
+}  // namespace ogai::sampling

@@ -1,0 +1,344 @@
+#include "serve/http/connection.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace ogai::serve::http {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using beast::error_code;
+
+namespace {
+
+constexpr std::size_t kReadChunk = 16 << 10;
+constexpr std::chrono::milliseconds kStoppingLinger{200};  // at shutdown, lingering is cut short
+
+// A parse error of the request itself (answered 400), as opposed to the client going away.
+bool is_malformed(const error_code& ec) {
+  return ec.category() == make_error_code(bhttp::error::bad_target).category() &&
+         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+}
+
+Failure too_large(bool form, std::size_t limit) {
+  if (form)
+    return {413, "request_too_large",
+            fmt::format("form-urlencoded request bodies are limited to {} bytes; send the JSON body with "
+                        "Content-Type: application/json", limit), ""};
+  return {413, "request_too_large", fmt::format("the request body is larger than the limit of {} bytes", limit), ""};
+}
+
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, std::min(target.find('?'), target.size()));
+}
+
+}  // namespace
+
+Connection::Connection(asio::io_context& io, asio::ip::tcp::socket socket, const Limits& limits, const Hooks& hooks,
+                       std::function<void()> closed)
+    : io_(io), stream_(std::move(socket)), buffer_(limits.max_header_bytes + 2 * kReadChunk), limits_(limits),
+      hooks_(hooks), closed_(std::move(closed)) {
+  error_code ec;
+  auto peer = stream_.socket().remote_endpoint(ec);
+  if (!ec) remote_port_ = peer.port();
+}
+
+template <class F>
+void Connection::post(F&& f) {
+  asio::post(stream_.get_executor(), [self = shared_from_this(), f = std::forward<F>(f)]() mutable { f(); });
+}
+
+void Connection::start() {
+  post([this] { read_next(); });
+}
+
+void Connection::start_refused(Failure failure) {
+  post([this, failure = std::move(failure)]() mutable { refuse(std::move(failure)); });
+}
+
+void Connection::stop() {
+  post([this] {
+    stopping_ = true;
+    if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) close();
+    else if (state_ == State::kLingering) stream_.expires_after(std::chrono::milliseconds(0));
+  });
+}
+
+// Reading ----------------------------------------------------------------------------------------
+
+void Connection::read_next() {
+  if (stopping_ || state_ == State::kClosed) return close();
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
+  // The real limit is set in refuse_head() once the header says which applies. (Not boost::none:
+  // Beast 1.74 compares a Content-Length against a disabled limit as exceeding it.)
+  parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+  path_.clear();
+  status_ = 0;
+  head_only_ = chunked_ = failed_ = form_ = false;
+  state_ = State::kWaiting;
+  if (buffer_.size() > 0) return on_first_bytes({}, 0);  // a pipelined request is already here
+  stream_.expires_after(limits_.idle_timeout);
+  stream_.async_read_some(buffer_.prepare(kReadChunk),
+                          [self = shared_from_this()](error_code ec, std::size_t n) { self->on_first_bytes(ec, n); });
+}
+
+void Connection::on_first_bytes(error_code ec, std::size_t n) {
+  if (ec || state_ == State::kClosed) return close();  // idle timeout, end of stream, reset
+  buffer_.commit(n);
+  state_ = State::kHeader;
+  stream_.expires_after(limits_.header_timeout);  // the whole header, however slowly it trickles
+  bhttp::async_read_header(stream_, buffer_, *parser_,
+                           [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
+}
+
+void Connection::on_header(error_code ec) {
+  if (state_ == State::kClosed) return;
+  if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
+    const std::string why =
+        fmt::format("the request header is larger than the limit of {} bytes", limits_.max_header_bytes);
+    return refuse({431, "request_header_too_large", why, ""});
+  }
+  if (ec && is_malformed(ec)) return refuse({400, "", "malformed HTTP request: " + ec.message(), ""});
+  if (ec) return close();  // header deadline, or the client went away mid-header
+  const auto& req = parser_->get();
+  path_ = std::string(path_of({req.target().data(), req.target().size()}));
+  keep_alive_ = req.keep_alive();
+  version_ = static_cast<int>(req.version());
+  head_only_ = req.method() == bhttp::verb::head;
+  if (refuse_head()) return;
+  const auto expect = req[bhttp::field::expect];
+  if (!parser_->is_done() && version_ >= 11 && beast::iequals(expect, "100-continue")) {
+    auto interim = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
+    stream_.expires_after(limits_.write_timeout);
+    auto then = [self = shared_from_this(), interim](error_code ec, std::size_t) {
+      if (ec) return self->close();
+      self->read_body();
+    };
+    asio::async_write(stream_, asio::buffer(*interim), std::move(then));
+    return;
+  }
+  read_body();
+}
+
+bool Connection::refuse_head() {
+  const auto& req = parser_->get();
+  if (req.count(bhttp::field::transfer_encoding) > 0 && !parser_->chunked()) {
+    refuse({400, "", "malformed HTTP request: a Transfer-Encoding other than chunked is not accepted", ""});
+    return true;
+  }
+  const auto type = req[bhttp::field::content_type];
+  form_ = type.starts_with("application/x-www-form-urlencoded");
+  const std::size_t limit = form_ ? limits_.max_form_body_bytes : limits_.max_body_bytes;
+  if (auto length = parser_->content_length(); length && *length > limit) {  // refused before a byte of it is read
+    refuse(too_large(form_, limit));
+    return true;
+  }
+  parser_->body_limit(limit);  // chunked bodies: counted as they arrive
+  return false;
+}
+
+void Connection::read_body() {
+  if (parser_->is_done()) return dispatch();
+  state_ = State::kBody;
+  stream_.expires_after(limits_.body_timeout);
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+}
+
+void Connection::on_body(error_code ec) {
+  if (state_ == State::kClosed) return;
+  if (ec == bhttp::error::body_limit)
+    return refuse(too_large(form_, form_ ? limits_.max_form_body_bytes : limits_.max_body_bytes));
+  if (ec && is_malformed(ec)) return refuse({400, "", "malformed HTTP request: " + ec.message(), ""});
+  if (ec) return close();
+  dispatch();
+}
+
+void Connection::dispatch() {
+  state_ = State::kAnswering;
+  stream_.expires_never();
+  auto message = parser_->release();
+  Request r;
+  r.method = std::string(message.method_string());
+  r.target = std::string(message.target());
+  r.path = path_;
+  for (const auto& f : message) r.fields.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  r.body = std::move(message.body());
+  r.version = static_cast<int>(message.version());
+  r.remote_port = remote_port_;
+  // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
+  auto keep_running =
+      std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
+  auto exchange = std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running));
+  try {
+    hooks_.handle(std::move(exchange));
+  } catch (...) {  // the hook must not throw; a dropped Exchange answers 500
+  }
+}
+
+void Connection::refuse(Failure failure) {
+  failure.path = path_;
+  Response response = hooks_.failure_response(failure);
+  keep_alive_ = false;
+  failed_ = true;
+  state_ = State::kAnswering;
+  ++exchange_id_;  // no Exchange answers this one
+  stream_.expires_never();
+  do_respond(std::move(response));
+}
+
+// Writing ----------------------------------------------------------------------------------------
+
+void Connection::respond(std::uint64_t id, Response response) {
+  post([this, id, response = std::move(response)]() mutable {
+    if (answering(id)) do_respond(std::move(response));
+  });
+}
+
+void Connection::begin_stream(std::uint64_t id, Response head) {
+  post([this, id, head = std::move(head)]() mutable {
+    if (answering(id)) do_begin_stream(std::move(head));
+  });
+}
+
+void Connection::write(std::uint64_t id, std::string data, std::function<void(bool)> done) {
+  post([this, id, data = std::move(data), done = std::move(done)]() mutable {
+    if (!answering(id) || status_ == 0 || data.empty()) {
+      if (done) done(answering(id) && !broken_);
+      return;
+    }
+    std::string bytes = chunked_ ? fmt::format("{:x}\r\n", data.size()) + data + "\r\n" : std::move(data);
+    queue({std::move(bytes), std::move(done), false});
+  });
+}
+
+void Connection::finish(std::uint64_t id) {
+  post([this, id] {
+    if (answering(id) && status_ != 0) queue({chunked_ ? "0\r\n\r\n" : "", {}, true});
+  });
+}
+
+void Connection::abandon(std::uint64_t id) {
+  post([this, id] {
+    if (answering(id) && status_ == 0)
+      do_respond(hooks_.failure_response({500, "", "internal error: the request was not answered", path_}));
+  });
+}
+
+void Connection::do_respond(Response response) {
+  if (state_ != State::kAnswering || status_ != 0) return;  // one answer per request
+  status_ = response.status;
+  const std::string length = std::to_string(response.body.size());
+  std::string bytes = head(response.status, response.content_type, response.fields, &length);
+  if (!head_only_) bytes += response.body;
+  queue({std::move(bytes), {}, true});
+}
+
+void Connection::do_begin_stream(Response response) {
+  if (state_ != State::kAnswering || status_ != 0) return;
+  status_ = response.status;
+  chunked_ = version_ >= 11;
+  if (!chunked_) keep_alive_ = false;  // HTTP/1.0: the body ends with the connection
+  queue({head(response.status, response.content_type, response.fields, nullptr), {}, false});
+}
+
+std::string Connection::head(int status, const std::string& content_type, const std::vector<Field>& fields,
+                             const std::string* length) {
+  if (stopping_ || served_ + 1 >= limits_.max_requests_per_connection) keep_alive_ = false;
+  std::string h = fmt::format("HTTP/1.1 {} {}\r\n", status, reason_phrase(status));
+  if (!content_type.empty()) h += "Content-Type: " + content_type + "\r\n";
+  for (const auto& [name, value] : fields) h += name + ": " + value + "\r\n";
+  if (length) h += "Content-Length: " + *length + "\r\n";
+  else if (chunked_) h += "Transfer-Encoding: chunked\r\n";
+  if (keep_alive_) {  // the idle timeout as a hint, so that clients do not reuse a connection the server is closing
+    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count();
+    h += fmt::format("Connection: keep-alive\r\nKeep-Alive: timeout={}, max={}\r\n", std::max<std::int64_t>(idle, 1),
+                     limits_.max_requests_per_connection - served_ - 1);
+  } else {
+    h += "Connection: close\r\n";
+  }
+  return h + "\r\n";
+}
+
+void Connection::queue(Out out) {
+  out_.push_back(std::move(out));
+  if (!writing_) write_next();
+}
+
+void Connection::write_next() {
+  if (out_.empty() || state_ != State::kAnswering) return;
+  writing_ = true;
+  stream_.expires_after(limits_.write_timeout);
+  asio::async_write(stream_, asio::buffer(out_.front().bytes),
+                    [self = shared_from_this()](error_code ec, std::size_t) { self->on_written(ec); });
+}
+
+void Connection::on_written(error_code ec) {
+  writing_ = false;
+  Out sent = std::move(out_.front());
+  out_.pop_front();
+  if (ec) {  // the client is gone (or too slow): every queued piece fails, the answer ends here
+    broken_ = true;
+    if (sent.done) sent.done(false);
+    for (Out& o : out_)
+      if (o.done) o.done(false);
+    out_.clear();
+    answered();
+    return close();
+  }
+  if (sent.done) sent.done(true);
+  if (sent.last) return answered();
+  write_next();
+}
+
+// The answer is out (or failed): count it, then read the next request or close.
+void Connection::answered() {
+  if (state_ != State::kAnswering) return;
+  ++served_;
+  if (hooks_.answered) hooks_.answered(path_, status_);
+  if (broken_) return;
+  if (failed_ || !keep_alive_ || stopping_) return linger();
+  read_next();
+}
+
+// Half-closes, then discards what the client still sends until it closes too (or the linger time
+// ends), so that unread request bytes do not make the kernel reset the answer away.
+void Connection::linger() {
+  state_ = State::kLingering;
+  error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  stream_.expires_after(stopping_ ? std::min(limits_.linger, kStoppingLinger) : limits_.linger);
+  drain_.resize(kReadChunk);
+  struct Drain {
+    std::shared_ptr<Connection> self;
+    void operator()(error_code ec, std::size_t) const {
+      if (ec || self->state_ != State::kLingering) return self->close();
+      self->stream_.async_read_some(asio::buffer(self->drain_), *this);
+    }
+  };
+  stream_.async_read_some(asio::buffer(drain_), Drain{shared_from_this()});
+}
+
+void Connection::close() {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_.close();
+  for (Out& o : out_)
+    if (o.done) o.done(false);
+  out_.clear();
+  if (closed_) std::exchange(closed_, nullptr)();
+}
+
+}  // namespace ogai::serve::http

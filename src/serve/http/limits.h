@@ -1,0 +1,31 @@
+// The limits the HTTP transport enforces on every connection, with their defaults. A client that
+// exceeds one gets a clear answer (413, 431, 503) or, for deadlines, a closed connection; none of
+// them costs a thread, so slow or idle clients cannot stop others from being answered.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace ogai::serve::http {
+
+struct Limits {
+  std::size_t max_connections = 512;       // open connections at once; one more gets 503 and is closed
+  std::size_t max_header_bytes = 16 << 10; // request line and header fields together; more -> 431
+  std::size_t max_body_bytes = 8 << 20;    // Content-Length or chunked, counted as it arrives; more -> 413
+  std::size_t max_form_body_bytes = 8192;  // the same for application/x-www-form-urlencoded bodies
+  int max_requests_per_connection = 100;   // keep-alive requests before the server closes the connection
+  // A connection with no byte of a next request for this long is closed (keep-alive idle, and a
+  // new connection that sends nothing).
+  std::chrono::milliseconds idle_timeout{5000};
+  // From a request's first byte, its whole header must arrive within this (slow-header clients).
+  std::chrono::milliseconds header_timeout{10000};
+  // From the end of the header, the whole body must arrive within this.
+  std::chrono::milliseconds body_timeout{60000};
+  // Each write of a response (a whole response, or one streamed chunk) must finish within this.
+  std::chrono::milliseconds write_timeout{30000};
+  // After an early answer (413, 431, 400) the server discards what the client still sends for at
+  // most this long before closing, so the client reads the answer instead of a reset.
+  std::chrono::milliseconds linger{2000};
+};
+
+}  // namespace ogai::serve::http

@@ -1,0 +1,30 @@
+#include "serve/http/message.h"
+
+#include <ostream>  // before Beast's headers, which use it without including it
+
+#include <boost/beast/http/status.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace ogai::serve::http {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return std::ranges::equal(a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+}  // namespace
+
+std::string_view Request::header(std::string_view name) const {
+  for (const Field& f : fields)
+    if (iequals(f.first, name)) return f.second;
+  return {};
+}
+
+std::string_view reason_phrase(int status) {
+  const auto text = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
+  return {text.data(), text.size()};
+}
+
+}  // namespace ogai::serve::http

@@ -1,0 +1,55 @@
+#include "serve/response_format.h"
+
+#include "serve/api_error.h"
+
+namespace ogai::serve {
+namespace {
+
+ResponseFormat json_schema_format(const FieldReader& format) {
+  const nlohmann::json* spec = format.get("json_schema");
+  if (spec == nullptr || !spec->is_object())
+    throw invalid_request("response_format.json_schema",
+                          "response_format.json_schema: required (an object with \"name\" and \"schema\")");
+  FieldReader f(*spec, "response_format.json_schema.");
+  f.string("name");  // type-checked; OpenAI requires it, ogai does not use it
+  const nlohmann::json* schema = f.get("schema");
+  if (schema == nullptr || !(schema->is_object() || schema->is_boolean()))
+    throw invalid_request("response_format.json_schema.schema",
+                          "response_format.json_schema.schema: required (a JSON Schema object)");
+  return {ResponseFormat::Kind::kJsonSchema, schema->dump(), f.boolean("strict").value_or(false)};
+}
+
+ResponseFormat text_format(const FieldReader& format, ResponseFormat::Kind kind, const char* key) {
+  auto text = format.string(key);
+  if (!text) throw invalid_request(format.param(key), format.param(key) + ": required (a string)");
+  return {kind, *text, true};
+}
+
+}  // namespace
+
+std::optional<ResponseFormat> read_response_format(const FieldReader& fields) {
+  const nlohmann::json* value = fields.get("response_format");
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_object())
+    throw invalid_request("response_format", "response_format: expected an object, got " + json_preview(*value));
+  FieldReader format(*value, "response_format.");
+  const std::string type = format.string("type").value_or("text");
+  ResponseFormat out;
+  if (type == "text") return std::nullopt;
+  if (type == "json_object") out = {ResponseFormat::Kind::kJsonObject, "", true};
+  else if (type == "json_schema") out = json_schema_format(format);
+  else if (type == "regex") out = text_format(format, ResponseFormat::Kind::kRegex, "regex");
+  else if (type == "grammar") out = text_format(format, ResponseFormat::Kind::kGrammar, "grammar");
+  else
+    throw invalid_request("response_format.type", "response_format.type: '" + type +
+                                                      "' is not one of text, json_object, json_schema, regex, grammar");
+  try {
+    check_response_format(out);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kUnsupported) throw unsupported("response_format", e.what());
+    throw invalid_request("response_format", e.what());
+  }
+  return out;
+}
+
+}  // namespace ogai::serve

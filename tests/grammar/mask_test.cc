@@ -1,0 +1,165 @@
+// Token masks: for random grammar states reached by random allowed tokens, the trie-walk mask
+// equals a brute-force check of every token's bytes against the automaton, on real vocabularies
+// (Llama-2 SentencePiece with byte fallback, GPT-2 byte level, stories260k), with masks computed
+// and masks taken from the cache shared by a constraint's sequences. And the Sampler hook:
+// greedy, sampled and distribution() only ever yield allowed tokens, end tokens only when complete.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "base/error.h"
+#include "grammar/grammar_constraint.h"
+#include "grammar/response_format.h"
+#include "sampling/sampler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ogai::grammar {
+namespace {
+
+const std::string kShared = OGAI_SHARED_DIR;
+
+std::shared_ptr<const Vocabulary> vocabulary(const std::string& dir) {
+  static std::map<std::string, std::shared_ptr<const Vocabulary>> cache;
+  auto& v = cache[dir];
+  if (!v) v = Vocabulary::from_tokenizer(tokenizer::Tokenizer::load(kShared + dir));
+  return v;
+}
+
+ResponseFormat schema_format(std::string text) {
+  return {ResponseFormat::Kind::kJsonSchema, std::move(text), true};
+}
+
+const char* kPerson = R"({"type":"object","properties":{"name":{"type":"string","maxLength":12},
+  "age":{"type":"integer","minimum":0,"maximum":150},"tags":{"type":"array","items":{"enum":["a","bc","d\"e"]},"maxItems":4},
+  "born":{"type":"string","format":"date"},"score":{"type":"number"}},"required":["name","age"],"additionalProperties":false})";
+
+std::vector<ResponseFormat> formats() {
+  return {schema_format(kPerson),
+          {ResponseFormat::Kind::kJsonObject, "", true},
+          {ResponseFormat::Kind::kRegex, R"((\d{1,3}\.){3}\d{1,3}|[A-Z][a-z]+ [A-Z][a-z]+!)", true},
+          {ResponseFormat::Kind::kGrammar, "root ::= \"<\" [a-z \\u00e9]* \">\" (\"\\n\" root)?", true}};
+}
+
+constexpr std::int64_t kEos = 2;
+
+void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
+  auto vocab = vocabulary(vocab_dir);
+  std::mt19937 rng(seed);
+  for (const ResponseFormat& f : formats()) {
+    GrammarConstraint constraint(compile_response_format(f), vocab, {kEos});
+    // Several sequences of one constraint: later ones take masks from the shared cache.
+    for (int run = 0; run < 3; ++run) {
+    auto state = constraint.start_state();
+    for (int step = 0; step < 40 && !state->ended(); ++step) {
+      const auto& words = state->allowed_text_tokens();
+      std::vector<std::int64_t> allowed;
+      for (std::size_t id = 0; id < vocab->size(); ++id) {
+        const bool bit = (words[id >> 6] >> (id & 63)) & 1;
+        const bool brute = static_cast<std::int64_t>(id) != kEos && state->allows_by_walk(static_cast<std::int64_t>(id));
+        ASSERT_EQ(bit, brute) << vocab_dir << " format " << static_cast<int>(f.kind) << " step " << step << " id " << id;
+        if (bit) allowed.push_back(static_cast<std::int64_t>(id));
+      }
+      EXPECT_EQ(state->allows_by_walk(kEos), state->complete());
+      if (state->complete() && (allowed.empty() || rng() % 4 == 0)) {
+        state->accept(kEos);
+        break;
+      }
+      ASSERT_FALSE(allowed.empty()) << "a dead end before completion";
+      state->accept(allowed[rng() % allowed.size()]);
+    }
+    }
+  }
+}
+
+TEST(Mask, EqualsBruteForceOnLlama2) { check_random_states("/tokenizers/llama2", 1); }
+TEST(Mask, EqualsBruteForceOnGpt2) { check_random_states("/tokenizers/gpt2", 2); }
+TEST(Mask, EqualsBruteForceOnStories260k) {
+  for (std::uint32_t seed = 3; seed < 8; ++seed) check_random_states("/models/stories260k", seed);
+}
+
+// Logits of a sampler step: random, so the grammar alone decides what is allowed.
+std::vector<float> random_logits(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> d(0, 3);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+std::string run_sampler(const sampling::SamplingParams& params, const Vocabulary& vocab, std::mt19937& rng,
+                        bool use_distribution, bool& ended) {
+  sampling::Sampler sampler(params, static_cast<std::int64_t>(vocab.size()) + 7);  // logits wider than the vocabulary
+  sampler.reset({});
+  std::string text;
+  ended = false;
+  for (int i = 0; i < 150; ++i) {
+    auto logits = random_logits(vocab.size() + 7, rng);
+    std::int64_t token;
+    if (use_distribution) {
+      auto dist = sampler.distribution(logits);
+      for (const auto& c : dist) EXPECT_LT(static_cast<std::size_t>(c.id), vocab.size());
+      std::uniform_real_distribution<double> u(0, 1);
+      double target = u(rng), acc = 0;
+      token = dist.back().id;
+      for (const auto& c : dist)
+        if ((acc += c.p) > target) {
+          token = c.id;
+          break;
+        }
+      sampler.accept(token);
+    } else {
+      token = sampler.next(logits);
+    }
+    if (token == kEos) {
+      ended = true;
+      break;
+    }
+    text += vocab.bytes(token);
+  }
+  return text;
+}
+
+TEST(SamplerHook, GreedySampledAndDistributionStayInTheGrammar) {
+  auto vocab = vocabulary("/tokenizers/llama2");
+  ResponseFormat f{ResponseFormat::Kind::kRegex, "[a-c]{2,6}(-[0-9]+)?", true};
+  auto compiled = compile_response_format(f);
+  sampling::SamplingParams params;
+  params.constraint = std::make_shared<GrammarConstraint>(compiled, vocab, std::vector<std::int64_t>{kEos});
+  std::mt19937 rng(7);
+  int ended_count = 0;
+  for (int mode = 0; mode < 3; ++mode) {
+    params.do_sample = mode != 0;
+    params.temperature = mode == 0 ? 0.0 : 0.9;
+    params.top_p = mode == 2 ? 0.9 : 1.0;
+    for (int run = 0; run < 10; ++run) {
+      bool ended = false;
+      const std::string text = run_sampler(params, *vocab, rng, mode == 2, ended);
+      Matcher m(compiled);
+      const auto s = m.walk(m.initial(), text);
+      ASSERT_NE(s, Matcher::kDead) << text;
+      if (ended) {
+        EXPECT_TRUE(m.accepting(s)) << text;  // EOS only once complete
+        ++ended_count;
+      }
+    }
+  }
+  EXPECT_GT(ended_count, 5);
+}
+
+TEST(SamplerHook, AcceptOfAForbiddenTokenThrowsAndResetRestarts) {
+  auto vocab = vocabulary("/tokenizers/gpt2");
+  ResponseFormat f{ResponseFormat::Kind::kRegex, "x+", true};
+  sampling::SamplingParams params;
+  params.constraint = std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<std::int64_t>{50256});
+  sampling::Sampler sampler(params, static_cast<std::int64_t>(vocab->size()));
+  EXPECT_FALSE(sampler.constraint()->complete());
+  EXPECT_THROW(sampler.accept(50256), Error);  // EOS before anything
+  sampler.accept(87);                           // "x"
+  EXPECT_TRUE(sampler.constraint()->complete());
+  EXPECT_THROW(sampler.accept(88), Error);      // "y"
+  sampler.reset({});
+  EXPECT_FALSE(sampler.constraint()->complete());
+}
+
+}  // namespace
+}  // namespace ogai::grammar

@@ -1,0 +1,271 @@
+// The HTTP transport (src/serve/http/) with routes of the test's own, over loopback sockets:
+// answers from another thread, a late second answer ignored, a dropped Exchange answered 500, a
+// streamed write to a client that left reported as failed, a client that does not read cut at
+// the write deadline, a slow-header client cut at the header deadline while others are answered,
+// and stop() waiting for an answer in progress (idle connections closed at once).
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "serve/http/http_server.h"
+
+namespace ogai::serve::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A blocking loopback client socket with a receive timeout.
+class Client {
+ public:
+  explicit Client(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~Client() { close(fd_); }
+  bool connected() const { return connected_; }
+  void send(const std::string& bytes) {
+    ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  }
+  // Everything until the server closes (or the 5 s receive timeout).
+  std::string read_all() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = recv(fd_, buf, sizeof(buf), 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    return out;
+  }
+  // Reads until `needle` arrived or the server closed.
+  std::string read_until(const std::string& needle) {
+    std::string out;
+    char buf[4096];
+    while (out.find(needle) == std::string::npos) {
+      ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+const std::string kGet = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+std::string get(const std::string& path) { return "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"; }
+
+class Transport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Limits limits;
+    limits.header_timeout = 300ms;
+    limits.idle_timeout = 2000ms;
+    limits.write_timeout = 300ms;
+    Hooks hooks;
+    hooks.handle = [this](std::shared_ptr<Exchange> e) { handle(std::move(e)); };
+    hooks.failure_response = [](const Failure& f) {
+      Response r;
+      r.status = f.status;
+      r.body = "failure: " + f.message;
+      return r;
+    };
+    hooks.answered = [this](const std::string& path, int status) {
+      std::lock_guard lock(mutex_);
+      answered_.push_back(path + " " + std::to_string(status));
+    };
+    server_ = std::make_unique<HttpServer>(limits, hooks);
+    port_ = server_->bind("127.0.0.1", 0);
+    running_ = std::async(std::launch::async, [this] { server_->run(2); });
+  }
+  void TearDown() override {
+    server_->stop();
+    EXPECT_EQ(running_.wait_for(5s), std::future_status::ready);
+  }
+
+  void handle(std::shared_ptr<Exchange> e) {
+    const std::string path = e->request().path;
+    if (path == "/drop") return;  // the Exchange dies unanswered
+    if (path == "/later") {  // answered from another thread, a little later
+      std::thread([e] {
+        std::this_thread::sleep_for(50ms);
+        Response r;
+        r.body = "later";
+        e->respond(r);
+      }).detach();
+      return;
+    }
+    if (path == "/twice") {  // a second, late answer must not reach the next request
+      Response r;
+      r.body = "first";
+      e->respond(r);
+      std::thread([e] {
+        std::this_thread::sleep_for(50ms);
+        Response late;
+        late.body = "late";
+        e->respond(late);
+        e->write("late chunk", {});
+        e->finish();
+      }).detach();
+      return;
+    }
+    if (path == "/hold") {
+      std::lock_guard lock(mutex_);
+      held_ = std::move(e);
+      held_ready_.set_value();
+      return;
+    }
+    if (path == "/flood") {  // a stream to a client that never reads
+      e->begin_stream({200, "text/plain", {}, ""});
+      std::thread([this, e] {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < 4000; ++i) {  // bounded: 256 MB at most
+          std::promise<bool> written;
+          e->write(std::string(64 << 10, 'x'), [&](bool ok) { written.set_value(ok); });
+          if (!written.get_future().get()) break;
+        }
+        flood_ended_.set_value(std::chrono::steady_clock::now() - start);
+      }).detach();
+      return;
+    }
+    if (path == "/stream") {
+      e->begin_stream({200, "text/plain", {}, ""});
+      std::thread([this, e] {
+        for (int i = 0; i < 2000; ++i) {  // bounded: 2 s at most
+          std::promise<bool> written;
+          e->write(std::string(1024, 'x'), [&](bool ok) { written.set_value(ok); });
+          if (!written.get_future().get()) {
+            stream_failed_.set_value(i);
+            return;
+          }
+          if (i == 0) first_written_.set_value();
+          std::this_thread::sleep_for(1ms);
+        }
+        e->finish();
+        stream_failed_.set_value(-1);
+      }).detach();
+      return;
+    }
+    Response r;
+    r.body = "path " + path;
+    e->respond(r);
+  }
+
+  std::unique_ptr<HttpServer> server_;
+  int port_ = 0;
+  std::future<void> running_;
+  std::mutex mutex_;
+  std::vector<std::string> answered_;
+  std::shared_ptr<Exchange> held_;
+  std::promise<void> held_ready_;
+  std::promise<void> first_written_;
+  std::promise<int> stream_failed_;
+  std::promise<std::chrono::steady_clock::duration> flood_ended_;
+};
+
+TEST_F(Transport, AnswersFromAnotherThreadAndKeepsTheConnection) {
+  Client c(port_);
+  ASSERT_TRUE(c.connected());
+  c.send(get("/later") + get("/b?x=1"));
+  std::string got = c.read_until("path /b");
+  EXPECT_NE(got.find("HTTP/1.1 200 OK"), std::string::npos) << got;
+  EXPECT_LT(got.find("later"), got.find("path /b")) << "pipelined answers out of order: " << got;
+  EXPECT_NE(got.find("Connection: keep-alive"), std::string::npos) << got;
+}
+
+TEST_F(Transport, ALateSecondAnswerDoesNotReachTheNextRequest) {
+  Client c(port_);
+  c.send(get("/twice") + get("/hold"));  // /hold is unanswered while the late answer is tried
+  ASSERT_EQ(held_ready_.get_future().wait_for(5s), std::future_status::ready);
+  std::this_thread::sleep_for(150ms);  // the late answer (after 50 ms) has been tried
+  {
+    std::lock_guard lock(mutex_);
+    Response r;
+    r.body = "held";
+    held_->respond(r);
+    held_.reset();
+  }
+  std::string got = c.read_until("held");
+  EXPECT_NE(got.find("first"), std::string::npos) << got;
+  EXPECT_EQ(got.find("late"), std::string::npos) << "the late answer went to the next request: " << got;
+  EXPECT_TRUE(got.ends_with("\r\n\r\nheld")) << got;
+}
+
+TEST_F(Transport, ADroppedExchangeIsAnswered500) {
+  Client c(port_);
+  c.send(get("/drop"));
+  std::string got = c.read_until("not answered");
+  EXPECT_EQ(got.rfind("HTTP/1.1 500 Internal Server Error", 0), 0u) << got;
+}
+
+TEST_F(Transport, AStreamToAClientThatLeftReportsTheWriteFailed) {
+  auto failed = stream_failed_.get_future();
+  {
+    Client c(port_);
+    c.send(get("/stream"));
+    ASSERT_EQ(first_written_.get_future().wait_for(5s), std::future_status::ready);
+  }  // the client closes with the stream going
+  ASSERT_EQ(failed.wait_for(5s), std::future_status::ready) << "the writes never failed";
+  EXPECT_GE(failed.get(), 1) << "the stream ran to its end";
+}
+
+TEST_F(Transport, AClientThatDoesNotReadIsCutAtTheWriteDeadline) {
+  Client c(port_);
+  c.send(get("/flood"));  // and never reads
+  auto ended = flood_ended_.get_future();
+  ASSERT_EQ(ended.wait_for(10s), std::future_status::ready) << "the writes to a client that does not read never failed";
+  EXPECT_LT(ended.get(), 8s);
+}
+
+TEST_F(Transport, CutsASlowHeaderAtItsDeadlineWhileOthersAreAnswered) {
+  Client slow(port_);
+  slow.send("GET /a HTTP/1.1\r\nHo");
+  const auto start = std::chrono::steady_clock::now();
+  Client other(port_);
+  other.send("GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(other.read_all().find("path /b"), std::string::npos);
+  EXPECT_EQ(slow.read_all(), "") << "a slow header is closed without an answer";
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, 250ms);
+  EXPECT_LT(waited, 3s);
+}
+
+TEST_F(Transport, StopWaitsForTheAnswerInProgressAndClosesIdleConnections) {
+  Client idle(port_);
+  idle.send(kGet);
+  EXPECT_NE(idle.read_until("path /a").find("path /a"), std::string::npos);
+  Client busy(port_);
+  busy.send(get("/hold"));
+  ASSERT_EQ(held_ready_.get_future().wait_for(5s), std::future_status::ready);
+  server_->stop();
+  EXPECT_EQ(idle.read_all(), "") << "the idle keep-alive connection was not closed";
+  EXPECT_EQ(running_.wait_for(200ms), std::future_status::timeout) << "run() returned with an answer in progress";
+  {
+    std::lock_guard lock(mutex_);
+    Response r;
+    r.body = "held";
+    held_->respond(r);
+    held_.reset();
+  }
+  std::string got = busy.read_all();
+  EXPECT_NE(got.find("held"), std::string::npos) << got;
+  EXPECT_NE(got.find("Connection: close"), std::string::npos) << got;
+  EXPECT_EQ(running_.wait_for(5s), std::future_status::ready);
+  std::lock_guard lock(mutex_);
+  EXPECT_EQ(answered_.back(), "/hold 200");
+}
+
+}  // namespace
+}  // namespace ogai::serve::http
