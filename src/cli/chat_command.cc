@@ -42,7 +42,8 @@ constexpr const char* kHelp =
     "Ctrl-C during a reply stops it; at the prompt it clears the line.";
 
 // readline() with Ctrl-C interrupting it instead of killing the process: returns nullptr at end
-// of input, and sets `interrupted` when Ctrl-C ended the line.
+// of input, and sets `interrupted` when Ctrl-C ended the line. (A Ctrl-C in the instant between
+// the prompt appearing and readline's terminal read starting counts when readline next returns.)
 char* read_line(bool& interrupted) {
   struct sigaction action {}, previous {};
   action.sa_handler = on_sigint;

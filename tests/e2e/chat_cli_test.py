@@ -194,6 +194,7 @@ class TerminalTest(unittest.TestCase):
             term.read_until("> ")
             os.write(primary, b"some half-typed text")
             term.read_until("text")
+            time.sleep(0.3)  # readline is in its terminal read (a Ctrl-C before that is not seen until the next key)
             os.write(primary, b"\x03")
             term.read_until("Ctrl-C again")
             term.read_until("> ")
@@ -203,8 +204,10 @@ class TerminalTest(unittest.TestCase):
             term.type("/stats")  # the conversation survived the Ctrl-C
             self.assertIn("prompt 5 tokens, reply 20 tokens", term.read_until("context holds"))
             term.read_until("> ")
+            time.sleep(0.3)
             os.write(primary, b"\x03")
             term.read_until("> ")
+            time.sleep(0.3)
             os.write(primary, b"\x03")
             self.assertEqual(proc.wait(timeout=30), 0)
         finally:
