@@ -30,8 +30,11 @@ set_target_properties(ogai_shared PROPERTIES
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 # The stages bring their third-party libraries (their own archives add nothing: every object is
-# already in). --no-undefined: the library must be complete on its own.
-target_link_libraries(ogai_shared PRIVATE ${OGAI_LIBRARY_STAGES} -Wl,--no-undefined)
+# already in). --no-undefined: the library must be complete on its own. The version script exports
+# the public API only (C functions ogai_*, the OGAI_API classes).
+target_link_libraries(ogai_shared PRIVATE ${OGAI_LIBRARY_STAGES} -Wl,--no-undefined
+                      -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/libogai.map)
+set_target_properties(ogai_shared PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/libogai.map)
 
 ogai_library(ogai_static STATIC)
 set_target_properties(ogai_static PROPERTIES OUTPUT_NAME ogai EXPORT_NAME ogai_static)

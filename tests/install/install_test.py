@@ -86,6 +86,7 @@ class InstallTest(unittest.TestCase):
         public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
                             r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name)\b.*)$")
         self.assertEqual([n for n in names if not public.match(n)], [])
+        self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
         for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load("]:
             self.assertTrue(any(n.startswith(symbol) for n in names), symbol)
 
