@@ -32,8 +32,11 @@ set_target_properties(ogai_shared PROPERTIES
 # The stages bring their third-party libraries (their own archives add nothing: every object is
 # already in). --no-undefined: the library must be complete on its own. The version script exports
 # the public API only (C functions ogai_*, the OGAI_API classes).
-target_link_libraries(ogai_shared PRIVATE ${OGAI_LIBRARY_STAGES} -Wl,--no-undefined
+target_link_libraries(ogai_shared PRIVATE ${OGAI_LIBRARY_STAGES}
                       -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/libogai.map)
+if(NOT OGAI_SANITIZE AND NOT OGAI_FUZZ)  # sanitizer runtimes leave their symbols to the executable
+  target_link_options(ogai_shared PRIVATE -Wl,--no-undefined)
+endif()
 set_target_properties(ogai_shared PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/libogai.map)
 
 ogai_library(ogai_static STATIC)

@@ -308,6 +308,13 @@ TEST_F(CapiTest, EngineResultsEqualGenerateAndCancelWorks) {
   ogai_engine_free(engine);
 }
 
+TEST_F(CapiTest, EngineOptionOutOfRangeIsNamed) {
+  ogai_engine* engine = nullptr;
+  EXPECT_EQ(ogai_engine_create(model_, -1, &engine), OGAI_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("max_sequences"), std::string::npos) << last_error();
+  EXPECT_EQ(engine, nullptr);
+}
+
 TEST_F(CapiTest, FreeingARunningRequestStopsItsCallback) {
   ogai_engine* engine = nullptr;
   ASSERT_EQ(ogai_engine_create(model_, 0, &engine), OGAI_OK) << last_error();
@@ -322,7 +329,7 @@ TEST_F(CapiTest, FreeingARunningRequestStopsItsCallback) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(c->tokens, seen);  // never called again once freed
   delete c;
-  ogai_engine_free(engine);  // the model outlives its C handle only through engines; still loaded here
+  ogai_engine_free(engine);
 }
 
 TEST_F(CapiTest, EngineKeepsTheModelAlive) {
