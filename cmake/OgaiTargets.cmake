@@ -1,11 +1,11 @@
 # ogai_stage(NAME SOURCES ... DEPS ...): one static library per pipeline stage, named ogai_<NAME>,
 # with an explicit source list and declared dependencies. Every stage sees include/ (public API)
-# and src/ (so includes read "base/error.h", "onnx/graph_info.h", ...).
+# (with the generated include/ogai/version.h) and src/ (so includes read "base/error.h", ...).
 function(ogai_stage name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(ogai_${name} STATIC ${ARG_SOURCES})
   target_include_directories(ogai_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
-                                                 ${PROJECT_BINARY_DIR}/generated)
+                                                 ${PROJECT_BINARY_DIR}/generated ${PROJECT_BINARY_DIR}/include)
   target_link_libraries(ogai_${name} PUBLIC ${ARG_DEPS})
 endfunction()
 

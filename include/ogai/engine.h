@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/export.h"
 #include "ogai/generation.h"
 #include "ogai/model.h"
 #include "ogai/options.h"
@@ -68,7 +69,7 @@ class GenerationHandle;
 using CompletionCallback = std::function<void(GenerationHandle& handle)>;
 
 // One submitted generation. Shared by the submitter and the engine.
-class GenerationHandle {
+class OGAI_API GenerationHandle {
  public:
   // Blocks until the generation ends; returns its result (finish reason kCancelled after
   // cancel()). Throws the ogai::Error that ended it, if any. May be called once.
@@ -84,7 +85,7 @@ class GenerationHandle {
   std::shared_ptr<State> state_;
 };
 
-class Engine {
+class OGAI_API Engine {
  public:
   // Throws ogai::Error (kInvalidArgument) for options out of range.
   explicit Engine(std::shared_ptr<const Model> model, EngineOptions options = {});

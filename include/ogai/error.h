@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ogai/export.h"
+
 namespace ogai {
 
 enum class ErrorCode {
@@ -22,9 +24,9 @@ enum class ErrorCode {
   kInternal,         // a bug in ogai
 };
 
-const char* error_code_name(ErrorCode code);
+OGAI_API const char* error_code_name(ErrorCode code);
 
-class Error : public std::runtime_error {
+class OGAI_API Error : public std::runtime_error {
  public:
   // `where` may be empty; what() reads "<where>: <message>" otherwise.
   Error(ErrorCode code, std::string where, std::string message);

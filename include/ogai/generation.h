@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/export.h"
+
 namespace ogai {
 
 enum class FinishReason {
@@ -18,7 +20,7 @@ enum class FinishReason {
 };
 
 // "stop", "length", "eos", "cancelled".
-const char* finish_reason_name(FinishReason reason);
+OGAI_API const char* finish_reason_name(FinishReason reason);
 
 struct Timings {
   double load_ms = 0;          // package load (filled by the CLI; generation leaves it 0)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ogai/error.h"
+#include "ogai/export.h"
 #include "ogai/generation.h"
 #include "ogai/options.h"
 
@@ -40,7 +41,7 @@ struct ModelInfo {
 
 class Context;
 
-class Model {
+class OGAI_API Model {
  public:
   static std::shared_ptr<const Model> load(const std::filesystem::path& package, const LoadOptions& options = {});
   ~Model();
@@ -78,7 +79,7 @@ class Model {
   std::unique_ptr<Impl> impl_;
 };
 
-class Context {
+class OGAI_API Context {
  public:
   explicit Context(const Model& model);
   ~Context();

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "ogai/error.h"
+#include "ogai/export.h"
 #include "ogai/engine.h"
 #include "ogai/generation.h"
 #include "ogai/model.h"
 #include "ogai/options.h"
+#include "ogai/version.h"

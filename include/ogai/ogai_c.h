@@ -1,0 +1,173 @@
+/* ogai_c.h: the C API of libogai, for C programs and other languages' foreign-function
+ * interfaces. It wraps the C++ API (ogai/ogai.h): same models, options and results.
+ *
+ *   ogai_model* model = NULL;
+ *   if (ogai_model_load("path/to/package", NULL, &model) != OGAI_OK) {
+ *     fprintf(stderr, "%s\n", ogai_last_error_message());
+ *     return 1;
+ *   }
+ *   ogai_options* options = NULL;
+ *   ogai_options_create(&options);
+ *   ogai_options_set_max_new_tokens(options, 40);
+ *   ogai_result* result = NULL;
+ *   if (ogai_generate(model, "Once upon a time", options, NULL, NULL, &result) == OGAI_OK) {
+ *     const char* text; size_t length;
+ *     ogai_result_text(result, &text, &length);
+ *     fwrite(text, 1, length, stdout);
+ *   }
+ *   ogai_result_free(result); ogai_options_free(options); ogai_model_free(model);
+ *
+ * Errors. Every function that can fail returns an ogai_status: OGAI_OK (0) or the kind of error
+ * (the C++ ogai::ErrorCode, plus OGAI_OUT_OF_MEMORY). The message of the last failure on the
+ * calling thread, "where: what was expected" (a NULL argument names the parameter, a missing
+ * package names the path), is ogai_last_error_message(). No C++ exception crosses this API. Out
+ * parameters are written only on success.
+ *
+ * Ownership. Each object made by a *_create / *_load / generate / submit / wait call belongs to the
+ * caller and is released by its *_free function (NULL is accepted and ignored). Strings and id
+ * arrays returned by ogai_tokenize / ogai_detokenize are freed with ogai_ids_free /
+ * ogai_string_free. Pointers read from a result (text, ids) live as long as the result.
+ *
+ * Thread safety. A model is immutable once loaded: tokenize, detokenize and generate may be called
+ * on one model from many threads at once. An engine's submit, and wait / cancel on its requests,
+ * may be called from any thread. Options and results are plain objects: use each from one thread
+ * at a time (one options object may be read by many generate / submit calls at once while nobody
+ * changes it). The last error message is per thread.
+ */
+#ifndef OGAI_OGAI_C_H_
+#define OGAI_OGAI_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ogai/export.h"
+#include "ogai/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ogai_status {
+  OGAI_OK = 0,
+  OGAI_INVALID_ARGUMENT = 1, /* a NULL argument, a value out of range or malformed */
+  OGAI_NOT_FOUND = 2,        /* a file, tensor or name does not exist (e.g. the package path) */
+  OGAI_PARSE = 3,            /* a document cannot be read */
+  OGAI_INVALID_PACKAGE = 4,  /* the package breaks its contract (metadata rules, ONNX admission) */
+  OGAI_UNSUPPORTED = 5,      /* valid input that ogai does not implement */
+  OGAI_RUNTIME = 6,          /* ONNX Runtime or the OS failed */
+  OGAI_CANCELLED = 7,        /* the work was cancelled */
+  OGAI_INTERNAL = 8,         /* a bug in ogai */
+  OGAI_OUT_OF_MEMORY = 9
+} ogai_status;
+
+typedef enum ogai_finish_reason {
+  OGAI_FINISH_STOP = 0,     /* a stop string or stop token id matched */
+  OGAI_FINISH_LENGTH = 1,   /* max_new_tokens or the context limit */
+  OGAI_FINISH_EOS = 2,      /* the model produced an end-of-sequence token */
+  OGAI_FINISH_CANCELLED = 3 /* the callback returned 0, or the request was cancelled */
+} ogai_finish_reason;
+
+typedef struct ogai_model ogai_model;     /* a loaded package */
+typedef struct ogai_options ogai_options; /* generation options */
+typedef struct ogai_result ogai_result;   /* what one generation produced */
+typedef struct ogai_engine ogai_engine;   /* the batched engine over one model */
+typedef struct ogai_request ogai_request; /* one generation submitted to an engine */
+
+/* Called for every generated token with the text it made printable (possibly empty; not
+ * NUL-terminated: use `length`). Return nonzero to go on, 0 to cancel (finish reason
+ * OGAI_FINISH_CANCELLED). `text` is valid during the call only. */
+typedef int (*ogai_token_callback)(void* user_data, int32_t token, const char* text, size_t length);
+
+/* --- Library ------------------------------------------------------------------------------- */
+
+/* The library's version, "MAJOR.MINOR.PATCH" (compare with OGAI_VERSION_STRING of the header). */
+OGAI_API const char* ogai_version(void);
+/* "ok", "invalid_argument", "not_found", ...; "unknown" for a value outside ogai_status. */
+OGAI_API const char* ogai_status_name(ogai_status status);
+/* "stop", "length", "eos", "cancelled"; "unknown" otherwise. */
+OGAI_API const char* ogai_finish_reason_name(ogai_finish_reason reason);
+/* The message of the last failed call on this thread ("" if none yet). Valid until the next
+ * failing call on this thread. */
+OGAI_API const char* ogai_last_error_message(void);
+
+/* --- Models -------------------------------------------------------------------------------- */
+
+/* Loads and validates the package at `path`. `execution_provider`: "cpu" or "cuda"; NULL = "cpu".
+ * `*model` receives the model; free it with ogai_model_free. */
+OGAI_API ogai_status ogai_model_load(const char* path, const char* execution_provider, ogai_model** model);
+/* Releases the caller's reference; engines created over the model keep it alive until freed. */
+OGAI_API void ogai_model_free(ogai_model* model);
+
+/* Token ids of `text`; `add_special_tokens` nonzero lets the tokenizer add BOS etc. `*ids`
+ * (free with ogai_ids_free) receives `*count` ids; an empty text may give NULL with count 0. */
+OGAI_API ogai_status ogai_tokenize(const ogai_model* model, const char* text, int add_special_tokens, int32_t** ids,
+                                   size_t* count);
+/* Text of `count` ids (`ids` may be NULL when count is 0); `skip_special_tokens` nonzero drops
+ * special tokens. `*text` (NUL-terminated, free with ogai_string_free) receives the text. */
+OGAI_API ogai_status ogai_detokenize(const ogai_model* model, const int32_t* ids, size_t count, int skip_special_tokens,
+                                     char** text);
+OGAI_API void ogai_ids_free(int32_t* ids);
+OGAI_API void ogai_string_free(char* text);
+
+/* --- Generation options -------------------------------------------------------------------- */
+
+/* New options with nothing set: every field takes the package's generation defaults, then ogai's
+ * (greedy unless a temperature > 0 is set). Values are checked when generation starts: a value
+ * out of range makes ogai_generate / ogai_engine_submit fail with OGAI_INVALID_ARGUMENT naming
+ * the option. */
+OGAI_API ogai_status ogai_options_create(ogai_options** options);
+OGAI_API void ogai_options_free(ogai_options* options);
+OGAI_API ogai_status ogai_options_set_max_new_tokens(ogai_options* options, int32_t max_new_tokens); /* >= 0 */
+OGAI_API ogai_status ogai_options_set_temperature(ogai_options* options, float temperature);         /* 0 = greedy */
+OGAI_API ogai_status ogai_options_set_top_k(ogai_options* options, int32_t top_k);                   /* 0 = off */
+OGAI_API ogai_status ogai_options_set_top_p(ogai_options* options, float top_p);                     /* (0, 1] */
+OGAI_API ogai_status ogai_options_set_seed(ogai_options* options, uint64_t seed);
+/* Adds a stop string (copied): generation ends before it, and it is never part of the text. */
+OGAI_API ogai_status ogai_options_add_stop(ogai_options* options, const char* stop);
+
+/* --- Generating on the calling thread ------------------------------------------------------- */
+
+/* Generates from the text `prompt`. `options` may be NULL (all defaults); `on_token` may be NULL,
+ * else it is called on this thread with `user_data`. `*result` receives the result (free with
+ * ogai_result_free). */
+OGAI_API ogai_status ogai_generate(const ogai_model* model, const char* prompt, const ogai_options* options,
+                                   ogai_token_callback on_token, void* user_data, ogai_result** result);
+
+/* The generated text (stop string excluded), NUL-terminated; `length` (may be NULL) gets its
+ * byte length. */
+OGAI_API ogai_status ogai_result_text(const ogai_result* result, const char** text, size_t* length);
+/* The generated ids (`*count` of them; `*ids` may be NULL when none). */
+OGAI_API ogai_status ogai_result_ids(const ogai_result* result, const int32_t** ids, size_t* count);
+/* The prompt's ids as fed. */
+OGAI_API ogai_status ogai_result_prompt_ids(const ogai_result* result, const int32_t** ids, size_t* count);
+OGAI_API ogai_status ogai_result_finish_reason(const ogai_result* result, ogai_finish_reason* reason);
+OGAI_API void ogai_result_free(ogai_result* result);
+
+/* --- The batched engine (continuous batching; ogai::Engine) -------------------------------- */
+
+/* An engine over `model` with its own thread. `max_sequences`: requests decoded together (rows of
+ * the batch), 0 = the default (16). The engine holds the model until ogai_engine_free. */
+OGAI_API ogai_status ogai_engine_create(ogai_model* model, int32_t max_sequences, ogai_engine** engine);
+/* Cancels what still runs, joins the engine's thread. Requests stay valid: their wait returns the
+ * cancelled result. */
+OGAI_API void ogai_engine_free(ogai_engine* engine);
+/* Queues a generation. `on_token` (may be NULL) runs on the engine's thread: keep it short and do
+ * not wait on a request inside it. Fails at once for options out of range or a prompt that does
+ * not fit. `*request` receives the request (free with ogai_request_free). */
+OGAI_API ogai_status ogai_engine_submit(ogai_engine* engine, const char* prompt, const ogai_options* options,
+                                        ogai_token_callback on_token, void* user_data, ogai_request** request);
+/* Blocks until the request ends; `*result` receives its result (free with ogai_result_free). The
+ * error that ended a failed request is returned instead. Once per request: a second wait fails
+ * with OGAI_INVALID_ARGUMENT. */
+OGAI_API ogai_status ogai_request_wait(ogai_request* request, ogai_result** result);
+/* Ends the request at the engine's next step (finish reason OGAI_FINISH_CANCELLED). */
+OGAI_API ogai_status ogai_request_cancel(ogai_request* request);
+/* Releases the request handle. A request still running is cancelled, and its callback is not
+ * called once this returns (do not call it from that request's own callback). */
+OGAI_API void ogai_request_free(ogai_request* request);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* OGAI_OGAI_C_H_ */

@@ -1,0 +1,59 @@
+// Generation options in the C API: a GenerationOptions behind a handle. Values are stored as
+// given and checked by the C++ API when generation starts (one set of range rules).
+#include "capi_internal.h"
+
+using ogai::capi::guarded;
+using ogai::capi::null_argument;
+
+namespace {
+
+// Sets one field of `options` through `set`, after the NULL check every setter shares.
+template <typename Set>
+ogai_status set_option(ogai_options* options, Set&& set) {
+  if (options == nullptr) return null_argument("options");
+  return guarded([&] {
+    set(options->options);
+    return OGAI_OK;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+ogai_status ogai_options_create(ogai_options** options) {
+  if (options == nullptr) return null_argument("options");
+  return guarded([&] {
+    *options = new ogai_options();
+    return OGAI_OK;
+  });
+}
+
+void ogai_options_free(ogai_options* options) { delete options; }
+
+ogai_status ogai_options_set_max_new_tokens(ogai_options* options, int32_t max_new_tokens) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.max_new_tokens = max_new_tokens; });
+}
+
+ogai_status ogai_options_set_temperature(ogai_options* options, float temperature) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.sampling.temperature = temperature; });
+}
+
+ogai_status ogai_options_set_top_k(ogai_options* options, int32_t top_k) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.sampling.top_k = top_k; });
+}
+
+ogai_status ogai_options_set_top_p(ogai_options* options, float top_p) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.sampling.top_p = top_p; });
+}
+
+ogai_status ogai_options_set_seed(ogai_options* options, uint64_t seed) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.sampling.seed = seed; });
+}
+
+ogai_status ogai_options_add_stop(ogai_options* options, const char* stop) {
+  if (stop == nullptr) return null_argument("stop");
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.stop.emplace_back(stop); });
+}
+
+}  // extern "C"

@@ -1,0 +1,137 @@
+"""Installs ogai into a temporary prefix and builds against the installed copy only.
+
+- the layout: headers, libogai.so with its soname and ONNX Runtime RUNPATH, libogai.a, bin/ogai,
+  the CMake package and ogai.pc, none of which names the source or build tree;
+- libogai.so exports only the public API (C functions ogai_*, C++ symbols of the public classes);
+- a CMake project (tests/install/consumer, copied out of the tree) with find_package(ogai CONFIG)
+  and a C program built through pkg-config, both run on stories260k: their greedy output equals
+  the installed `ogai generate --json` for the same prompt.
+Usage: install_test.py (OGAI_SHARED_DIR, OGAI_SOURCE_DIR, OGAI_BINARY_DIR set).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.environ["OGAI_SOURCE_DIR"], "tests", "e2e"))
+from cli_support import BINARY, SOURCE, STORIES, STORIES_PROMPT  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NEW_TOKENS = "24"
+
+
+def check_run(*args, env=None, cwd=None):
+    """Runs a command; fails with its output when it exits non-zero."""
+    r = subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+    if r.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def project_version():
+    with open(os.path.join(SOURCE, "CMakeLists.txt"), encoding="utf-8") as f:
+        return re.search(r"project\(ogai VERSION (\d+\.\d+\.\d+)", f.read()).group(1)
+
+
+class InstallTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ogai-install-")
+        cls.prefix = os.path.join(cls.tmp, "prefix")
+        check_run("cmake", "--install", BINARY, "--prefix", cls.prefix)
+        cls.lib = os.path.join(cls.prefix, "lib")
+        cls.version = project_version()
+        reference = check_run(os.path.join(cls.prefix, "bin", "ogai"), "generate", STORIES, "--prompt", STORIES_PROMPT,
+                              "--max-new-tokens", NEW_TOKENS, "--json")
+        cls.reference = json.loads(reference)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def expected_head(self):
+        r = self.reference
+        return f"version {self.version}\nids {' '.join(map(str, r['ids']))}\nfinish {r['finish_reason']}\n"
+
+    def test_layout(self):
+        for path in ["include/ogai/ogai.h", "include/ogai/ogai_c.h", "include/ogai/engine.h", "include/ogai/export.h",
+                     "include/ogai/version.h", "lib/libogai.a", "bin/ogai", "lib/cmake/ogai/ogaiConfig.cmake",
+                     "lib/cmake/ogai/ogaiConfigVersion.cmake", "lib/pkgconfig/ogai.pc"]:
+            self.assertTrue(os.path.isfile(os.path.join(self.prefix, path)), path)
+        self.assertFalse(os.path.exists(os.path.join(self.prefix, "include", "ogai", "version.h.in")))
+        major, minor, _ = self.version.split(".")
+        self.assertEqual(os.path.realpath(os.path.join(self.lib, "libogai.so")),
+                         os.path.join(self.lib, f"libogai.so.{self.version}"))
+        dynamic = check_run("readelf", "-d", os.path.join(self.lib, "libogai.so"))
+        self.assertIn(f"Library soname: [libogai.so.{major}.{minor}]", dynamic)
+        self.assertRegex(dynamic, r"\(RUNPATH\).*onnxruntime")
+        with open(os.path.join(self.prefix, "include", "ogai", "version.h"), encoding="utf-8") as f:
+            self.assertIn(f'#define OGAI_VERSION_STRING "{self.version}"', f.read())
+
+    def test_installed_files_do_not_name_the_trees(self):
+        for folder in ["lib/cmake/ogai", "lib/pkgconfig"]:
+            for name in os.listdir(os.path.join(self.prefix, folder)):
+                with open(os.path.join(self.prefix, folder, name), encoding="utf-8") as f:
+                    text = f.read()
+                self.assertNotIn(SOURCE, text, name)
+                self.assertNotIn(BINARY, text, name)
+
+    def test_exports_only_the_public_api(self):
+        out = check_run("nm", "-D", "--defined-only", "-C", os.path.join(self.lib, "libogai.so"))
+        names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
+        public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
+                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name)\b.*)$")
+        self.assertEqual([n for n in names if not public.match(n)], [])
+        self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
+        for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load("]:
+            self.assertTrue(any(n.startswith(symbol) for n in names), symbol)
+
+    def test_cmake_consumer_matches_ogai_generate(self):
+        project = os.path.join(self.tmp, "consumer")
+        shutil.copytree(os.path.join(HERE, "consumer"), project)
+        build = os.path.join(project, "build")
+        check_run("cmake", "-S", project, "-B", build, f"-DCMAKE_PREFIX_PATH={self.prefix}",
+                  "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF", "-DCMAKE_BUILD_TYPE=Release")
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            self.assertIn(f"ogai_DIR:PATH={self.prefix}/lib/cmake/ogai", f.read())
+        check_run("cmake", "--build", build)
+        out = check_run(os.path.join(build, "consumer"), STORIES, STORIES_PROMPT, NEW_TOKENS)
+        self.assertEqual(out, self.expected_head() + "text " + self.reference["text"])
+
+    def build_c_consumer(self, name, static):
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(self.lib, "pkgconfig"))
+        flags = ["--static"] if static else []
+        cflags = check_run("pkg-config", "--cflags", "ogai", env=env).split()
+        libs = check_run("pkg-config", *flags, "--libs", "ogai", env=env).split()
+        exe = os.path.join(self.tmp, name)
+        if static:  # the archive itself, then what it needs (Libs.private), linked as C++
+            obj = exe + ".o"
+            check_run("cc", "-std=c11", "-Wall", "-Wextra", "-Werror", *cflags, "-c", os.path.join(HERE, "c_consumer.c"),
+                      "-o", obj)
+            rest = [f for f in libs if f not in ("-logai",)]
+            check_run("c++", obj, os.path.join(self.lib, "libogai.a"), *rest, "-o", exe)
+        else:
+            check_run("cc", "-std=c11", "-Wall", "-Wextra", "-Werror", *cflags, os.path.join(HERE, "c_consumer.c"),
+                      *libs, f"-Wl,-rpath,{self.lib}", "-o", exe)
+        return exe
+
+    def check_c_consumer(self, exe):
+        out = check_run(exe, STORIES, STORIES_PROMPT, NEW_TOKENS)
+        text = self.reference["text"]
+        self.assertEqual(out, self.expected_head() + f"streamed {text}\nengine {text}\ntext {text}")
+
+    def test_c_consumer_through_pkg_config_matches_ogai_generate(self):
+        self.check_c_consumer(self.build_c_consumer("c_consumer", static=False))
+
+    def test_c_consumer_linked_statically(self):
+        exe = self.build_c_consumer("c_consumer_static", static=True)
+        self.assertNotIn("libogai", check_run("readelf", "-d", exe))
+        self.check_c_consumer(exe)
+
+
+if __name__ == "__main__":
+    unittest.main()
