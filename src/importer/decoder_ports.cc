@@ -156,7 +156,9 @@ void bind_outputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplate
 void pair_layers(const GenaiConfig& c, const KvTemplates& kv, DecoderPorts& p) {
   std::set<std::int64_t> sliding;
   if (c.sliding_window) sliding.insert(c.sliding_window->layers.begin(), c.sliding_window->layers.end());
-  for (const auto& [index, value] : kv.pk) {
+  for (const auto& entry : kv.pk) {
+    const std::int64_t index = entry.first;  // plain names: a lambda may not capture structured bindings (clang 14)
+    const auto& value = entry.second;
     KvLayer layer;
     layer.index = index;
     layer.past_key = value;
