@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tokenizer/utf8.h"
+
 namespace ogai::grammar {
 namespace {
 
@@ -41,23 +43,7 @@ void split(std::uint32_t lo, std::uint32_t hi, std::vector<std::vector<ByteSet>>
 
 }  // namespace
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+void append_utf8(std::string& out, std::uint32_t cp) { tokenizer::append_utf8(out, static_cast<char32_t>(cp)); }
 
 void CodepointSet::add(std::uint32_t lo, std::uint32_t hi) {
   hi = std::min(hi, kMaxCodepoint);

@@ -40,8 +40,7 @@ Scheduler::Admission Scheduler::submit(Submission s, std::vector<std::shared_ptr
     if (done) done(choice, h);
     std::lock_guard lock(mutex_);
     --admitted_;
-    live_.erase(std::remove_if(live_.begin(), live_.end(), [&](const auto& l) { return l.get() == &h || l->done(); }),
-                live_.end());
+    live_.erase(std::remove_if(live_.begin(), live_.end(), [](const auto& l) { return l->done(); }), live_.end());
     drained_.notify_all();
   };
   std::vector<std::shared_ptr<GenerationHandle>> made;
