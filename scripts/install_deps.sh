@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ogai's build, tests and fixture generator need; skips when present.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config git ca-certificates
+pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libgtest-dev libgmock-dev libbenchmark-dev
       libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
