@@ -59,12 +59,26 @@ bool StreamingDecoder::can_close_window(const std::string& text) const {
   return true;
 }
 
+// True when the id just appended is a byte token that follows another one under a byte-fallback
+// decoder. The run's text stays held back until it ends (stable_length), so this step could emit
+// nothing new and decoding the window again is skipped: a run of N byte tokens then costs O(N)
+// in all rather than O(N^2). (Text before the run that was held back only because the run's
+// group decoded to U+FFFD comes out when the run ends instead of mid-run; the concatenation is
+// unchanged.)
+bool StreamingDecoder::extends_byte_run() const {
+  const Decoder* decoder = tokenizer_.pipeline().decoder.get();
+  if (!decoder || !decoder->uses_byte_fallback() || window_.size() < 2) return false;
+  unsigned char b;
+  return parse_byte_token(window_.back(), &b) && parse_byte_token(window_[window_.size() - 2], &b);
+}
+
 std::string StreamingDecoder::step(std::int32_t id) {
   const Pipeline& p = tokenizer_.pipeline();
   auto token = p.token_text(id);
   if (!token) return {};
   if (skip_special_ && p.added.is_special_content(*token)) return {};
   window_.emplace_back(*token);
+  if (extends_byte_run()) return {};
   std::string text = carry_ + decode_window(true);
   std::size_t stable = stable_length(text);
   std::string out;

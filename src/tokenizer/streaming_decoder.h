@@ -11,7 +11,8 @@
 // that a later token may complete). A boundary is safe when the window ends in complete text
 // and, for byte-fallback decoders, not in a byte token; decoders that strip the end of the text
 // (Strip with stop > 0) never close the window. So each step costs the size of the window,
-// usually one or a few tokens.
+// usually one or a few tokens; a byte token that extends a run of byte tokens costs O(1) (a
+// run of N byte tokens is decoded once, when it ends: O(N) in all, not O(N^2)).
 //
 // Threads: one StreamingDecoder per stream; not thread-safe itself. It holds a Tokenizer handle,
 // so it may outlive the Tokenizer object it was made from.
@@ -40,6 +41,7 @@ class StreamingDecoder {
   std::string decode_window(bool final) const;
   std::size_t stable_length(const std::string& text);
   bool can_close_window(const std::string& text) const;
+  bool extends_byte_run() const;
   void close_window();
 
   Tokenizer tokenizer_;

@@ -3,6 +3,7 @@
 // text that is already complete comes out without waiting for the end.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 
 #include "tokenizer/streaming_decoder.h"
@@ -64,6 +65,48 @@ TEST(StreamingDecoder, EmitsMultiByteCharacterWhenComplete) {
   EXPECT_NE(joined.find("😀"), std::string::npos);  // out before flush()
   EXPECT_EQ(joined + stream.flush(), tok.decode(ids));
   EXPECT_EQ(chunks.front(), "a");  // Metaspace-style leading space stripped from the first token
+}
+
+}  // namespace
+}  // namespace ogai::tokenizer
+
+namespace ogai::tokenizer {
+namespace {
+
+// Long runs of byte-fallback tokens (valid characters, stray continuation bytes, truncated
+// sequences), mixed with ordinary tokens: still exactly decode(), for both byte-fallback
+// tokenizers. (The runs are decoded once when they end; this pins that the result is unchanged.)
+TEST(StreamingDecoder, LongByteRunsEqualDecode) {
+  for (const char* name : {"/models/stories260k", "/tokenizers/llama2"}) {
+    Tokenizer tok = Tokenizer::load(kShared + name);
+    std::vector<std::int32_t> bytes;
+    for (int b = 0; b < 256; ++b) {
+      char text[8];
+      std::snprintf(text, sizeof text, "<0x%02X>", b);
+      auto id = tok.token_to_id(text);
+      ASSERT_TRUE(id.has_value()) << name << " " << text;
+      bytes.push_back(*id);
+    }
+    std::vector<std::int32_t> plain = tok.encode("Hello there, wörld", false);
+    std::mt19937 rng(7);
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::int32_t> ids;
+      for (int run = 0; run < 6; ++run) {
+        int length = static_cast<int>(rng() % 400);
+        bool utf8 = rng() % 2 == 0;
+        for (int k = 0; k < length; ++k) {
+          if (utf8) {  // "é€" as bytes, sometimes cut short
+            for (unsigned char c : std::string("\xC3\xA9\xE2\x82\xAC")) ids.push_back(bytes[c]);
+            if (rng() % 5 == 0) ids.pop_back();
+          } else {
+            ids.push_back(bytes[rng() % 256]);
+          }
+        }
+        ids.push_back(plain[rng() % plain.size()]);
+      }
+      check_stream(tok, ids, false);
+    }
+  }
 }
 
 }  // namespace
