@@ -76,3 +76,31 @@ metadata += sorted(glob.glob(os.path.join(source, "tests", "data", "packages", "
 for i, path in enumerate(metadata):
     with open(path, encoding="utf-8") as f:
         write("metadata_fuzz", f"{i:02d}_{os.path.basename(os.path.dirname(path))}_{os.path.basename(path)}", f.read())
+
+requests = [
+    {"model": "m", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
+     "max_tokens": 8, "temperature": 0.7, "top_p": 0.9, "seed": 3, "stop": ["\n", "END"], "stream": True,
+     "stream_options": {"include_usage": True}, "logprobs": True, "top_logprobs": 2, "logit_bias": {"5": -100}},
+    {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "n": 2,
+     "response_format": {"type": "json_schema", "json_schema": {"name": "s", "strict": True, "schema": {
+         "type": "object", "properties": {"a": {"type": "string", "pattern": "^[a-z]{1,4}$"},
+                                          "b": {"type": "array", "items": {"enum": [1, "x", None]}, "maxItems": 3}},
+         "required": ["a"], "additionalProperties": False}}}},
+    {"model": "m", "messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}},
+    {"model": "m", "prompt": "Once upon", "max_tokens": 0, "echo": True, "logprobs": 3},
+    {"model": "m", "prompt": [1, 2, 3], "top_k": 5, "min_p": 0.1, "repetition_penalty": 1.1, "ignore_eos": True},
+]
+for i, r in enumerate(requests):
+    write("request_json_fuzz", f"{i:02d}_request.json", json.dumps(r))
+
+def http_request(path, body, extra=""):
+    return f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra}Content-Length: {len(body.encode())}\r\n\r\n{body}"
+
+body = json.dumps(requests[0])
+chunked = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + \
+    f"{len(body[:10]):x}\r\n{body[:10]}\r\n{len(body[10:]):x}\r\n{body[10:]}\r\n0\r\n\r\n"
+write("http_fuzz", "00_post", http_request("/v1/chat/completions", body))
+write("http_fuzz", "01_chunked", chunked)
+write("http_fuzz", "02_pipelined", "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + http_request("/stream", body) + "GET /health HTTP/1.0\r\n\r\n")
+write("http_fuzz", "03_expect", http_request("/v1/completions", '{"model":"m","prompt":"a"}', "Expect: 100-continue\r\n"))
+write("http_fuzz", "04_partial", "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"model\"")
