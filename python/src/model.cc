@@ -25,10 +25,23 @@ std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::
   return std::make_shared<ModelHandle>(ModelHandle{Model::load(path, options)});
 }
 
+// Generates without the GIL. Between tokens it takes the GIL to run pending signal handlers, so
+// that Ctrl-C (KeyboardInterrupt) cancels a long generation and is raised once it has stopped.
 GenerationResult run(const Model& model, const Prompt& prompt, const GenerationOptions& options) {
-  py::gil_scoped_release release;
-  if (const auto* text = std::get_if<std::string>(&prompt)) return model.generate(*text, options);
-  return model.generate(std::get<std::vector<std::int32_t>>(prompt), options);
+  bool interrupted = false;
+  StreamCallback check_signals = [&interrupted](const StreamEvent&) {
+    py::gil_scoped_acquire gil;
+    interrupted = PyErr_CheckSignals() != 0;
+    return !interrupted;
+  };
+  GenerationResult result;
+  {
+    py::gil_scoped_release release;
+    if (const auto* text = std::get_if<std::string>(&prompt)) result = model.generate(*text, options, check_signals);
+    else result = model.generate(std::get<std::vector<std::int32_t>>(prompt), options, check_signals);
+  }
+  if (interrupted) throw py::error_already_set();  // the handler's exception (KeyboardInterrupt)
+  return result;
 }
 
 // A result, or a TextStream when the call asked for stream=True.

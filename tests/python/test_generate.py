@@ -98,3 +98,36 @@ def test_releases_the_gil_while_generating(stories):
 def test_version():
     assert ogai.__version__.count(".") == 2
     assert cli("--version").stdout.split()[1] == ogai.__version__
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_a_signal_interrupts_a_long_generation(stories):
+    """A SIGINT handler's exception (KeyboardInterrupt by default) cancels generate() at once."""
+    import os
+    import signal
+    import threading
+    import time
+    long_run = dict(max_new_tokens=100_000, ignore_eos=True, temperature=0)  # to the end of the context
+    started = time.monotonic()
+    whole = stories.generate(PROMPT, **long_run)
+    full = time.monotonic() - started
+
+    def handler(signum, frame):
+        raise Interrupted()
+
+    previous = signal.signal(signal.SIGINT, handler)  # a stray signal must not end the pytest session
+    timer = threading.Timer(full / 10, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        started = time.monotonic()
+        timer.start()
+        with pytest.raises(Interrupted):
+            stories.generate(PROMPT, **long_run)
+        interrupted_after = time.monotonic() - started
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert interrupted_after < full * 0.6, (interrupted_after, full)
+    assert stories.generate(PROMPT, max_new_tokens=20, temperature=0).token_ids == whole.token_ids[:20]  # still usable
