@@ -123,6 +123,9 @@ const std::map<std::string, Setter>& setters() {
       {"stop", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.stop = strings(f, n, v);
        }},
+      {"stop_strings", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.stop = strings(f, n, v);  // transformers' name for `stop`
+       }},
       {"stop_token_ids", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          if (!py::isinstance<py::sequence>(v) || PyUnicode_Check(v.ptr())) wrong_type(f, n, "a list of int", v);
          for (py::handle id : v) a.options.stop_token_ids.push_back(as_int<std::int32_t>(f, n + " item", id));
@@ -162,6 +165,9 @@ Prompt prompt_from(const char* function, py::handle prompt) {
 
 GenerateArgs generate_args(const char* function, const py::kwargs& kwargs) {
   GenerateArgs args;
+  if (kwargs.contains("stop") && kwargs.contains("stop_strings") && !kwargs["stop"].is_none() &&
+      !kwargs["stop_strings"].is_none())
+    throw py::type_error(std::string(function) + "(): give stop or stop_strings (the same option), not both");
   for (auto [key, value] : kwargs) {
     const std::string name = key.cast<std::string>();
     auto it = setters().find(name);

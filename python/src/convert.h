@@ -26,7 +26,8 @@ Prompt prompt_from(const char* function, py::handle prompt);
 
 // What generate() and its relatives accept besides the prompt (docs/python.md):
 //   max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty,
-//   frequency_penalty, presence_penalty, do_sample, seed, stop (str or list of str),
+//   frequency_penalty, presence_penalty, do_sample, seed, stop (str or list of str; also
+//   transformers' name stop_strings),
 //   stop_token_ids, ignore_eos, add_special_tokens, response_format (OpenAI's dict), stream.
 // None leaves a field unset (the package's default, then ogai's). An unknown keyword is a
 // TypeError naming it.

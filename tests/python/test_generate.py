@@ -43,6 +43,10 @@ def test_stop_string_ends_before_it(stories):
     assert result.text == greedy[: greedy.index(stop)]
     listed = stories.generate(PROMPT, max_new_tokens=30, temperature=0, stop=["zzzz-never", stop])
     assert listed.text == result.text
+    transformers_name = stories.generate(PROMPT, max_new_tokens=30, temperature=0, stop_strings=[stop])
+    assert transformers_name.text == result.text
+    with pytest.raises(TypeError, match="give stop or stop_strings"):
+        stories.generate(PROMPT, stop="a", stop_strings="b")
 
 
 def test_stop_token_ids(stories):
