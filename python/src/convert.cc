@@ -90,6 +90,14 @@ std::optional<ResponseFormat> response_format_from(const char* function, py::han
   return format;
 }
 
+SpeculativeOptions::Drafter drafter_from(const std::string& name) {
+  using Drafter = SpeculativeOptions::Drafter;
+  if (name == "none") return Drafter::kNone;
+  if (name == "ngram") return Drafter::kNgram;
+  if (name == "assistant") return Drafter::kAssistant;
+  throw Error(ErrorCode::kInvalidArgument, "speculative", "'" + name + "' is not one of none, ngram, assistant");
+}
+
 using Setter = std::function<void(GenerateArgs&, const char* function, const std::string& name, py::handle value)>;
 
 template <typename T>
@@ -139,6 +147,18 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"response_format", [](GenerateArgs& a, const char* f, const std::string&, py::handle v) {
          a.options.response_format = response_format_from(f, v);
+       }},
+      {"logprobs", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.logprobs = as_int<int>(f, n, v);
+       }},
+      {"prompt_logprobs", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.prompt_logprobs = as<bool>(f, n, "a bool", v);
+       }},
+      {"speculative", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.speculative.drafter = drafter_from(as<std::string>(f, n, "a str", v));
+       }},
+      {"draft_tokens", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.speculative.max_draft_tokens = as_int<int>(f, n, v);
        }},
       {"stream", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.stream = as<bool>(f, n, "a bool", v);

@@ -21,6 +21,34 @@ py::dict timings_dict(const Timings& t) {
   return d;
 }
 
+py::dict logprob_dict(std::int32_t id, float logprob) {
+  py::dict d;
+  d["id"] = id;
+  d["logprob"] = logprob;
+  return d;
+}
+
+// {"id", "logprob", "top": [{"id", "logprob"}, ...]}, as `ogai generate --json --logprobs N`.
+py::dict position_dict(const TokenLogprobs& p) {
+  py::dict d = logprob_dict(p.id, p.logprob);
+  py::list top;
+  for (const TokenLogprob& t : p.top) top.append(logprob_dict(t.id, t.logprob));
+  d["top"] = top;
+  return d;
+}
+
+py::list logprobs_list(const GenerationResult& r) {
+  py::list out;
+  for (const TokenLogprobs& p : r.logprobs) out.append(position_dict(p));
+  return out;
+}
+
+py::list prompt_logprobs_list(const GenerationResult& r) {
+  py::list out;
+  for (const auto& p : r.prompt_logprobs) out.append(p ? py::object(position_dict(*p)) : py::object(py::none()));
+  return out;
+}
+
 std::string repr(const GenerationResult& r) {
   std::string text = py::repr(to_str(r.text)).cast<std::string>();
   return "GenerationResult(text=" + text + ", finish_reason='" + finish_reason_name(r.finish_reason) + "', " +
@@ -41,6 +69,12 @@ void bind_results(py::module_& m) {
                              "milliseconds per phase and decode tokens per second, as a dict")
       .def_readonly("cached_prompt_tokens", &GenerationResult::cached_prompt_tokens,
                     "prompt tokens whose KV was reused instead of prefilled")
+      .def_readonly("draft_tokens", &GenerationResult::draft_tokens, "speculative decoding: tokens proposed")
+      .def_readonly("accepted_draft_tokens", &GenerationResult::accepted_draft_tokens, "... and accepted")
+      .def_property_readonly("logprobs", &logprobs_list,
+                             "with logprobs=N: per generated token {'id', 'logprob', 'top': [{'id', 'logprob'}, ...]}")
+      .def_property_readonly("prompt_logprobs", &prompt_logprobs_list,
+                             "with prompt_logprobs=True: per prompt token the same (None for the first)")
       .def("__str__", [](const GenerationResult& r) { return to_str(r.text); })
       .def("__repr__", &repr);
 }

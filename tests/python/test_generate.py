@@ -135,3 +135,33 @@ def test_a_signal_interrupts_a_long_generation(stories):
         signal.signal(signal.SIGINT, previous)
     assert interrupted_after < full * 0.6, (interrupted_after, full)
     assert stories.generate(PROMPT, max_new_tokens=20, temperature=0).token_ids == whole.token_ids[:20]  # still usable
+
+
+def test_logprobs_equal_the_cli(stories):
+    expected = cli_generate(STORIES, PROMPT, "--max-new-tokens", "4", "--temperature", "0", "--logprobs", "3",
+                            "--prompt-logprobs")
+    result = stories.generate(PROMPT, max_new_tokens=4, temperature=0, logprobs=3, prompt_logprobs=True)
+    assert _close(result.logprobs, expected["logprobs"])
+    assert result.prompt_logprobs[0] is None
+    assert _close(result.prompt_logprobs, expected["prompt_logprobs"])
+    assert stories.generate(PROMPT, max_new_tokens=2, temperature=0).logprobs == []
+
+
+def _close(a, b):
+    """Equal ids and log-probabilities within float32 printing precision, recursively."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+    return a == b
+
+
+def test_speculative_ngram_greedy_equals_plain(stories):
+    plain = stories.generate(PROMPT, max_new_tokens=40, temperature=0)
+    spec = stories.generate(PROMPT, max_new_tokens=40, temperature=0, speculative="ngram", draft_tokens=3)
+    assert spec.token_ids == plain.token_ids
+    assert spec.draft_tokens >= spec.accepted_draft_tokens >= 0
+    with pytest.raises(ogai.InvalidArgumentError, match="speculative: 'medusa' is not one of"):
+        stories.generate(PROMPT, speculative="medusa")
