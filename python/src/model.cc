@@ -3,6 +3,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "bindings.h"
+#include "context_handle.h"
 #include "convert.h"
 #include "text_stream.h"
 
@@ -27,7 +28,10 @@ std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::
 
 // Generates without the GIL. Between tokens it takes the GIL to run pending signal handlers, so
 // that Ctrl-C (KeyboardInterrupt) cancels a long generation and is raised once it has stopped.
-GenerationResult run(const Model& model, const Prompt& prompt, const GenerationOptions& options) {
+GenerationResult run(const Model& model, const Prompt& prompt, const GenerationOptions& options,
+                     std::shared_ptr<ContextHandle> context_handle) {
+  ContextLease lease(std::move(context_handle));
+  Context* context = lease.get();
   bool interrupted = false;
   StreamCallback check_signals = [&interrupted](const StreamEvent&) {
     py::gil_scoped_acquire gil;
@@ -37,27 +41,32 @@ GenerationResult run(const Model& model, const Prompt& prompt, const GenerationO
   GenerationResult result;
   {
     py::gil_scoped_release release;
-    if (const auto* text = std::get_if<std::string>(&prompt)) result = model.generate(*text, options, check_signals);
-    else result = model.generate(std::get<std::vector<std::int32_t>>(prompt), options, check_signals);
+    if (const auto* text = std::get_if<std::string>(&prompt)) result = model.generate(*text, options, check_signals, context);
+    else result = model.generate(std::get<std::vector<std::int32_t>>(prompt), options, check_signals, context);
   }
   if (interrupted) throw py::error_already_set();  // the handler's exception (KeyboardInterrupt)
   return result;
 }
 
 // A result, or a TextStream when the call asked for stream=True.
-py::object generate_or_stream(const ModelHandle& h, Prompt prompt, GenerateArgs args) {
-  if (args.stream) return py::cast(std::make_unique<TextStream>(h.model, std::move(prompt), std::move(args.options)));
-  return py::cast(run(*h.model, prompt, args.options));
+// `context` (may be null) carries the conversation's KV from call to call.
+py::object generate_or_stream(const ModelHandle& h, Prompt prompt, GenerateArgs args,
+                              std::shared_ptr<ContextHandle> context) {
+  if (args.stream)
+    return py::cast(std::make_unique<TextStream>(h.model, std::move(prompt), std::move(args.options), std::move(context)));
+  return py::cast(run(*h.model, prompt, args.options, std::move(context)));
 }
 
-py::object generate(const ModelHandle& h, py::handle prompt, const py::kwargs& kwargs) {
-  return generate_or_stream(h, prompt_from("generate", prompt), generate_args("generate", kwargs));
+py::object generate(const ModelHandle& h, py::handle prompt, py::kwargs kwargs) {
+  auto context = take_context(*h.model, kwargs);
+  return generate_or_stream(h, prompt_from("generate", prompt), generate_args("generate", kwargs), std::move(context));
 }
 
-py::object stream(const ModelHandle& h, py::handle prompt, const py::kwargs& kwargs) {
+py::object stream(const ModelHandle& h, py::handle prompt, py::kwargs kwargs) {
+  auto context = take_context(*h.model, kwargs);
   GenerateArgs args = generate_args("stream", kwargs);
   args.stream = true;
-  return generate_or_stream(h, prompt_from("stream", prompt), std::move(args));
+  return generate_or_stream(h, prompt_from("stream", prompt), std::move(args), std::move(context));
 }
 
 std::string render_text(const ModelHandle& h, py::handle messages, bool add_generation_prompt) {
@@ -72,10 +81,11 @@ py::str render(const ModelHandle& h, py::handle messages, bool add_generation_pr
 
 // Renders the messages through the chat template, then generates from the text without letting
 // the tokenizer add special tokens (the template writes them), as `ogai generate --chat` does.
-py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_prompt, const py::kwargs& kwargs) {
+py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_prompt, py::kwargs kwargs) {
+  auto context = take_context(*h.model, kwargs);
   GenerateArgs args = generate_args("chat", kwargs);
   if (!args.add_special_tokens_set) args.options.add_special_tokens = false;
-  return generate_or_stream(h, render_text(h, messages, add_generation_prompt), std::move(args));
+  return generate_or_stream(h, render_text(h, messages, add_generation_prompt), std::move(args), std::move(context));
 }
 
 py::dict info(const ModelHandle& h) {
@@ -121,7 +131,8 @@ void bind_model(py::module_& m) {
            "generates from a text (or a list of token ids); returns a GenerationResult, or a TextStream with "
            "stream=True. Keywords: max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty, "
            "frequency_penalty, presence_penalty, do_sample, seed, stop (or stop_strings), stop_token_ids, ignore_eos, "
-           "add_special_tokens, response_format, logprobs, prompt_logprobs, speculative, draft_tokens, stream")
+           "add_special_tokens, response_format, logprobs, prompt_logprobs, speculative, draft_tokens, stream, "
+           "context (an ogai.Context)")
       .def("stream", &stream, py::arg("prompt"), "generate(..., stream=True): a TextStream of text pieces")
       .def("chat", &chat, py::arg("messages"), py::arg("add_generation_prompt") = true,
            "renders [{'role', 'content'}, ...] through the chat template and generates the reply (generate's keywords)")

@@ -9,6 +9,7 @@ PYBIND11_MODULE(_ogai, m) {
   python::bind_errors(m);
   python::bind_results(m);
   python::bind_stream(m);
+  python::bind_context(m);
   python::bind_model(m);
   python::bind_engine(m);
   python::bind_validate(m);

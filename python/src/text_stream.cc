@@ -2,8 +2,9 @@
 
 namespace ogai::python {
 
-TextStream::TextStream(std::shared_ptr<const Model> model, Prompt prompt, GenerationOptions options)
-    : model_(std::move(model)), options_(std::move(options)) {
+TextStream::TextStream(std::shared_ptr<const Model> model, Prompt prompt, GenerationOptions options,
+                       std::shared_ptr<ContextHandle> context)
+    : model_(std::move(model)), options_(std::move(options)), lease_(std::make_unique<ContextLease>(std::move(context))) {
   worker_ = std::thread([this, prompt = std::move(prompt)] { run(prompt); });
 }
 
@@ -14,11 +15,13 @@ void TextStream::run(const Prompt& prompt) {
   std::exception_ptr error;
   try {
     auto callback = [this](const StreamEvent& event) { return on_token(event); };
-    if (const auto* text = std::get_if<std::string>(&prompt)) result = model_->generate(*text, options_, callback);
-    else result = model_->generate(std::get<std::vector<std::int32_t>>(prompt), options_, callback);
+    Context* context = lease_->get();
+    if (const auto* text = std::get_if<std::string>(&prompt)) result = model_->generate(*text, options_, callback, context);
+    else result = model_->generate(std::get<std::vector<std::int32_t>>(prompt), options_, callback, context);
   } catch (...) {
     error = std::current_exception();
   }
+  lease_.reset();  // the context is free before the end is reported
   std::lock_guard<std::mutex> lock(mutex_);
   result_ = std::move(result);
   error_ = error;

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "context_handle.h"
 #include "convert.h"
 #include "ogai/ogai.h"
 
@@ -25,7 +26,10 @@ namespace ogai::python {
 
 class TextStream {
  public:
-  TextStream(std::shared_ptr<const Model> model, Prompt prompt, GenerationOptions options);
+  // `context` may be null; it is leased (marked busy) from here until the generation ends, and a
+  // context in use already throws here.
+  TextStream(std::shared_ptr<const Model> model, Prompt prompt, GenerationOptions options,
+             std::shared_ptr<ContextHandle> context);
   ~TextStream();
   TextStream(const TextStream&) = delete;
   TextStream& operator=(const TextStream&) = delete;
@@ -45,6 +49,7 @@ class TextStream {
 
   std::shared_ptr<const Model> model_;
   GenerationOptions options_;
+  std::unique_ptr<ContextLease> lease_;  // released by the worker when the generation ends
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::string> pieces_;
