@@ -9,4 +9,5 @@
 #include "ogai/generation.h"
 #include "ogai/model.h"
 #include "ogai/options.h"
+#include "ogai/validate.h"
 #include "ogai/version.h"

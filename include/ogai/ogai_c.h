@@ -25,7 +25,7 @@
  *
  * Ownership. Each object made by a *_create / *_load / generate / submit / wait call belongs to the
  * caller and is released by its *_free function (NULL is accepted and ignored). Strings and id
- * arrays returned by ogai_tokenize / ogai_detokenize are freed with ogai_ids_free /
+ * arrays returned by ogai_tokenize / ogai_detokenize / ogai_render_chat / ogai_validate are freed with ogai_ids_free /
  * ogai_string_free. Pointers read from a result (text, ids) live as long as the result.
  *
  * Thread safety. A model is immutable once loaded: tokenize, detokenize and generate may be called
@@ -109,6 +109,25 @@ OGAI_API ogai_status ogai_detokenize(const ogai_model* model, const int32_t* ids
 OGAI_API void ogai_ids_free(int32_t* ids);
 OGAI_API void ogai_string_free(char* text);
 
+/* --- Chat and validation ------------------------------------------------------------------ */
+
+/* Renders `messages_json`, a JSON array of {"role": "...", "content": "..."} objects (roles
+ * "system", "user", "assistant", "tool"), through the model's chat template; with
+ * `add_generation_prompt` nonzero the text ends where the assistant's reply begins. `*text`
+ * (NUL-terminated, free with ogai_string_free) receives the prompt; generate from it with
+ * ogai_options_set_add_special_tokens(options, 0), since the template writes the special tokens.
+ * Fails with OGAI_PARSE for text that is not JSON, OGAI_INVALID_ARGUMENT naming the element that
+ * is not a message (`messages_json[1].content: expected a string`), and the template's error (a
+ * package without a chat template, a template that raises). Thread safety: like ogai_tokenize. */
+OGAI_API ogai_status ogai_render_chat(const ogai_model* model, const char* messages_json, int add_generation_prompt,
+                                      char** text);
+/* Validates the package directory (or metadata file) at `path` without loading it, as
+ * `ogai validate PATH` does: `*valid` receives 1 or 0, `*problems` (free with ogai_string_free)
+ * one "RULE path: message\n" line per problem ("" when valid). Fails with OGAI_NOT_FOUND when
+ * the path has no metadata file and OGAI_PARSE when its text is unreadable (nothing could be
+ * checked). Thread safety: callable from any thread; it shares no state. */
+OGAI_API ogai_status ogai_validate(const char* path, int* valid, char** problems);
+
 /* --- Generation options -------------------------------------------------------------------- */
 
 /* New options with nothing set: every field takes the package's generation defaults, then ogai's
@@ -122,6 +141,9 @@ OGAI_API ogai_status ogai_options_set_temperature(ogai_options* options, float t
 OGAI_API ogai_status ogai_options_set_top_k(ogai_options* options, int32_t top_k);                   /* 0 = off */
 OGAI_API ogai_status ogai_options_set_top_p(ogai_options* options, float top_p);                     /* (0, 1] */
 OGAI_API ogai_status ogai_options_set_seed(ogai_options* options, uint64_t seed);
+/* Nonzero (the default) lets the tokenizer add BOS etc. to a text prompt; 0 for a prompt rendered
+ * by ogai_render_chat. */
+OGAI_API ogai_status ogai_options_set_add_special_tokens(ogai_options* options, int add_special_tokens);
 /* Adds a stop string (copied): generation ends before it, and it is never part of the text. */
 OGAI_API ogai_status ogai_options_add_stop(ogai_options* options, const char* stop);
 

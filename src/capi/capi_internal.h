@@ -44,6 +44,9 @@ struct CallbackTarget {
 // A C++ StreamCallback that forwards to `target` (empty when target has no function).
 StreamCallback stream_callback(std::shared_ptr<CallbackTarget> target);
 
+// A malloc'ed NUL-terminated copy of `text`, freed with ogai_string_free (throws bad_alloc).
+char* copy_string(const std::string& text);
+
 // Records `status` and `message` as this thread's last error and returns status.
 ogai_status fail(ogai_status status, const std::string& message);
 // OGAI_INVALID_ARGUMENT "<name>: must not be NULL".

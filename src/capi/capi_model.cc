@@ -5,6 +5,7 @@
 
 #include "capi_internal.h"
 
+using ogai::capi::copy_string;
 using ogai::capi::guarded;
 using ogai::capi::null_argument;
 
@@ -16,15 +17,6 @@ int32_t* copy_ids(const std::vector<std::int32_t>& ids) {
   auto* out = static_cast<int32_t*>(std::malloc(ids.size() * sizeof(int32_t)));
   if (out == nullptr) throw std::bad_alloc();
   std::memcpy(out, ids.data(), ids.size() * sizeof(int32_t));
-  return out;
-}
-
-// A malloc'ed NUL-terminated copy of `text`, freed with ogai_string_free.
-char* copy_string(const std::string& text) {
-  auto* out = static_cast<char*>(std::malloc(text.size() + 1));
-  if (out == nullptr) throw std::bad_alloc();
-  std::memcpy(out, text.data(), text.size());
-  out[text.size()] = '\0';
   return out;
 }
 

@@ -51,6 +51,10 @@ ogai_status ogai_options_set_seed(ogai_options* options, uint64_t seed) {
   return set_option(options, [&](ogai::GenerationOptions& o) { o.sampling.seed = seed; });
 }
 
+ogai_status ogai_options_set_add_special_tokens(ogai_options* options, int add_special_tokens) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.add_special_tokens = add_special_tokens != 0; });
+}
+
 ogai_status ogai_options_add_stop(ogai_options* options, const char* stop) {
   if (stop == nullptr) return null_argument("stop");
   return set_option(options, [&](ogai::GenerationOptions& o) { o.stop.emplace_back(stop); });

@@ -1,4 +1,6 @@
 // Status codes, the per-thread last error and the exception boundary of the C API.
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 
 #include "capi_internal.h"
@@ -31,6 +33,14 @@ ogai_status fail(ogai_status status, const std::string& message) {
     last_error.clear();  // out of memory while copying the message: keep the status
   }
   return status;
+}
+
+char* copy_string(const std::string& text) {
+  auto* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  return out;
 }
 
 ogai_status null_argument(const char* name) { return fail(OGAI_INVALID_ARGUMENT, std::string(name) + ": must not be NULL"); }

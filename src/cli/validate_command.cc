@@ -10,12 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "chat/chat_template.h"
 #include "cli/command.h"
+#include "generate/loadable_check.h"
 #include "metadata/package.h"
 #include "metadata/report_json.h"
 #include "ogai/error.h"
-#include "tokenizer/tokenizer.h"
 
 namespace ogai::cli {
 namespace {
@@ -61,37 +60,6 @@ void print_abi(const DecoderAbi& abi) {
                 e.bound_value.c_str());
 }
 
-// `file` relative to the package root (messages never need the absolute path).
-std::string package_relative(const std::filesystem::path& file, const std::filesystem::path& root) {
-  std::error_code ec;
-  std::string rel = std::filesystem::relative(file, root, ec).string();
-  return ec || rel.empty() ? file.filename().string() : rel;
-}
-
-// What Model::load builds beyond the metadata, the tokenizer and the chat template, so that a
-// package validate calls valid also loads (rule LOAD; the message is the loader's).
-void check_loadable_text(metadata::ValidationReport& report) {
-  const metadata::PackageFiles& files = report.package->files;
-  if (files.root.empty()) return;
-  const metadata::TextSources& text = files.text;
-  if (text.tokenizer_json) {
-    try {
-      (void)tokenizer::Tokenizer::load(*text.tokenizer_json);
-    } catch (const Error& e) {
-      report.diagnostics.report("LOAD", package_relative(*text.tokenizer_json, files.root), "{}", e.message());
-    }
-  }
-  if (!text.chat_template_file && !text.chat_template) return;
-  try {
-    (void)chat::ChatTemplate::load(files.root);
-  } catch (const Error& e) {
-    std::string where = e.where().empty() ? std::string("chat template") : e.where();
-    std::string suffix;  // a template's "file:line:column"
-    if (auto colon = where.find(':', where.rfind('/') + 1); colon != std::string::npos) suffix = where.substr(colon), where.resize(colon);
-    report.diagnostics.report("LOAD", package_relative(where, files.root) + suffix, "{}", e.message());
-  }
-}
-
 // Unreadable input (exit 2), or a genai_config.json the importer refuses (rule IMPORT, exit 1).
 int report_unreadable(const ValidateArgs& args, const Error& e) {
   const bool refused = e.code() == ErrorCode::kUnsupported;
@@ -112,7 +80,7 @@ int run_validate(const ValidateArgs& args) {
   metadata::ValidationReport report;
   try {
     report = metadata::validate_package(args.path, {args.document_only});
-    if (!args.document_only) check_loadable_text(report);
+    if (!args.document_only) generate::check_loadable_text(report);
   } catch (const Error& e) {
     return report_unreadable(args, e);
   }

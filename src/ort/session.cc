@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "onnx/graph_info.h"
 #include "onnx/textproto.h"
+#include "ort/cuda_provider.h"
 #include "ort/session_impl.h"
 
 namespace ogai::ort {
@@ -31,28 +32,20 @@ void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& op
   if (ep == "cpu") return;
   if (ep != "cuda")
     fail(ErrorCode::kInvalidArgument, "execution provider", "'{}' is not one of cpu, cuda", ep);
-  auto providers = available_providers();
-  bool has_cuda = std::find(providers.begin(), providers.end(), "CUDAExecutionProvider") != providers.end();
-  if (has_cuda) {
-    try {
-      OrtCUDAProviderOptions cuda{};
-      cuda.device_id = options.device_id;
-      so.AppendExecutionProvider_CUDA(cuda);
-      return;
-    } catch (const Ort::Exception& e) {
-      if (!options.allow_cpu_fallback)
-        fail(ErrorCode::kRuntime, origin,
-             "the CUDA execution provider failed to start: {} (choose --ep cpu, or allow the CPU fallback)", e.what());
-      log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
-      return;
-    }
+  CudaSupport cuda = cuda_support();
+  if (!cuda.usable()) {
+    if (!options.allow_cpu_fallback) fail_cpu_only(cuda);
+    log(LogLevel::kWarn, "{}: CUDA unavailable (the ONNX Runtime in use is CPU-only); falling back to CPU as asked", origin);
+    return;
   }
-  if (!options.allow_cpu_fallback)
-    fail(ErrorCode::kUnsupported, "execution provider",
-         "'cuda' was requested but this ONNX Runtime library has no CUDAExecutionProvider (it offers: {}); "
-         "install a CUDA build of ONNX Runtime (ONNXRUNTIME_ROOT) or choose --ep cpu",
-         fmt::join(providers, ", "));
-  log(LogLevel::kWarn, "{}: CUDA unavailable; falling back to CPU as asked", origin);
+  try {
+    OrtCUDAProviderOptions cuda_options{};
+    cuda_options.device_id = options.device_id;
+    so.AppendExecutionProvider_CUDA(cuda_options);
+  } catch (const Ort::Exception& e) {
+    if (!options.allow_cpu_fallback) fail_cuda_start(origin, e.what());
+    log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
+  }
 }
 
 Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin) {

@@ -381,6 +381,7 @@ class BadInputTest(unittest.TestCase):
                 self.assertIn("CUDA", r.stderr)
         else:  # this library lacks the provider (or its shared library): a clear failure
             self.assert_fails(r, "CUDA", "--ep cpu")
+            self.assert_fails(r, "the ONNX Runtime in use (", ") is CPU-only", "ONNXRUNTIME_ROOT", "docs/gpu.md")
         fallback = generate("--max-new-tokens", "60", "--ep", "cuda", "--allow-cpu-fallback")
         self.assertEqual(fallback.returncode, 0, fallback.stderr)
         self.assertEqual(fallback.stdout, GOLDEN_TEXT)

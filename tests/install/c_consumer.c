@@ -1,8 +1,9 @@
 /* The installed-package C consumer: greedy generation through ogai_c.h, streamed and whole, then
  * the same prompt through the batched engine.
  *   c_consumer PACKAGE PROMPT MAX_NEW_TOKENS
- * Prints "version <ogai_version()>", "ids <id> ...", "finish <reason>", "streamed <text>",
- * "engine <text>" (one line each) and finally "text <generated text>" to the end of the output.
+ * Prints "version <ogai_version()>", "valid <0|1>" (ogai_validate of PACKAGE), "ids <id> ...",
+ * "finish <reason>", "streamed <text>", "engine <text>" (one line each) and finally
+ * "text <generated text>" to the end of the output.
  * Exit 1 with the status name and message on stderr when a call fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,16 @@ static int check(ogai_status status, const char* what) {
   if (status == OGAI_OK) return 0;
   fprintf(stderr, "c_consumer: %s: %s: %s\n", what, ogai_status_name(status), ogai_last_error_message());
   return 1;
+}
+
+/* Validates `package`; prints "valid 1" or "valid 0" and the problem lines. */
+static int print_validation(const char* package) {
+  int valid = 0;
+  char* problems = NULL;
+  if (check(ogai_validate(package, &valid, &problems), "ogai_validate")) return 1;
+  printf("valid %d\n%s", valid, problems);
+  ogai_string_free(problems);
+  return 0;
 }
 
 static int print_result(const ogai_result* result) {
@@ -72,7 +83,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   printf("version %s\n", ogai_version());
-  failed = check(ogai_model_load(argv[1], "cpu", &model), "ogai_model_load") ||
+  failed = print_validation(argv[1]) || check(ogai_model_load(argv[1], "cpu", &model), "ogai_model_load") ||
            check(ogai_options_create(&options), "ogai_options_create") ||
            check(ogai_options_set_max_new_tokens(options, atoi(argv[3])), "ogai_options_set_max_new_tokens") ||
            check(ogai_options_set_temperature(options, 0.0f), "ogai_options_set_temperature") ||

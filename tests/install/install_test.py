@@ -5,7 +5,9 @@
 - libogai.so exports only the public API (C functions ogai_*, C++ symbols of the public classes);
 - a CMake project (tests/install/consumer, copied out of the tree) with find_package(ogai CONFIG)
   and a C program built through pkg-config, both run on stories260k: their greedy output equals
-  the installed `ogai generate --json` for the same prompt.
+  the installed `ogai generate --json` for the same prompt;
+- the Python package (when the build has it): imported by Debian's /usr/bin/python3 from
+  <prefix>/lib/python3/dist-packages only, its greedy result equals the installed CLI's.
 Usage: install_test.py (OGAI_SHARED_DIR, OGAI_SOURCE_DIR, OGAI_BINARY_DIR set).
 """
 import json
@@ -84,7 +86,7 @@ class InstallTest(unittest.TestCase):
         out = check_run("nm", "-D", "--defined-only", "-C", os.path.join(self.lib, "libogai.so"))
         names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
         public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
-                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name)\b.*)$")
+                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate)\b.*)$")
         self.assertEqual([n for n in names if not public.match(n)], [])
         self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
         for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load("]:
@@ -122,7 +124,8 @@ class InstallTest(unittest.TestCase):
     def check_c_consumer(self, exe):
         out = check_run(exe, STORIES, STORIES_PROMPT, NEW_TOKENS)
         text = self.reference["text"]
-        self.assertEqual(out, self.expected_head() + f"streamed {text}\nengine {text}\ntext {text}")
+        head = self.expected_head().replace("\n", "\nvalid 1\n", 1)  # the C consumer validates first
+        self.assertEqual(out, head + f"streamed {text}\nengine {text}\ntext {text}")
 
     def test_c_consumer_through_pkg_config_matches_ogai_generate(self):
         self.check_c_consumer(self.build_c_consumer("c_consumer", static=False))
@@ -131,6 +134,29 @@ class InstallTest(unittest.TestCase):
         exe = self.build_c_consumer("c_consumer_static", static=True)
         self.assertNotIn("libogai", check_run("readelf", "-d", exe))
         self.check_c_consumer(exe)
+
+    def test_python_package_imports_from_the_prefix(self):
+        if not os.path.isdir(os.path.join(BINARY, "python", "ogai")):
+            self.skipTest("the build has no Python package (pybind11 not found)")
+        site = os.path.join(self.prefix, "lib", "python3", "dist-packages")
+        for name in ["__init__.py", "errors.py"]:
+            self.assertTrue(os.path.isfile(os.path.join(site, "ogai", name)), name)
+        extension = [n for n in os.listdir(os.path.join(site, "ogai")) if n.startswith("_ogai") and n.endswith(".so")]
+        self.assertEqual(len(extension), 1, os.listdir(os.path.join(site, "ogai")))
+        dynamic = check_run("readelf", "-d", os.path.join(site, "ogai", extension[0]))
+        self.assertIn("$ORIGIN/../../..", dynamic)
+        self.assertNotIn(BINARY, dynamic)
+        script = ("import json, ogai, sys; m = ogai.Model(sys.argv[1]); "
+                  "r = m.generate(sys.argv[2], max_new_tokens=int(sys.argv[3]), temperature=0); "
+                  "print(json.dumps({'file': ogai.__file__, 'version': ogai.__version__, 'ids': r.token_ids, "
+                  "'text': r.text}))")
+        env = dict(os.environ, PYTHONPATH=site)
+        out = json.loads(check_run("/usr/bin/python3", "-c", script, STORIES, STORIES_PROMPT, NEW_TOKENS, env=env,
+                                   cwd=self.tmp))
+        self.assertTrue(out["file"].startswith(site), out["file"])
+        self.assertEqual(out["version"], self.version)
+        self.assertEqual(out["ids"], self.reference["ids"])
+        self.assertEqual(out["text"], self.reference["text"])
 
 
 if __name__ == "__main__":
