@@ -144,7 +144,7 @@ int run_generate(const GenerateFlags& f) {
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
   options.response_format = chat && chat->constraint ? chat->constraint : format;
-  const bool parsed = chat && parses_reply(*chat);
+  const bool parsed = chat && (parses_reply(*chat) || !f.chat_flags.tools_file.empty());
   std::optional<ChatReplyParser> parser;
   if (parsed) parser.emplace(*chat);
   StreamCallback on_token;
@@ -171,9 +171,11 @@ int run_generate(const GenerateFlags& f) {
   } else {
     if (parser && f.stream) write_text(parser->finish().content);
     else if (!f.stream) write_text(reply ? reply->content : result.text);
-    if (reply)
-      for (const auto& call : tool_calls_json(reply->tool_calls)) std::printf("\n%s", call.dump().c_str());
-    if (isatty(STDOUT_FILENO) || (reply && !reply->tool_calls.empty())) std::fputc('\n', stdout);
+    const bool calls = reply && !reply->tool_calls.empty();
+    if (calls && !reply->content.empty()) std::fputc('\n', stdout);
+    if (calls)  // one JSON line per call
+      for (const auto& call : tool_calls_json(reply->tool_calls)) std::printf("%s\n", call.dump().c_str());
+    else if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
   }
   return kExitOk;
 }
