@@ -20,6 +20,9 @@ const { OpenAI } = peer('openai');
 const { startServer, stopServer, postJson } = require('./server_harness.cjs');
 
 const ogai = process.argv[2];
+// Clients keep connections alive between the (slow, on a loaded machine) requests; a longer idle
+// timeout than the default 5 s keeps the server from closing one just as a client reuses it.
+const kServeFlags = ['--idle-timeout', '120'];
 // tiny-e2b, its declared context raised from 512 to 2048 positions in the copy (the templates' tool
 // and reasoning preambles do not fit in 512; the graph computes positions, and the weights are
 // random anyway).
@@ -101,7 +104,7 @@ describe('tool calls through ogai serve', () => {
   const model = 'qwen2';
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai_tools_'));
-    server = await startServer(ogai, packageWith('qwen2.5.tokenizer_config.json', tmp), ['--model-name', model]);
+    server = await startServer(ogai, packageWith('qwen2.5.tokenizer_config.json', tmp), ['--model-name', model, ...kServeFlags]);
     client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => { await stopServer(server); fs.rmSync(tmp, { recursive: true, force: true }); });
@@ -235,7 +238,7 @@ describe('reasoning through ogai serve (SmolLM3 template)', () => {
   const model = 'smol';
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai_reasoning_'));
-    server = await startServer(ogai, packageWith('smollm3.chat_template.jinja', tmp), ['--model-name', model]);
+    server = await startServer(ogai, packageWith('smollm3.chat_template.jinja', tmp), ['--model-name', model, ...kServeFlags]);
     client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => { await stopServer(server); fs.rmSync(tmp, { recursive: true, force: true }); });
