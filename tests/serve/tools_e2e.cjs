@@ -129,6 +129,18 @@ describe('tool calls through ogai serve', () => {
     }
   });
 
+  it('every format (chosen with tool_call_format) is forced and parsed back, whole and streamed', async () => {
+    for (const tool_call_format of ['hermes', 'llama3_json', 'mistral']) {
+      const req = { ...base, tools: [weather, add], tool_choice: 'required', tool_call_format, parallel_tool_calls: false };
+      const whole = await client.chat.completions.create(req);
+      const choice = whole.choices[0];
+      assert.equal(choice.finish_reason, 'tool_calls', `${tool_call_format}: ${JSON.stringify(choice)}`);
+      for (const call of choice.message.tool_calls) checkCall(call, [weather, add]);
+      const streamed = await collect(await client.chat.completions.create({ ...req, stream: true }));
+      assert.deepEqual(streamed.calls.map((c) => c.function), choice.message.tool_calls.map((c) => c.function));
+    }
+  });
+
   it('a named function is the one called', async () => {
     for (const name of ['add', 'get_weather']) {
       const whole = await client.chat.completions.create(
