@@ -47,7 +47,6 @@ class ReplyParser {
   std::string held_ws_;      // content whitespace held until non-whitespace follows
   bool skip_ws_ = false;     // drop whitespace (after a section)
   bool at_end_ = false;
-  bool llama_open_ = true;   // llama3_json: calls may still start (nothing but blanks so far)
   ChatReply reply_;
   std::mt19937_64 rng_;
 };
