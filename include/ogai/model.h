@@ -18,17 +18,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/chat.h"
 #include "ogai/error.h"
 #include "ogai/export.h"
 #include "ogai/generation.h"
 #include "ogai/options.h"
 
 namespace ogai {
-
-struct ChatMessage {
-  std::string role;     // "system", "user", "assistant", "tool"
-  std::string content;
-};
 
 struct ModelInfo {
   std::filesystem::path package;
@@ -58,6 +54,12 @@ class OGAI_API Model {
   std::string token_bytes(std::int32_t id) const;
   // Renders messages through the package's chat template (ogai::Error if it has none).
   std::string render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt = true) const;
+  // Renders messages with tools, tool choice and template variables (include/ogai/chat.h), and
+  // says how to parse the reply. ogai::Error kInvalidArgument naming the field (a malformed tool,
+  // schema or variable, an unknown tool_choice function); kUnsupported naming the keyword and
+  // its JSON pointer for a parameter schema the constraint engine cannot enforce (checked for
+  // every tool, whatever the tool choice: fail closed).
+  ChatPrompt prepare_chat(std::span<const ChatMessage> messages, const ChatOptions& options) const;
 
   // Generates from a text prompt (tokenized with options.add_special_tokens) or from token ids.
   // `on_token` (may be empty) sees every token as it is produced and may cancel. `context` (may be

@@ -3,6 +3,7 @@
 //   auto result = model->generate("Once upon a time", {.max_new_tokens = 40});
 #pragma once
 
+#include "ogai/chat.h"
 #include "ogai/error.h"
 #include "ogai/export.h"
 #include "ogai/engine.h"

@@ -62,6 +62,10 @@ struct ResponseFormat {
     kJsonSchema,  // a JSON value valid against the JSON Schema in `text` (the supported subset)
     kRegex,       // the whole text matches the regular expression in `text` (ECMAScript syntax)
     kGrammar,     // the whole text matches the GBNF grammar in `text` (llama.cpp's format, start rule root)
+    // One or more tool calls in a tool-call format, each call's arguments valid against its
+    // function's parameter schema. `text` is the JSON document Model::prepare_chat() makes for
+    // tool_choice required / a named function (docs/structured_output.md, "Forced calls").
+    kToolCalls,
   };
   Kind kind = Kind::kJsonObject;
   std::string text;

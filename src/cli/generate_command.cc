@@ -1,10 +1,14 @@
 // `ogai generate PKG [--prompt TEXT | --prompt-file FILE | stdin] [--chat] [--system TEXT] [sampling flags]
+//  [--tools FILE] [--tool-choice auto|none|required|NAME] [--tool-call-format F] [--var KEY=JSON]...
 //  [--stream] [--json]`
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
 // runtime_ms,onnxruntime_ms,queue_ms,cached_prompt_tokens}} on one line, keys in this order; `--logprobs N` (with --json only)
 // appends "logprobs":[{"id","logprob","top":[{"id","logprob"}...]}...], one per generated id;
 // `--prompt-logprobs` (with --logprobs) then appends "prompt_logprobs": one per prompt id, null first.
+// With --chat and tools or a template with a reasoning section, the reply is parsed (ogai::ChatReply):
+// --json appends "content", "reasoning_content" and "tool_calls": [{"id","type":"function",
+// "function":{"name","arguments"}}...]; plain mode prints the content, then each call as one JSON line.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +20,7 @@
 #include <cstdio>
 
 #include "base/file.h"
+#include "cli/chat_flags.h"
 #include "cli/command.h"
 #include "cli/format_flags.h"
 #include "cli/model_flags.h"
@@ -27,6 +32,7 @@ struct GenerateFlags {
   ModelFlags model;
   SamplingFlags sampling;
   FormatFlags format;
+  ChatFlags chat_flags;
   std::string prompt;       // "-" = standard input
   std::string prompt_file;
   bool chat = false;
@@ -78,6 +84,15 @@ nlohmann::ordered_json result_json(const GenerationResult& r, bool speculative, 
   return j;
 }
 
+nlohmann::ordered_json tool_calls_json(const std::vector<ToolCall>& calls) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ToolCall& c : calls)
+    list.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+  return list;
+}
+
+bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || !p.reasoning_open.empty(); }
+
 // The prompt: --prompt TEXT, --prompt-file FILE, or standard input (--prompt -, or no prompt
 // flag while standard input is not a terminal); nullopt when there is none.
 std::optional<std::string> prompt_text(const GenerateFlags& f) {
@@ -109,37 +124,58 @@ int run_generate(const GenerateFlags& f) {
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = *read;
+  std::optional<ChatPrompt> chat;
   if (f.chat) {
     std::vector<ChatMessage> messages;
     if (!f.system.empty()) messages.push_back({"system", f.system});
     messages.push_back({"user", *read});
-    prompt = model->render_chat(messages, true);
-  } else if (!f.system.empty()) {
-    std::fprintf(stderr, "ogai generate: --system needs --chat\n");
+    chat = model->prepare_chat(messages, chat_options(f.chat_flags));
+    prompt = chat->text;
+    if (chat->constraint && format) {
+      std::fprintf(stderr, "ogai generate: a forced tool call (--tool-choice) cannot be combined with a format flag\n");
+      return kExitUsage;
+    }
+  } else if (!f.system.empty() || f.chat_flags.any()) {
+    std::fprintf(stderr, "ogai generate: --system, --tools, --tool-choice, --tool-call-format and --var need --chat\n");
     return kExitUsage;
   }
   GenerationOptions options = f.sampling.options;
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
-  options.response_format = format;
+  options.response_format = chat && chat->constraint ? chat->constraint : format;
+  const bool parsed = chat && (parses_reply(*chat) || !f.chat_flags.tools_file.empty());
+  std::optional<ChatReplyParser> parser;
+  if (parsed) parser.emplace(*chat);
   StreamCallback on_token;
   if (f.stream && !f.json)
-    on_token = [](const StreamEvent& e) {
-      write_text(e.text);
+    on_token = [&parser](const StreamEvent& e) {
+      write_text(parser ? std::string_view(parser->feed(e.text).content) : e.text);
       std::fflush(stdout);
       return true;
     };
   GenerationResult result = model->generate(prompt, options, on_token);
   result.timings.load_ms = load_ms;
+  std::optional<ChatReply> reply;
+  if (parsed) reply = parse_chat_reply(*chat, result.text);
   if (f.json) {
     const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
     nlohmann::ordered_json doc = result_json(result, speculative, f.logprobs >= 0);
     if (f.sampling.random_seed) doc["seed"] = *options.sampling.seed;  // --seed -1: the seed drawn
+    if (reply) {
+      doc["content"] = reply->content;
+      doc["reasoning_content"] = reply->reasoning_content;
+      doc["tool_calls"] = tool_calls_json(reply->tool_calls);
+    }
     std::printf("%s\n", doc.dump().c_str());
   } else {
-    if (!f.stream) write_text(result.text);
-    if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
+    if (parser && f.stream) write_text(parser->finish().content);
+    else if (!f.stream) write_text(reply ? reply->content : result.text);
+    const bool calls = reply && !reply->tool_calls.empty();
+    if (calls && !reply->content.empty()) std::fputc('\n', stdout);
+    if (calls)  // one JSON line per call
+      for (const auto& call : tool_calls_json(reply->tool_calls)) std::printf("%s\n", call.dump().c_str());
+    else if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
   }
   return kExitOk;
 }
@@ -158,6 +194,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);
   add_format_flags(*cmd, flags->format);
+  add_chat_flags(*cmd, flags->chat_flags);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
   cmd->add_option("--logprobs", flags->logprobs,

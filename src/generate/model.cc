@@ -125,15 +125,6 @@ std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_speci
 
 std::string Model::token_bytes(std::int32_t id) const { return tokenizer::token_bytes(impl_->tokenizer, id); }
 
-std::string Model::render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt) const {
-  if (!impl_->chat_template)
-    fail(ErrorCode::kInvalidArgument, impl_->config.root.string(), "the package has no chat template");
-  chat::ChatRequest request;
-  for (const auto& m : messages) request.messages.push_back(chat::Json::object({{"role", m.role}, {"content", m.content}}));
-  request.add_generation_prompt = add_generation_prompt;
-  return impl_->chat_template->render(request);
-}
-
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
   auto ids = tokenize(prompt, options.add_special_tokens);

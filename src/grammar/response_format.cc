@@ -3,6 +3,7 @@
 #include "grammar/gbnf.h"
 #include "grammar/json_schema.h"
 #include "grammar/regex.h"
+#include "grammar/tool_call_grammar.h"
 
 namespace ogai::grammar {
 
@@ -19,6 +20,8 @@ std::shared_ptr<const CompiledGrammar> compile_response_format(const ResponseFor
     }
     case ResponseFormat::Kind::kGrammar:
       return CompiledGrammar::compile(compile_gbnf(format.text, "response_format.grammar"));
+    case ResponseFormat::Kind::kToolCalls:
+      return CompiledGrammar::compile(compile_tool_calls(format.text));
   }
   return nullptr;
 }

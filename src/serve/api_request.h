@@ -5,10 +5,11 @@
 // (completions, required), max_completion_tokens / max_tokens, temperature, top_p, seed, stop
 // (string or list), frequency_penalty, presence_penalty, logit_bias, stream,
 // stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
-// ignore_eos; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
+// ignore_eos; chat `tools`, `tool_choice`, `parallel_tool_calls`, `chat_template_kwargs` and
+// `tool_call_format` (serve/parse_tools.h) into `chat`; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
 // into options.logprobs; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
-// name when a request asks for them (tools / function calling, n > 1 with stream or echo, a
+// name when a request asks for them (legacy functions / function_call, n > 1 with stream or echo, a
 // response_format schema or grammar the constraint engine cannot enforce (serve/response_format.h),
 // non-text content parts, best_of, suffix, echo with stream); other unknown fields are ignored, as
 // OpenAI clients send extras.
@@ -32,7 +33,10 @@ inline constexpr int kMaxCompletionLogprobs = 5;   // completions logprobs (Open
 struct ApiRequest {
   Endpoint endpoint = Endpoint::kChat;
   std::string model;
-  std::vector<ChatMessage> messages;        // chat: roles system/user/assistant ("developer" -> system)
+  std::vector<ChatMessage> messages;        // chat: roles system/user/assistant/tool ("developer" -> system)
+  ChatOptions chat;                         // chat: tools, tool choice, template variables
+  // Chat: set by prompt_ids() (serve/prompt.h): how to parse the reply (reasoning, tool calls).
+  std::optional<ChatPrompt> chat_prompt;
   std::optional<std::string> prompt_text;   // completions: a text prompt ...
   std::vector<std::int32_t> prompt_ids;     // ... or a prompt given as token ids (unchecked against the vocab)
   GenerationOptions options;

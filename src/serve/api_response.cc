@@ -1,5 +1,7 @@
 #include "serve/api_response.h"
 
+#include "serve/chat_reply_json.h"
+
 namespace ogai::serve {
 namespace {
 
@@ -29,12 +31,14 @@ nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_toke
           {"total_tokens", prompt_tokens + completion_tokens}};
 }
 
-nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result, nlohmann::json logprobs) {
+nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result, nlohmann::json logprobs,
+                               const ChatReply* reply) {
   nlohmann::json choice = {{"index", 0}, {"logprobs", std::move(logprobs)},
-                           {"finish_reason", openai_finish_reason(result.finish_reason)}};
-  if (is_chat(meta))
+                           {"finish_reason", chat_finish_reason(result.finish_reason, reply)}};
+  if (is_chat(meta)) {
     choice["message"] = {{"role", "assistant"}, {"content", result.text}, {"refusal", nullptr}};
-  else
+    if (reply != nullptr) set_reply_message(choice["message"], *reply);
+  } else
     choice["text"] = result.text;
   nlohmann::json j = envelope(meta, is_chat(meta) ? "chat.completion" : "text_completion");
   j["choices"] = nlohmann::json::array({choice});
@@ -43,11 +47,12 @@ nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult&
 }
 
 nlohmann::json completion_choices_json(const ResponseMeta& meta, const std::vector<GenerationResult>& results,
-                                      std::vector<nlohmann::json> logprobs) {
-  nlohmann::json j = completion_json(meta, results.front(), std::move(logprobs.front()));
+                                      std::vector<nlohmann::json> logprobs, const std::vector<ChatReply>& replies) {
+  auto reply = [&](std::size_t i) { return replies.empty() ? nullptr : &replies[i]; };
+  nlohmann::json j = completion_json(meta, results.front(), std::move(logprobs.front()), reply(0));
   std::size_t generated = results.front().ids.size();
   for (std::size_t i = 1; i < results.size(); ++i) {
-    nlohmann::json choice = completion_json(meta, results[i], std::move(logprobs[i]))["choices"][0];
+    nlohmann::json choice = completion_json(meta, results[i], std::move(logprobs[i]), reply(i))["choices"][0];
     choice["index"] = i;
     j["choices"].push_back(std::move(choice));
     generated += results[i].ids.size();

@@ -32,13 +32,15 @@ nlohmann::json usage_json(std::size_t prompt_tokens, std::size_t completion_toke
 
 // The whole response of a non-streaming request. `logprobs` is the choice's logprobs value
 // (LogprobsJson; null when not asked).
+// `reply`: the parsed chat reply (chat with tools or reasoning; serve/chat_reply_json.h), or null:
+// the message's content is the text.
 nlohmann::json completion_json(const ResponseMeta& meta, const GenerationResult& result,
-                               nlohmann::json logprobs = nullptr);
+                               nlohmann::json logprobs = nullptr, const ChatReply* reply = nullptr);
 
 // n > 1: choice i of results[i] (index i), usage = the prompt once and every choice's tokens.
-// `logprobs` has one value per result.
+// `logprobs` has one value per result; `replies` one per result, or none.
 nlohmann::json completion_choices_json(const ResponseMeta& meta, const std::vector<GenerationResult>& results,
-                                      std::vector<nlohmann::json> logprobs);
+                                      std::vector<nlohmann::json> logprobs, const std::vector<ChatReply>& replies = {});
 
 // One streaming chunk. Chat: delta {"role":"assistant","content":""} when `role` is set, else
 // {"content": text} (or {} with a finish reason and no text); completions: {"text": text}.

@@ -15,6 +15,13 @@
 namespace ogai::serve {
 namespace {
 
+// Chat replies are parsed (content, reasoning, tool calls) when the template has a reasoning
+// section or tools were offered; else the message content is the text as generated.
+const ChatPrompt* parsed_prompt(const ApiRequest& request) {
+  const auto& p = request.chat_prompt;
+  return p && (p->parse_tool_calls || !p->reasoning_open.empty()) ? &*p : nullptr;
+}
+
 ApiError queue_full(int max_concurrent, int queue) {
   ApiError e;
   e.status = 429;
@@ -156,7 +163,9 @@ http::Response Server::Impl::whole_response(Job& job) {
     else LogprobsJson::append(logprobs, generated);
   }
   http::Response res;
-  res.body = to_text(completion_json(job.meta, *end.result, std::move(logprobs)));
+  std::optional<ChatReply> reply;
+  if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
+  res.body = to_text(completion_json(job.meta, *end.result, std::move(logprobs), reply ? &*reply : nullptr));
   return res;
 }
 
@@ -175,15 +184,18 @@ void Server::Impl::answer_choices(const std::shared_ptr<Job>& job, std::shared_p
 http::Response Server::Impl::choices_response(Job& job) {
   std::vector<GenerationResult> results;
   std::vector<nlohmann::json> logprobs;
+  std::vector<ChatReply> replies;
   LogprobsJson logprobs_json(*model, job.meta.endpoint);
+  const ChatPrompt* parsed = parsed_prompt(job.request);
   for (auto& channel : job.channels) {
     GenerationChannel::Update end = channel->poll();
     if (end.error) throw *end.error;
+    if (parsed) replies.push_back(parse_chat_reply(*parsed, end.result->text));
     logprobs.push_back(job.request.options.logprobs ? logprobs_json(end.result->logprobs) : nlohmann::json(nullptr));
     results.push_back(std::move(*end.result));
   }
   http::Response res;
-  res.body = to_text(completion_choices_json(job.meta, results, std::move(logprobs)));
+  res.body = to_text(completion_choices_json(job.meta, results, std::move(logprobs), replies));
   return res;
 }
 
@@ -203,8 +215,11 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
   }
   std::optional<LogprobsJson> logprobs;
   if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
+  std::unique_ptr<ChatReplyParser> parser;
+  if (const ChatPrompt* p = parsed_prompt(job->request)) parser = std::make_unique<ChatReplyParser>(*p);
   auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
                                            StreamEncoder(job->meta, job->request.include_usage), std::move(logprobs),
+                                           std::move(parser),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));

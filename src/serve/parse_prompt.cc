@@ -7,8 +7,6 @@ namespace {
 
 std::string at(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
 
-bool non_empty_array(const nlohmann::json* v) { return v != nullptr && (!v->is_array() || !v->empty()); }
-
 std::string content_text(const nlohmann::json& content, const std::string& param) {
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array())
@@ -32,6 +30,25 @@ std::string content_text(const nlohmann::json& content, const std::string& param
   return text;
 }
 
+// An assistant's tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}].
+std::vector<ToolCall> read_tool_calls(const nlohmann::json& calls, const std::string& param) {
+  if (!calls.is_array()) throw invalid_request(param, param + ": expected an array of tool calls, got " + json_preview(calls));
+  std::vector<ToolCall> out;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const std::string call_param = at(param, i);
+    if (!calls[i].is_object()) throw invalid_request(call_param, call_param + ": expected a tool call object");
+    FieldReader f(calls[i], call_param + ".");
+    const nlohmann::json* fn = f.get("function");
+    if (fn == nullptr || !fn->is_object())
+      throw invalid_request(f.param("function"), f.param("function") + ": required (an object with name and arguments)");
+    FieldReader ff(*fn, call_param + ".function.");
+    auto name = ff.string("name");
+    if (!name) throw invalid_request(ff.param("name"), ff.param("name") + ": required");
+    out.push_back({f.string("id").value_or(""), *name, ff.string("arguments").value_or("{}")});
+  }
+  return out;
+}
+
 ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
   std::string param = at("messages", i);
   if (!m.is_object())
@@ -39,23 +56,34 @@ ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
   FieldReader f(m, param + ".");
   auto role = f.string("role");
   if (!role) throw invalid_request(f.param("role"), f.param("role") + ": required");
-  if (*role == "tool" || *role == "function" || non_empty_array(f.get("tool_calls")) || f.get("function_call"))
-    throw unsupported(param, param + ": tool and function calls are not supported");
+  if (*role == "function" || f.get("function_call"))
+    throw unsupported(param, param + ": legacy function messages are not supported; use tool_calls and role \"tool\"");
   if (*role == "developer") role = "system";
-  if (*role != "system" && *role != "user" && *role != "assistant")
+  if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool")
     throw invalid_request(f.param("role"), f.param("role") + ": '" + *role +
-                                               "' is not one of system, developer, user, assistant");
+                                               "' is not one of system, developer, user, assistant, tool");
+  ChatMessage out{*role, ""};
+  if (const nlohmann::json* calls = f.get("tool_calls")) {
+    if (*role != "assistant") throw invalid_request(f.param("tool_calls"), f.param("tool_calls") + ": only assistant messages have tool calls");
+    out.tool_calls = read_tool_calls(*calls, f.param("tool_calls"));
+  }
+  if (*role == "tool") {
+    auto id = f.string("tool_call_id");
+    if (!id) throw invalid_request(f.param("tool_call_id"), f.param("tool_call_id") + ": required in a tool message");
+    out.tool_call_id = *id;
+  }
+  out.name = f.string("name").value_or("");
+  out.reasoning_content = f.string("reasoning_content").value_or("");
   const nlohmann::json* content = f.get("content");
   if (content == nullptr) {
     if (*role != "assistant") throw invalid_request(f.param("content"), f.param("content") + ": required");
-    return {*role, ""};
+    return out;
   }
-  return {*role, content_text(*content, f.param("content"))};
+  out.content = content_text(*content, f.param("content"));
+  return out;
 }
 
 void refuse_chat_features(const FieldReader& f) {
-  if (non_empty_array(f.get("tools")) || non_empty_array(f.get("functions")))
-    throw unsupported(f.get("tools") ? "tools" : "functions", "tools / function calling is not supported");
   if (f.get("audio") != nullptr) throw unsupported("audio", "audio output is not supported");
 }
 

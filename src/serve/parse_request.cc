@@ -6,6 +6,7 @@
 #include "serve/api_request.h"
 #include "serve/json_fields.h"
 #include "serve/parse_prompt.h"
+#include "serve/parse_tools.h"
 #include "serve/response_format.h"
 
 namespace ogai::serve {
@@ -119,6 +120,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   r.options.stop = read_stop(f);
   r.options.ignore_eos = f.boolean("ignore_eos").value_or(false);
   r.options.response_format = read_response_format(f);
+  if (endpoint == Endpoint::kChat) read_chat_tools(f, r);
   read_stream(f, r);
   if (r.echo && r.stream)
     throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");

@@ -7,16 +7,32 @@ namespace {
 
 const char* prompt_param(Endpoint endpoint) { return endpoint == Endpoint::kChat ? "messages" : "prompt"; }
 
-std::vector<std::int32_t> chat_ids(const Model& model, const ApiRequest& request) {
+bool starts_with_any(const std::string& s, std::initializer_list<const char*> prefixes) {
+  for (const char* p : prefixes)
+    if (s.starts_with(p)) return true;
+  return false;
+}
+
+// A problem with the tools, the tool choice or the template variables names that field; any
+// other error is the template refusing the messages.
+ApiError chat_error(const Error& e) {
+  if (starts_with_any(e.where(), {"tools", "tool_choice", "chat_template_kwargs"})) {
+    if (e.code() == ErrorCode::kUnsupported) return unsupported(e.where(), e.what());
+    return invalid_request(e.where(), e.what());
+  }
+  return invalid_request("messages", std::string("messages: the chat template refused them: ") + e.what());
+}
+
+std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
   if (!model.info().has_chat_template)
     throw invalid_request("messages", "this model's package has no chat template; use /v1/completions");
-  std::string text;
   try {
-    text = model.render_chat(request.messages, /*add_generation_prompt=*/true);
+    request.chat_prompt = model.prepare_chat(request.messages, request.chat);
   } catch (const Error& e) {
-    throw invalid_request("messages", std::string("messages: the chat template refused them: ") + e.what());
+    throw chat_error(e);
   }
-  return model.tokenize(text, /*add_special_tokens=*/false);
+  if (request.chat_prompt->constraint) request.options.response_format = request.chat_prompt->constraint;
+  return model.tokenize(request.chat_prompt->text, /*add_special_tokens=*/false);
 }
 
 void check_ids(const Model& model, const std::vector<std::int32_t>& ids, const char* param) {
@@ -47,7 +63,7 @@ void check_logit_bias(const Model& model, const SamplingOptions& sampling) {
 
 }  // namespace
 
-std::vector<std::int32_t> prompt_ids(const Model& model, const ApiRequest& request) {
+std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request) {
   const char* param = prompt_param(request.endpoint);
   std::vector<std::int32_t> ids;
   if (request.endpoint == Endpoint::kChat) {

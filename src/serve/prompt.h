@@ -1,5 +1,8 @@
 // The token ids a parsed request generates from, with the checks that need the model: chat
-// messages go through the package's chat template and are tokenized without special tokens (the
+// messages go through Model::prepare_chat (tools, tool choice, template variables; it sets
+// request.chat_prompt, and a forced tool call's constraint as options.response_format; a bad
+// tool, schema or variable is a 400 naming its field, an unenforceable schema keyword a 400
+// `unsupported`) and the package's chat template and are tokenized without special tokens (the
 // template writes them), as `ogai generate --chat` does; a text prompt is tokenized with them; ids
 // must be in the vocabulary; the prompt must leave room in the context (400
 // context_length_exceeded); logit_bias ids must be in the vocabulary. Throws ApiError.
@@ -14,6 +17,6 @@
 
 namespace ogai::serve {
 
-std::vector<std::int32_t> prompt_ids(const Model& model, const ApiRequest& request);
+std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request);
 
 }  // namespace ogai::serve

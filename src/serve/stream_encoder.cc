@@ -1,5 +1,7 @@
 #include "serve/stream_encoder.h"
 
+#include "serve/chat_reply_json.h"
+
 namespace ogai::serve {
 
 std::string StreamEncoder::start() const {
@@ -12,9 +14,15 @@ std::string StreamEncoder::text(std::string_view text, nlohmann::json logprobs) 
   return sse_event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_, std::move(logprobs)));
 }
 
-std::string StreamEncoder::finish(const GenerationResult& result) const {
+std::string StreamEncoder::delta(const ChatReplyDelta& delta, nlohmann::json logprobs) const {
+  std::string out;
+  for (const auto& chunk : delta_chunks(meta_, delta, include_usage_, std::move(logprobs))) out += sse_event(chunk);
+  return out;
+}
+
+std::string StreamEncoder::finish(const GenerationResult& result, const ChatReply* reply) const {
   std::string out =
-      sse_event(chunk_json(meta_, "", openai_finish_reason(result.finish_reason), /*role=*/false, include_usage_));
+      sse_event(chunk_json(meta_, "", chat_finish_reason(result.finish_reason, reply), /*role=*/false, include_usage_));
   if (include_usage_) out += sse_event(usage_chunk_json(meta_, result.prompt_ids.size(), result.ids.size()));
   return out + sse_done();
 }

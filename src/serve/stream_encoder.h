@@ -19,7 +19,10 @@ class StreamEncoder {
   std::string start() const;                        // chat: the role chunk; completions: ""
   // One chunk; "" when `text` is empty. `logprobs`: those of the tokens it carries (null: not asked).
   std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const;
-  std::string finish(const GenerationResult& result) const;
+  // Chat with tools or reasoning: the chunks of a parsed delta (serve/chat_reply_json.h).
+  std::string delta(const ChatReplyDelta& delta, nlohmann::json logprobs = nullptr) const;
+  // `reply`: the parsed reply when there is one (its calls make the finish reason "tool_calls").
+  std::string finish(const GenerationResult& result, const ChatReply* reply = nullptr) const;
   std::string error(const ApiError& error) const;
 
  private:

@@ -3,10 +3,11 @@
 namespace ogai::serve {
 
 StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post,
-                       std::function<void()> cancel, std::function<void()> ended)
+                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs,
+                       std::unique_ptr<ChatReplyParser> parser, Post post, std::function<void()> cancel,
+                       std::function<void()> ended)
     : channel_(std::move(channel)), exchange_(std::move(exchange)), encoder_(std::move(encoder)),
-      logprobs_(std::move(logprobs)), post_(std::move(post)), cancel_(std::move(cancel)), ended_(std::move(ended)) {}
+      logprobs_(std::move(logprobs)), parser_(std::move(parser)), post_(std::move(post)), cancel_(std::move(cancel)), ended_(std::move(ended)) {}
 
 void StreamPump::start(GenerationChannel::Update first) {
   exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
@@ -44,10 +45,22 @@ void StreamPump::finish() {
 }
 
 void StreamPump::encode(const GenerationChannel::Update& update, std::string& out) {
+  if (parser_) return encode_parsed(update, out);
   if (!update.text.empty())
     out += encoder_.text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
   if (update.error) out += encoder_.error(*update.error);
   else if (update.result) out += encoder_.finish(*update.result);
+}
+
+void StreamPump::encode_parsed(const GenerationChannel::Update& update, std::string& out) {
+  nlohmann::json logprobs = logprobs_ && !update.text.empty() ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr);
+  out += encoder_.delta(parser_->feed(update.text), std::move(logprobs));
+  if (update.error) {
+    out += encoder_.error(*update.error);
+  } else if (update.result) {
+    out += encoder_.delta(parser_->finish());
+    out += encoder_.finish(*update.result, &parser_->reply());
+  }
 }
 
 void StreamPump::arm() {

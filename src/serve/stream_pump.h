@@ -22,12 +22,13 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
  public:
   using Post = std::function<void(std::function<void()>)>;  // runs a step off the I/O and worker threads
 
-  // `logprobs` empty when the request did not ask for them; `cancel` ends the generation (the
+  // `logprobs` empty when the request did not ask for them; `parser` null unless the chat reply
+  // is parsed (tools or reasoning): then text goes through it and out as its deltas; `cancel` ends the generation (the
   // client went away), `ended` runs once the stream is over either way (after `cancel`); both
   // from any thread.
   StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, Post post, std::function<void()> cancel,
-             std::function<void()> ended);
+             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, std::unique_ptr<ChatReplyParser> parser,
+             Post post, std::function<void()> cancel, std::function<void()> ended);
 
   // Sends the head and the first update (with the stream's opening chunk), then the rest.
   void start(GenerationChannel::Update first);
@@ -36,12 +37,14 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   void send(GenerationChannel::Update update, std::string out);
   void finish();  // the stream's end (written or not)
   void encode(const GenerationChannel::Update& update, std::string& out);  // appends its events
+  void encode_parsed(const GenerationChannel::Update& update, std::string& out);
   void arm();
 
   std::shared_ptr<GenerationChannel> channel_;
   std::shared_ptr<http::Exchange> exchange_;
   StreamEncoder encoder_;
   std::optional<LogprobsJson> logprobs_;
+  std::unique_ptr<ChatReplyParser> parser_;
   Post post_;
   std::function<void()> cancel_;
   std::function<void()> ended_;

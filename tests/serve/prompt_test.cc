@@ -13,7 +13,7 @@ class PromptTest : public ::testing::Test {
   static void TearDownTestSuite() { model_.reset(); }
   static std::shared_ptr<const Model> model_;
 
-  ApiError error_of(const ApiRequest& r) {
+  ApiError error_of(ApiRequest r) {
     try {
       prompt_ids(*model_, r);
     } catch (const ApiError& e) {
@@ -43,7 +43,8 @@ TEST_F(PromptTest, CompletionTextGetsSpecialTokens) {
 }
 
 TEST_F(PromptTest, TokenIdsPassThroughAndAreChecked) {
-  EXPECT_EQ(prompt_ids(*model_, parse_completion_request(R"({"model":"m","prompt":[2,10,11]})")),
+  ApiRequest ids_request = parse_completion_request(R"({"model":"m","prompt":[2,10,11]})");
+  EXPECT_EQ(prompt_ids(*model_, ids_request),
             (std::vector<std::int32_t>{2, 10, 11}));
   ApiError e = error_of(parse_completion_request(R"({"model":"m","prompt":[2,515]})"));
   EXPECT_EQ(e.param, "prompt");

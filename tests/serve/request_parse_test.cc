@@ -146,14 +146,47 @@ TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   EXPECT_EQ(chat_error(head + R"("n":1000})").param, "n");
   EXPECT_EQ(parse_chat_request(head + R"("n":3})").n, 3);
   EXPECT_EQ(parse_chat_request(head + R"("n":1,"stream":true})").n, 1);
-  EXPECT_EQ(chat_error(head + R"("tools":[{"type":"function","function":{"name":"f"}}]})").param, "tools");
+  EXPECT_EQ(chat_error(head + R"("functions":[{"name":"f"}]})").param, "functions");
+  EXPECT_EQ(chat_error(head + R"("functions":[{"name":"f"}]})").code, "unsupported");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
                 .param,
             "messages[0].content[0].type");
-  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"tool","content":"x","tool_call_id":"1"}]})").code,
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"function","content":"x","name":"f"}]})").code,
             "unsupported");
   // Harmless defaults are accepted.
   EXPECT_NO_THROW(parse_chat_request(head + R"("n":1,"tools":[],"logprobs":false,"response_format":{"type":"text"}})"));
+}
+
+TEST(ParseChat, ToolsAndToolMessages) {
+  const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"},)"
+                           R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",)"
+                           R"("function":{"name":"f","arguments":"{\"a\":1}"}}]},)"
+                           R"({"role":"tool","tool_call_id":"c1","content":"42"}],)";
+  ApiRequest r = parse_chat_request(head + R"("tools":[{"type":"function","function":{"name":"f","description":"d",)"
+                                           R"("parameters":{"type":"object"}}}],"tool_choice":{"type":"function",)"
+                                           R"("function":{"name":"f"}},"parallel_tool_calls":false,)"
+                                           R"("chat_template_kwargs":{"enable_thinking":false},"tool_call_format":"mistral"})");
+  ASSERT_EQ(r.messages.size(), 3u);
+  ASSERT_EQ(r.messages[1].tool_calls.size(), 1u);
+  EXPECT_EQ(r.messages[1].tool_calls[0].id, "c1");
+  EXPECT_EQ(r.messages[1].tool_calls[0].arguments, R"({"a":1})");
+  EXPECT_EQ(r.messages[2].role, "tool");
+  EXPECT_EQ(r.messages[2].tool_call_id, "c1");
+  ASSERT_EQ(r.chat.tools.size(), 1u);
+  EXPECT_EQ(r.chat.tools[0].description, "d");
+  EXPECT_EQ(r.chat.tools[0].parameters, R"({"type":"object"})");
+  EXPECT_EQ(r.chat.tool_choice.mode, ToolChoice::Mode::kFunction);
+  EXPECT_EQ(r.chat.tool_choice.function, "f");
+  EXPECT_FALSE(r.chat.parallel_tool_calls);
+  EXPECT_EQ(r.chat.template_kwargs.at("enable_thinking"), "false");
+  EXPECT_EQ(r.chat.tool_call_format, ToolCallFormat::kMistral);
+  const std::string user = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  EXPECT_EQ(chat_error(user + R"("tools":[{"type":"function"}]})").param, "tools[0].function");
+  EXPECT_EQ(chat_error(user + R"("tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"required",)"
+                              R"("response_format":{"type":"json_object"}})").param,
+            "tool_choice");
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":"x","tool_calls":[]}]})").param,
+            "messages[0].tool_calls");
 }
 
 TEST(ParseChat, Logprobs) {

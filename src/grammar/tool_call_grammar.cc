@@ -1,0 +1,75 @@
+#include "grammar/tool_call_grammar.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "grammar/json_schema.h"
+
+namespace ogai::grammar {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr const char* kWhere = "response_format.tool_calls";
+
+std::string text_of(const Json& spec, const char* key) {
+  auto it = spec.find(key);
+  if (it == spec.end()) return {};
+  if (!it->is_string()) fail(ErrorCode::kInvalidArgument, kWhere, "'{}' must be a string", key);
+  return it->get<std::string>();
+}
+
+// call_open {"name": "<name>", "<key>": ARGS} call_close
+Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
+  if (!function.is_object() || !function.contains("name") || !function["name"].is_string())
+    fail(ErrorCode::kInvalidArgument, kWhere, "every function needs a string 'name'");
+  const std::string where = function.value("where", std::string(kWhere) + ".parameters");
+  const Json params = function.value("parameters", Json::object({{"type", "object"}}));
+  Element args = embed_grammar(b, compile_json_schema(params.dump(), where));
+  const std::string name = Json(function["name"].get<std::string>()).dump();
+  Sequence s = b.literal(text_of(spec, "call_open") + "{\"name\": " + name + ", " +
+                         Json(text_of(spec, "arguments_key")).dump() + ": ");
+  s.push_back(args);
+  GrammarBuilder::append(s, b.literal("}" + text_of(spec, "call_close")));
+  return s;
+}
+
+}  // namespace
+
+Element embed_grammar(GrammarBuilder& b, const Grammar& g) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(g.rules.size());
+  for (std::size_t r = 0; r < g.rules.size(); ++r) ids.push_back(b.add_rule(g.names[r]));
+  for (std::size_t r = 0; r < g.rules.size(); ++r)
+    for (const Sequence& alt : g.rules[r]) {
+      Sequence copy;
+      copy.reserve(alt.size());
+      for (const Element& e : alt)
+        copy.push_back(e.kind == Element::Kind::kBytes ? b.bytes(g.byte_sets[e.index]) : GrammarBuilder::ref(ids[e.index]));
+      b.add_alternative(ids[r], std::move(copy));
+    }
+  return GrammarBuilder::ref(ids[g.root]);
+}
+
+Grammar compile_tool_calls(std::string_view text) {
+  Json spec = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (spec.is_discarded() || !spec.is_object())
+    fail(ErrorCode::kInvalidArgument, kWhere, "the tool-call spec is not a JSON object");
+  const Json& functions = spec.contains("functions") ? spec["functions"] : Json();
+  if (!functions.is_array() || functions.empty())
+    fail(ErrorCode::kInvalidArgument, kWhere, "'functions' must be a non-empty array");
+  GrammarBuilder b(kWhere);
+  std::vector<Sequence> alternatives;
+  for (const Json& f : functions) alternatives.push_back(one_call(b, spec, f));
+  const Element call = GrammarBuilder::ref(b.rule("call", std::move(alternatives)));
+  Sequence root = b.literal(text_of(spec, "begin"));
+  root.push_back(call);
+  if (spec.value("parallel", false)) {
+    Sequence more = b.literal(text_of(spec, "separator"));
+    more.push_back(call);
+    GrammarBuilder::append(root, b.repeat(more, 0, -1, "more_calls"));
+  }
+  GrammarBuilder::append(root, b.literal(text_of(spec, "end")));
+  return b.finish(b.rule("root", {root}));
+}
+
+}  // namespace ogai::grammar

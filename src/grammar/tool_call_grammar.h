@@ -1,0 +1,25 @@
+// The grammar of forced tool calls (ResponseFormat::Kind::kToolCalls; docs/structured_output.md,
+// "Forced calls"): a reply that is one call, or with "parallel" one or more, of the listed
+// functions, each call's arguments a JSON value valid against that function's parameter schema
+// (compiled by json_schema.h, so unenforceable keywords fail closed the same way).
+//
+// `spec` is a JSON object: {"begin", "call_open", "call_close", "separator", "end": strings,
+// "arguments_key": string, "parallel": bool, "functions": [{"name", "parameters": schema,
+// "where": the location errors name, e.g. "tools[0].function.parameters"}]}. A call is written
+// call_open + {"name": "<name>", "<arguments_key>": <arguments>} + call_close; calls are joined by
+// separator, between begin and end. Errors: kInvalidArgument for a malformed spec, the schema
+// compiler's errors (located at each function's "where") otherwise.
+#pragma once
+
+#include <string_view>
+
+#include "grammar/grammar.h"
+
+namespace ogai::grammar {
+
+Grammar compile_tool_calls(std::string_view spec);
+
+// Copies every rule of `g` into `b`; returns a reference to g's root there.
+Element embed_grammar(GrammarBuilder& b, const Grammar& g);
+
+}  // namespace ogai::grammar
