@@ -7,6 +7,7 @@
 #include "serve/json_fields.h"
 #include "serve/parse_prompt.h"
 #include "serve/response_format.h"
+#include "serve/unknown_fields.h"
 
 namespace ogai::serve {
 namespace {
@@ -109,6 +110,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   FieldReader f(j);
   ApiRequest r;
   r.endpoint = endpoint;
+  r.unknown_fields = unknown_fields(j, known_fields(endpoint));
   auto model = f.string("model");
   if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
   r.model = *model;

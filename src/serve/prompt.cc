@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "chat/continue_final.h"
+
 namespace ogai::serve {
 namespace {
 
@@ -12,7 +14,8 @@ std::vector<std::int32_t> chat_ids(const Model& model, const ApiRequest& request
     throw invalid_request("messages", "this model's package has no chat template; use /v1/completions");
   std::string text;
   try {
-    text = model.render_chat(request.messages, /*add_generation_prompt=*/true);
+    text = model.render_chat(request.messages, request.add_generation_prompt);
+    if (request.continue_final_message) text = chat::continue_final_message(std::move(text), request.messages.back().content);
   } catch (const Error& e) {
     throw invalid_request("messages", std::string("messages: the chat template refused them: ") + e.what());
   }

@@ -1,5 +1,5 @@
 // The token ids a parsed request generates from, with the checks that need the model: chat
-// messages go through the package's chat template and are tokenized without special tokens (the
+// messages go through the package's chat template (add_generation_prompt, continue_final_message) and are tokenized without special tokens (the
 // template writes them), as `ogai generate --chat` does; a text prompt is tokenized with them; ids
 // must be in the vocabulary; the prompt must leave room in the context (400
 // context_length_exceeded); logit_bias ids must be in the vocabulary. Throws ApiError.

@@ -9,18 +9,19 @@
 #include <string_view>
 
 #include "serve/api_response.h"
+#include "serve/event_encoder.h"
 
 namespace ogai::serve {
 
-class StreamEncoder {
+class StreamEncoder : public EventEncoder {
  public:
   StreamEncoder(ResponseMeta meta, bool include_usage) : meta_(std::move(meta)), include_usage_(include_usage) {}
 
-  std::string start() const;                        // chat: the role chunk; completions: ""
+  std::string start() const override;                        // chat: the role chunk; completions: ""
   // One chunk; "" when `text` is empty. `logprobs`: those of the tokens it carries (null: not asked).
-  std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const;
-  std::string finish(const GenerationResult& result) const;
-  std::string error(const ApiError& error) const;
+  std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const override;
+  std::string finish(const GenerationResult& result) const override;
+  std::string error(const ApiError& error) const override;
 
  private:
   ResponseMeta meta_;
