@@ -8,6 +8,16 @@
 #include "serve/stream_pump.h"
 
 namespace ogai::serve {
+namespace {
+
+// Errors raised for the chat request a Responses request became name the Responses fields.
+ApiError with_responses_names(ApiError e) {
+  if (e.param == "messages" || e.param.starts_with("messages[")) e.param = "input";
+  else if (e.param == "max_tokens") e.param = "max_output_tokens";
+  return e;
+}
+
+}  // namespace
 
 void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& exchange) {
   try {
@@ -27,9 +37,9 @@ void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& excha
       on_route_pool([this, job, exchange] { start_responses_stream(job, exchange); });
     });
   } catch (const ApiError& e) {
-    exchange->respond(error_response(e));
+    exchange->respond(error_response(with_responses_names(e)));
   } catch (const Error& e) {
-    exchange->respond(error_response(from_engine_error(e, Endpoint::kChat)));
+    exchange->respond(error_response(with_responses_names(from_engine_error(e, Endpoint::kChat))));
   }
 }
 

@@ -26,8 +26,8 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   // client went away), `ended` runs once the stream is over either way (after `cancel`); both
   // from any thread.
   StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-             std::unique_ptr<const EventEncoder> encoder, std::optional<LogprobsJson> logprobs, Post post, std::function<void()> cancel,
-             std::function<void()> ended);
+             std::unique_ptr<const EventEncoder> encoder, std::optional<LogprobsJson> logprobs, Post post,
+             std::function<void()> cancel, std::function<void()> ended);
 
   // Sends the head and the first update (with the stream's opening chunk), then the rest.
   void start(GenerationChannel::Update first);

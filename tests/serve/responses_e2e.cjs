@@ -123,6 +123,8 @@ describe('POST /v1/responses (stories260k)', () => {
       [{}, 'input'],
       [{ input: [] }, 'input'],
       [{ input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
+      [{ input: 'x', temperature: -1 }, 'temperature'],
+      [{ input: 'x'.repeat(5000) }, 'input'],
     ];
     for (const [body, param] of cases) {
       const r = await postJson(server.url + '/v1/responses', { model: MODEL, ...body });
