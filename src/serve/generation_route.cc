@@ -205,7 +205,8 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
   std::optional<LogprobsJson> logprobs;
   if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
   auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
-                                           std::make_unique<StreamEncoder>(job->meta, job->request.include_usage), std::move(logprobs),
+                                           std::make_unique<StreamEncoder>(job->meta, job->request.include_usage),
+                                           std::move(logprobs),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));
