@@ -8,7 +8,8 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libcli11-dev libboost-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
       python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
       pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
-      clang libclang-rt-dev)  # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
+      clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
+      chromium)               # headless browser for the server's cross-origin check (serve_auth_cors_e2e)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

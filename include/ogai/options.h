@@ -19,6 +19,10 @@ struct LoadOptions {
   int device_id = 0;                       // CUDA device
   int intra_op_threads = 0;                // ONNX Runtime intra-op threads; 0 = ORT's default
   int inter_op_threads = 0;                // ONNX Runtime inter-op threads; 0 = ORT's default
+  // Non-empty: the chat template to use instead of the package's (a .jinja file, or a
+  // tokenizer_config.json / chat_template.json holding one); special tokens still come from the
+  // package's tokenizer_config.json. Default: the package's own template, if any.
+  std::string chat_template;
   // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
   std::function<void(std::string_view stage, double fraction)> progress;
 };

@@ -1,6 +1,8 @@
 #include "base/log.h"
 
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -28,6 +30,11 @@ std::atomic<int>& level_storage() {
   return level;
 }
 
+std::atomic<int>& format_storage() {
+  static std::atomic<int> format{static_cast<int>(LogFormat::kText)};
+  return format;
+}
+
 }  // namespace
 
 LogLevel log_level() { return static_cast<LogLevel>(level_storage().load(std::memory_order_relaxed)); }
@@ -42,8 +49,49 @@ LogLevel parse_log_level(std::string_view name) {
 }
 
 void log_message(LogLevel level, std::string_view message) {
-  std::string line = fmt::format("ogai [{}] {}\n", kNames[static_cast<int>(level)], message);
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  const char* name = kNames[static_cast<int>(level)];
+  if (log_format() == LogFormat::kJson)
+    return log_line(fmt::format(R"({{"time":"{}","level":"{}","message":{}}})", log_timestamp(), name,
+                                json_quoted(message)));
+  log_line(fmt::format("ogai [{}] {}", name, message));
+}
+
+LogFormat log_format() { return static_cast<LogFormat>(format_storage().load(std::memory_order_relaxed)); }
+
+void set_log_format(LogFormat format) { format_storage().store(static_cast<int>(format)); }
+
+void log_line(std::string_view line) {
+  std::string out(line);
+  out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stderr);
+}
+
+std::string log_timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03}Z", text, millis);
+}
+
+std::string json_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        else out += c;
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace ogai

@@ -1,10 +1,13 @@
 // Leveled logging to stderr. The level comes from, in order: set_log_level(), the OGAI_LOG
 // environment variable (error|warn|info|debug|trace), and defaults to warn. Thread-safe: each
 // message is written with one call. Messages below the level cost one integer comparison.
+// Format: text ("ogai [warn] message", the default) or JSON, one object a line
+// ({"time":"2026-01-02T03:04:05.678Z","level":"warn","message":"..."}; set_log_format()).
 #pragma once
 
 #include <fmt/format.h>
 
+#include <string>
 #include <string_view>
 
 namespace ogai {
@@ -16,6 +19,17 @@ void set_log_level(LogLevel level);
 // Parses "error", "warn", "info", "debug", "trace"; throws ogai::Error otherwise.
 LogLevel parse_log_level(std::string_view name);
 void log_message(LogLevel level, std::string_view message);
+
+enum class LogFormat { kText, kJson };
+LogFormat log_format();
+void set_log_format(LogFormat format);
+// `line` and a newline to stderr in one write, whatever the level and format (a record formatted
+// by its writer, e.g. a JSON access-log object).
+void log_line(std::string_view line);
+// The current UTC time as RFC 3339 with milliseconds ("2026-01-02T03:04:05.678Z").
+std::string log_timestamp();
+// `text` as a JSON string literal, quotes included (control characters escaped; bytes >= 0x80 as they are).
+std::string json_quoted(std::string_view text);
 
 template <typename... Args>
 void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {

@@ -72,6 +72,15 @@ ChatTemplate ChatTemplate::from_config(const Json& config, const std::string& or
   return t;
 }
 
+ChatTemplate ChatTemplate::load_override(const fs::path& file, const fs::path& package_dir) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) fail(ErrorCode::kInvalidArgument, file.string(), "expected a chat template file");
+  ChatTemplate t = load(file);
+  const fs::path config_path = package_dir / "tokenizer_config.json";
+  if (fs::exists(config_path, ec)) t.set_special_tokens_from_config(read_json(config_path));
+  return t;
+}
+
 ChatTemplate ChatTemplate::load(const fs::path& source) {
   std::error_code ec;
   if (!fs::exists(source, ec)) fail(ErrorCode::kNotFound, source.string(), "no such file or directory");

@@ -38,6 +38,9 @@ class ChatTemplate {
   // template syntax).
   static ChatTemplate load(const std::filesystem::path& source_or_package_dir);
   static ChatTemplate from_string(std::string_view source, std::string origin);
+  // `file` (a template or a JSON document holding one) in place of the package's template, with
+  // the special tokens of `package_dir`'s tokenizer_config.json when it has one.
+  static ChatTemplate load_override(const std::filesystem::path& file, const std::filesystem::path& package_dir);
   // A tokenizer_config.json / chat_template.json document; `origin` names it in errors.
   static ChatTemplate from_config(const Json& config, const std::string& origin);
 

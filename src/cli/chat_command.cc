@@ -243,6 +243,7 @@ void add_chat_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<ChatFlags>();
   auto* cmd = app.add_subcommand("chat", "chat with a package through its chat template");
   add_model_flags(*cmd, flags->model);
+  add_chat_template_flag(*cmd, flags->model);
   cmd->add_option("--system", flags->system, "system message");
   add_sampling_flags(*cmd, flags->sampling);
   cmd->callback([&result, flags] { result.exit_code = run_chat(*flags); });

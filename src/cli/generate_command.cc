@@ -186,6 +186,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<GenerateFlags>();
   auto* cmd = app.add_subcommand("generate", "generate text from a prompt");
   add_model_flags(*cmd, flags->model);
+  add_chat_template_flag(*cmd, flags->model);
   auto* prompt = cmd->add_option("--prompt", flags->prompt,
                                  "the prompt text; '-' reads it from standard input, as does leaving it out when "
                                  "standard input is not a terminal");

@@ -36,6 +36,13 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
 }
 
+void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags) {
+  cmd.add_option("--chat-template", flags.chat_template,
+                 "chat template file (.jinja, or a tokenizer_config.json / chat_template.json) to use instead of "
+                 "the package's")
+      ->check(CLI::ExistingFile);
+}
+
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   auto& o = flags.options;
   auto& s = o.sampling;
@@ -76,6 +83,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.execution_provider = flags.ep;
   options.intra_op_threads = flags.threads;
   options.allow_cpu_fallback = flags.allow_cpu_fallback;
+  options.chat_template = flags.chat_template;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

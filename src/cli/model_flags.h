@@ -16,6 +16,7 @@ struct ModelFlags {
   std::string ep = "cpu";
   int threads = 0;
   bool allow_cpu_fallback = false;
+  std::string chat_template;  // --chat-template FILE: instead of the package's template
 };
 
 struct SamplingFlags {
@@ -25,6 +26,8 @@ struct SamplingFlags {
 
 // Adds PKG (positional), --ep, --threads, --allow-cpu-fallback.
 void add_model_flags(CLI::App& cmd, ModelFlags& flags);
+// Adds --chat-template FILE (the commands that render chats: generate, chat, serve).
+void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags);
 // Adds --max-new-tokens, --temperature, --top-k, --top-p, --min-p, --typical-p,
 // --repetition-penalty, --frequency-penalty, --presence-penalty, --seed, --stop (repeatable),
 // --ignore-eos, --truncate-prompt, --prefill-chunk.

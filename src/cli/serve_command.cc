@@ -1,6 +1,7 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
-//  [--ep cpu|cuda] [--threads N]`: an OpenAI-compatible HTTP server
+//  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [surface flags: serve_surface_flags.h]`:
+//  an OpenAI-compatible HTTP server
 // (docs/serve.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr once it accepts
 // connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
 // cancelled, every thread is joined) and it exits 0.
@@ -16,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/model_flags.h"
+#include "cli/serve_surface_flags.h"
 #include "serve/server.h"
 
 namespace ogai::cli {
@@ -24,6 +26,7 @@ namespace {
 struct ServeFlags {
   ModelFlags model;
   serve::ServerOptions server;
+  std::string log_format = "text";
 };
 
 sigset_t stop_signals() {
@@ -66,6 +69,7 @@ int run_serve(const ServeFlags& f) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
   raise_descriptor_limit(f.server.max_connections);
+  apply_log_format(f.log_format);
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();
@@ -86,6 +90,8 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<ServeFlags>();
   auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
   add_model_flags(*cmd, flags->model);
+  add_chat_template_flag(*cmd, flags->model);
+  add_surface_flags(*cmd, flags->server.surface, flags->log_format);
   auto& s = flags->server;
   cmd->add_option("--host", s.host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", s.port, "port to listen on (0 = any free port)")

@@ -1,4 +1,5 @@
-// `ogai template SOURCE --messages FILE [--tools FILE] [--add-generation-prompt] [--var KEY=JSON]...`:
+// `ogai template SOURCE --messages FILE [--tools FILE] [--add-generation-prompt | --continue-final-message]
+//  [--var KEY=JSON]...`:
 // renders a chat template (a chat_template.jinja, a tokenizer_config.json / chat_template.json,
 // or a package directory) and prints the prompt to stdout with nothing added. A template error
 // (syntax, raise_exception, a type error) prints its message to stderr and exits 1; unreadable
@@ -12,6 +13,7 @@
 #include "base/file.h"
 #include "base/json_parse.h"
 #include "chat/chat_template.h"
+#include "chat/continue_final.h"
 #include "cli/command.h"
 #include "ogai/error.h"
 
@@ -23,6 +25,7 @@ namespace fs = std::filesystem;
 struct TemplateArgs {
   std::string source, messages, tools;
   bool add_generation_prompt = false;
+  bool continue_final_message = false;
   std::vector<std::string> vars;
 };
 
@@ -62,7 +65,23 @@ int build_request(const TemplateArgs& a, chat::ChatRequest& request) {
   return kExitOk;
 }
 
+// The last message's text (a string content, or its text parts joined with "\n"), for
+// --continue-final-message.
+std::string final_content(const chat::ChatRequest& request) {
+  if (request.messages.empty()) return {};
+  const chat::Json& content = request.messages.back().value("content", chat::Json());
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array())
+    for (const chat::Json& part : content)
+      if (part.is_object() && part.value("text", chat::Json()).is_string())
+        text += (text.empty() ? "" : "\n") + part["text"].get<std::string>();
+  return text;
+}
+
 int run_template(const TemplateArgs& a) {
+  if (a.add_generation_prompt && a.continue_final_message)
+    return usage_error("--add-generation-prompt and --continue-final-message exclude each other");
   std::error_code ec;
   if (!fs::exists(a.source, ec)) return usage_error(a.source + ": no such file or directory");
   chat::ChatRequest request;
@@ -70,6 +89,7 @@ int run_template(const TemplateArgs& a) {
   std::string prompt;
   try {
     prompt = chat::ChatTemplate::load(a.source).render(request);
+    if (a.continue_final_message) prompt = chat::continue_final_message(std::move(prompt), final_content(request));
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai template: %s\n", e.what());
     return kExitFailure;
@@ -88,6 +108,9 @@ void add_template_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--messages", a->messages, "JSON file holding an array of messages")->required();
   cmd->add_option("--tools", a->tools, "JSON file holding an array of tool definitions");
   cmd->add_flag("--add-generation-prompt", a->add_generation_prompt, "end with the assistant turn's opening");
+  cmd->add_flag("--continue-final-message", a->continue_final_message,
+                "end inside the last message (cut what the template writes after its content), for the model to "
+                "continue it");
   cmd->add_option("--var", a->vars, "extra template variable KEY=JSON (repeatable), e.g. --var enable_thinking=false")
       ->take_all()->allow_extra_args(false);
   cmd->callback([&result, a] { result.exit_code = run_template(*a); });

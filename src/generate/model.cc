@@ -89,7 +89,10 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   report(options, "tokenizer", 0.2);
   tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::load(config.tokenizer_json);
   std::optional<chat::ChatTemplate> chat_template;
-  if (config.has_chat_template) chat_template = chat::ChatTemplate::load(config.root);
+  if (!options.chat_template.empty())
+    chat_template = chat::ChatTemplate::load_override(options.chat_template, config.root);
+  else if (config.has_chat_template)
+    chat_template = chat::ChatTemplate::load(config.root);
   config.generation.eos_ids = resolve_eos_ids(config, tokenizer);
   report(options, "model", 0.3);
   ort::SessionOptions so;

@@ -6,13 +6,14 @@
 // (string or list), frequency_penalty, presence_penalty, logit_bias, stream,
 // stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
 // ignore_eos; chat `tools`, `tool_choice`, `parallel_tool_calls`, `chat_template_kwargs` and
-// `tool_call_format` (serve/parse_tools.h) into `chat`; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
+// `tool_call_format` (serve/parse_tools.h) into `chat`; chat `add_generation_prompt` and
+// `continue_final_message`; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
 // into options.logprobs; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
 // name when a request asks for them (legacy functions / function_call, n > 1 with stream or echo, a
 // response_format schema or grammar the constraint engine cannot enforce (serve/response_format.h),
-// non-text content parts, best_of, suffix, echo with stream); other unknown fields are ignored, as
-// OpenAI clients send extras.
+// non-text content parts, best_of, suffix, echo with stream); other fields are listed in
+// unknown_fields (the server warns about them or, with --strict-requests, refuses them).
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).
 // Every problem throws ApiError (400) naming the field.
 #pragma once
@@ -44,6 +45,12 @@ struct ApiRequest {
   bool include_usage = false;               // stream_options.include_usage
   bool echo = false;                        // completions: the response text starts with the prompt
   int n = 1;                                // choices; > 1: not streamed, choice i uses seed + i
+  // chat: the template's add_generation_prompt (default true; false when continue_final_message
+  // is set and it is not), and continue_final_message: the prompt ends inside the last message,
+  // which the model continues (both true: 400).
+  bool add_generation_prompt = true;
+  bool continue_final_message = false;
+  std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
 };
 
 ApiRequest parse_chat_request(const std::string& body);

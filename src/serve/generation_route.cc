@@ -47,6 +47,7 @@ void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<ht
   try {
     const std::string& body = exchange->request().body;
     ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(body) : parse_completion_request(body);
+    apply_surface(request, *exchange);
     if (request.model != name) throw model_not_found(request.model, name);
     std::vector<std::int32_t> prompt = prompt_ids(*model, request);
     std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
@@ -218,8 +219,8 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
   std::unique_ptr<ChatReplyParser> parser;
   if (const ChatPrompt* p = parsed_prompt(job->request)) parser = std::make_unique<ChatReplyParser>(*p);
   auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
-                                           StreamEncoder(job->meta, job->request.include_usage), std::move(logprobs),
-                                           std::move(parser),
+                                           std::make_unique<StreamEncoder>(job->meta, job->request.include_usage),
+                                           std::move(logprobs), std::move(parser),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));

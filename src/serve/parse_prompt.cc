@@ -125,6 +125,17 @@ std::vector<std::int32_t> read_ids(const nlohmann::json& array) {
   return ids;
 }
 
+// add_generation_prompt (default true unless continue_final_message) and continue_final_message.
+void read_chat_rendering(const FieldReader& f, ApiRequest& request) {
+  const auto add = f.boolean("add_generation_prompt");
+  request.continue_final_message = f.boolean("continue_final_message").value_or(false);
+  if (request.continue_final_message && add.value_or(false))
+    throw invalid_request("continue_final_message",
+                          "continue_final_message: cannot be combined with \"add_generation_prompt\": true (the "
+                          "prompt either opens a new assistant turn or continues the last message)");
+  request.add_generation_prompt = add.value_or(!request.continue_final_message);
+}
+
 }  // namespace
 
 void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
@@ -135,6 +146,7 @@ void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, Api
   for (std::size_t i = 0; i < messages->size(); ++i) request.messages.push_back(read_message((*messages)[i], i));
   refuse_chat_features(fields);
   read_chat_logprobs(fields, request.options);
+  read_chat_rendering(fields, request);
 }
 
 void read_completion_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {

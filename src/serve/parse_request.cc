@@ -8,6 +8,7 @@
 #include "serve/parse_prompt.h"
 #include "serve/parse_tools.h"
 #include "serve/response_format.h"
+#include "serve/unknown_fields.h"
 
 namespace ogai::serve {
 namespace {
@@ -110,6 +111,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   FieldReader f(j);
   ApiRequest r;
   r.endpoint = endpoint;
+  r.unknown_fields = unknown_fields(j, known_fields(endpoint));
   auto model = f.string("model");
   if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
   r.model = *model;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "chat/continue_final.h"
+
 namespace ogai::serve {
 namespace {
 
@@ -27,7 +29,11 @@ std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
   if (!model.info().has_chat_template)
     throw invalid_request("messages", "this model's package has no chat template; use /v1/completions");
   try {
+    request.chat.add_generation_prompt = request.add_generation_prompt;
     request.chat_prompt = model.prepare_chat(request.messages, request.chat);
+    if (request.continue_final_message)
+      request.chat_prompt->text =
+          chat::continue_final_message(std::move(request.chat_prompt->text), request.messages.back().content);
   } catch (const Error& e) {
     throw chat_error(e);
   }

@@ -32,6 +32,7 @@ constexpr Route kRoutes[] = {
     {"/v1/models/", "/v1/models/{id}", "GET", true},
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
+    {"/v1/responses", "/v1/responses", "POST"},
 };
 
 const Route* find_route(const std::string& path) {
@@ -92,6 +93,8 @@ void check_options(const ServerOptions& o) {
   check_seconds(o.idle_timeout_s, "idle_timeout");
   check_seconds(o.header_timeout_s, "header_timeout");
   check_seconds(o.body_timeout_s, "body_timeout");
+  if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
+    fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
 }
 
 ServerOptions checked(ServerOptions o) {
@@ -143,6 +146,7 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     : model(std::move(m)),
       options(checked(std::move(o))),
       scheduler(model, options.max_concurrent, options.queue, options.engine),
+      gate(options.surface),
       http(limits_of(options), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
                                 [this](const http::Failure& f) { return failure_response(f); },
                                 [this](const std::string& path, int status) {
@@ -169,6 +173,7 @@ void Server::Impl::on_route_pool(std::function<void()> step) {
 
 void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
   try {
+    if (!gate.admit(*exchange)) return;
     answer_route(exchange);
   } catch (const std::exception& e) {
     exchange->respond(error_response(internal_error(e.what())));
@@ -199,6 +204,8 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}")
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
+  if (label == "/v1/responses")
+    return on_route_pool([this, exchange] { handle_responses(exchange); });
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange] {
     try {

@@ -5,7 +5,9 @@
 //   GET  /v1/models[/{id}]       the one served model
 //   POST /v1/chat/completions    messages through the package's chat template
 //   POST /v1/completions         a prompt string (or token ids)
-// Both POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
+//   POST /v1/responses           the text subset of OpenAI's Responses API (responses_api.h)
+// The POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
+// Every request passes the RequestGate first (request id, CORS, API key, access log; request_gate.h).
 //
 // Generations run on one batched engine (ogai::Engine): up to `max_concurrent` requests are rows
 // of its batch, decoded together one token per step, with a prefix cache across requests; up to
@@ -22,7 +24,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ogai/ogai.h"
 
@@ -32,6 +36,17 @@ namespace ogai::serve {
 constexpr int kMaxConcurrentLimit = 1024;
 constexpr int kQueueLimit = 4096;
 constexpr int kMaxConnectionsLimit = 65536;
+
+// The server's surface to clients: who may call it, from which browser origins, how strictly
+// requests are read, and what is logged per request (docs/serve.md).
+struct SurfaceOptions {
+  std::string api_key;                    // non-empty: requests need "Authorization: Bearer KEY", else 401
+  bool protect_probes = false;            // with api_key: /health, /ready and /metrics need the key too
+  std::vector<std::string> cors_origins;  // browser origins allowed ("*" = any); empty = no CORS headers
+  bool strict_requests = false;           // unknown request fields -> 400 naming them (else a warning)
+  std::optional<int> max_tokens_default;  // max tokens of a request that sets none (unset: the context's room)
+  bool access_log = true;                 // one line per answered request on stderr (format: base/log.h)
+};
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -45,6 +60,7 @@ struct ServerOptions {
   double header_timeout_s = 10;               // a request's header must arrive within this of its first byte
   double body_timeout_s = 60;                 // its body within this of the header's end
   EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
+  SurfaceOptions surface;                     // API key, CORS, request checks, access log (below)
 };
 
 class Server {

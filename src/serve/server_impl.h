@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "serve/api_request.h"
@@ -16,6 +17,8 @@
 #include "serve/generation_channel.h"
 #include "serve/http/http_server.h"
 #include "serve/metrics.h"
+#include "serve/request_gate.h"
+#include "serve/responses_api.h"
 #include "serve/scheduler.h"
 #include "serve/server.h"
 
@@ -31,6 +34,7 @@ struct Job {
   std::vector<std::shared_ptr<GenerationChannel>> channels;
   std::vector<std::shared_ptr<GenerationHandle>> handles;
   std::mutex handles_mutex;  // handles are set after submission, read by cancel()
+  std::optional<ResponsesMeta> responses;  // set for POST /v1/responses (before its answer is armed)
   // The client went away: every choice ends at the engine's next step, queued or running.
   void cancel();
   // The answer is out: drops the handles, whose callbacks hold this Job (a cycle that would
@@ -62,6 +66,13 @@ struct Server::Impl {
                          http::Response (Impl::*build)(Job&));
   void on_route_pool(std::function<void()> step);
   std::string next_id(Endpoint endpoint);
+  // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
+  void apply_surface(ApiRequest& request, const http::Exchange& exchange) const;
+
+  // POST /v1/responses (responses_route.cc), on the route pool.
+  void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
+  http::Response responses_response(Job& job);
+  void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
   std::shared_ptr<const Model> model;
   ServerOptions options;
@@ -70,6 +81,7 @@ struct Server::Impl {
   int port = -1;  // bound by bind()
   Scheduler scheduler;
   Metrics metrics;
+  RequestGate gate;  // request id, CORS, API key, access log: before every route
   http::HttpServer http;
   // Declared after http: joined first, so no step outlives the connections it answers.
   boost::asio::thread_pool routes;

@@ -9,21 +9,20 @@
 #include <string_view>
 
 #include "serve/api_response.h"
+#include "serve/event_encoder.h"
 
 namespace ogai::serve {
 
-class StreamEncoder {
+class StreamEncoder : public EventEncoder {
  public:
   StreamEncoder(ResponseMeta meta, bool include_usage) : meta_(std::move(meta)), include_usage_(include_usage) {}
 
-  std::string start() const;                        // chat: the role chunk; completions: ""
+  std::string start() const override;                        // chat: the role chunk; completions: ""
   // One chunk; "" when `text` is empty. `logprobs`: those of the tokens it carries (null: not asked).
-  std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const;
-  // Chat with tools or reasoning: the chunks of a parsed delta (serve/chat_reply_json.h).
-  std::string delta(const ChatReplyDelta& delta, nlohmann::json logprobs = nullptr) const;
-  // `reply`: the parsed reply when there is one (its calls make the finish reason "tool_calls").
-  std::string finish(const GenerationResult& result, const ChatReply* reply = nullptr) const;
-  std::string error(const ApiError& error) const;
+  std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const override;
+  std::string delta(const ChatReplyDelta& delta, nlohmann::json logprobs = nullptr) const override;
+  std::string finish(const GenerationResult& result, const ChatReply* reply = nullptr) const override;
+  std::string error(const ApiError& error) const override;
 
  private:
   ResponseMeta meta_;

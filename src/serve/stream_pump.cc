@@ -3,7 +3,7 @@
 namespace ogai::serve {
 
 StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-                       StreamEncoder encoder, std::optional<LogprobsJson> logprobs,
+                       std::unique_ptr<const EventEncoder> encoder, std::optional<LogprobsJson> logprobs,
                        std::unique_ptr<ChatReplyParser> parser, Post post, std::function<void()> cancel,
                        std::function<void()> ended)
     : channel_(std::move(channel)), exchange_(std::move(exchange)), encoder_(std::move(encoder)),
@@ -11,7 +11,7 @@ StreamPump::StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_p
 
 void StreamPump::start(GenerationChannel::Update first) {
   exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
-  send(std::move(first), encoder_.start());
+  send(std::move(first), encoder_->start());
 }
 
 // Encodes `update` after `out` and writes it; the write's completion arms the next step.
@@ -21,7 +21,7 @@ void StreamPump::send(GenerationChannel::Update update, std::string out) {
     encode(update, out);
   } catch (const std::exception& e) {  // e.g. a token the tokenizer cannot decode: end the stream saying so
     cancel_();
-    out += encoder_.error(internal_error(e.what()));
+    out += encoder_->error(internal_error(e.what()));
     finished = true;
   }
   if (out.empty()) {
@@ -47,19 +47,19 @@ void StreamPump::finish() {
 void StreamPump::encode(const GenerationChannel::Update& update, std::string& out) {
   if (parser_) return encode_parsed(update, out);
   if (!update.text.empty())
-    out += encoder_.text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
-  if (update.error) out += encoder_.error(*update.error);
-  else if (update.result) out += encoder_.finish(*update.result);
+    out += encoder_->text(update.text, logprobs_ ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr));
+  if (update.error) out += encoder_->error(*update.error);
+  else if (update.result) out += encoder_->finish(*update.result);
 }
 
 void StreamPump::encode_parsed(const GenerationChannel::Update& update, std::string& out) {
   nlohmann::json logprobs = logprobs_ && !update.text.empty() ? (*logprobs_)(update.logprobs) : nlohmann::json(nullptr);
-  out += encoder_.delta(parser_->feed(update.text), std::move(logprobs));
+  out += encoder_->delta(parser_->feed(update.text), std::move(logprobs));
   if (update.error) {
-    out += encoder_.error(*update.error);
+    out += encoder_->error(*update.error);
   } else if (update.result) {
-    out += encoder_.delta(parser_->finish());
-    out += encoder_.finish(*update.result, &parser_->reply());
+    out += encoder_->delta(parser_->finish());
+    out += encoder_->finish(*update.result, &parser_->reply());
   }
 }
 

@@ -14,7 +14,7 @@
 #include "serve/generation_channel.h"
 #include "serve/http/exchange.h"
 #include "serve/logprobs_json.h"
-#include "serve/stream_encoder.h"
+#include "serve/event_encoder.h"
 
 namespace ogai::serve {
 
@@ -27,8 +27,9 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   // client went away), `ended` runs once the stream is over either way (after `cancel`); both
   // from any thread.
   StreamPump(std::shared_ptr<GenerationChannel> channel, std::shared_ptr<http::Exchange> exchange,
-             StreamEncoder encoder, std::optional<LogprobsJson> logprobs, std::unique_ptr<ChatReplyParser> parser,
-             Post post, std::function<void()> cancel, std::function<void()> ended);
+             std::unique_ptr<const EventEncoder> encoder, std::optional<LogprobsJson> logprobs,
+             std::unique_ptr<ChatReplyParser> parser, Post post, std::function<void()> cancel,
+             std::function<void()> ended);
 
   // Sends the head and the first update (with the stream's opening chunk), then the rest.
   void start(GenerationChannel::Update first);
@@ -42,7 +43,7 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
 
   std::shared_ptr<GenerationChannel> channel_;
   std::shared_ptr<http::Exchange> exchange_;
-  StreamEncoder encoder_;
+  std::unique_ptr<const EventEncoder> encoder_;
   std::optional<LogprobsJson> logprobs_;
   std::unique_ptr<ChatReplyParser> parser_;
   Post post_;

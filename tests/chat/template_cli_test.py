@@ -35,6 +35,15 @@ class TemplateCliTest(unittest.TestCase):
         r = ogai(os.path.join(TEMPLATES, "phi-3-mini.tokenizer_config.json"), "--messages", m, "--add-generation-prompt")
         self.assertEqual(r.stdout, "<|user|>\nHi<|end|>\n<|assistant|>\n")
 
+    def test_continue_final_message_cuts_after_the_last_content(self):
+        m = self.write("m.json", [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Once upon"}])
+        config = os.path.join(TEMPLATES, "phi-3-mini.tokenizer_config.json")
+        r = ogai(config, "--messages", m, "--continue-final-message")
+        self.assertEqual((r.returncode, r.stdout), (0, "<|user|>\nHi<|end|>\n<|assistant|>\nOnce upon"), r.stderr)
+        r = ogai(config, "--messages", m, "--continue-final-message", "--add-generation-prompt")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("exclude each other", r.stderr)
+
     def test_tools_and_variables_reach_the_template(self):
         t = self.write("t.jinja", "{{ tools|length }}|{{ flag }}|{{ name }}|{{ messages[0].content }}")
         m = self.write("m.json", [{"role": "user", "content": "é"}])

@@ -253,5 +253,37 @@ class CommandsTest(unittest.TestCase):
         self.assertIn("reply 5 tokens", r.stdout)
 
 
+class ChatTemplateOverrideTest(unittest.TestCase):
+    TEMPLATE = "{{- bos_token -}}Title: {% for m in messages %}{{ m['content'] }}{% endfor %}\n"
+
+    @staticmethod
+    def generate_chat(package, template):
+        """`ogai generate --chat` with the same template and prompt (the server test checks its ids)."""
+        return generate_text(package, "Lily", "--chat", "--chat-template", template, "--max-new-tokens", "12")
+
+    def test_chat_template_file_replaces_the_package_template(self):
+        path = os.path.join(temp_dir(self), "title.jinja")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.TEMPLATE)
+        r = chat(STORIES, ["Lily"], "--chat-template", path, "--max-new-tokens", "12")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, self.generate_chat(STORIES, path) + "\n")
+        plain = chat(STORIES, ["Lily"], "--max-new-tokens", "12")
+        self.assertNotEqual(plain.stdout, r.stdout)
+
+    def test_a_package_without_a_template_chats_with_one(self):
+        path = os.path.join(temp_dir(self), "title.jinja")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.TEMPLATE)
+        bare = without_chat_template(STORIES, temp_dir(self))
+        r = chat(bare, ["Lily"], "--chat-template", path, "--max-new-tokens", "12")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, self.generate_chat(STORIES, path) + "\n")
+
+    def test_a_missing_template_file_is_a_usage_error(self):
+        r = chat(STORIES, ["Lily"], "--chat-template", "/nonexistent/t.jinja")
+        self.assertEqual(r.returncode, 2, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

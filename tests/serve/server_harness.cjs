@@ -5,10 +5,12 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 
 // Starts `ogai serve PKG ...args` (with --port 0 unless args name a port); resolves once it prints its address on stderr.
-function startServer(ogai, pkg, args = []) {
+// `env`: variables added to this process's environment for the server.
+function startServer(ogai, pkg, args = [], env = {}) {
   return new Promise((resolve, reject) => {
     const port = args.includes('--port') ? [] : ['--port', '0'];
-    const proc = spawn(ogai, ['serve', pkg, ...port, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(ogai, ['serve', pkg, ...port, ...args],
+                       { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`ogai serve did not start:\n${stderr}`)); }, 30000);
     proc.stderr.on('data', (d) => {

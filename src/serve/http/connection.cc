@@ -49,7 +49,10 @@ Connection::Connection(asio::io_context& io, asio::ip::tcp::socket socket, const
       hooks_(hooks), closed_(std::move(closed)) {
   error_code ec;
   auto peer = stream_.socket().remote_endpoint(ec);
-  if (!ec) remote_port_ = peer.port();
+  if (!ec) {
+    remote_port_ = peer.port();
+    remote_address_ = peer.address().to_string();
+  }
 }
 
 template <class F>
@@ -175,6 +178,7 @@ void Connection::dispatch() {
   for (const auto& f : message) r.fields.emplace_back(std::string(f.name_string()), std::string(f.value()));
   r.body = std::move(message.body());
   r.version = static_cast<int>(message.version());
+  r.remote_address = remote_address_;
   r.remote_port = remote_port_;
   // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
   auto keep_running =

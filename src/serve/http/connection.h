@@ -88,6 +88,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const Limits& limits_;
   const Hooks& hooks_;
   std::function<void()> closed_;
+  std::string remote_address_;
   int remote_port_ = 0;
 
   State state_ = State::kWaiting;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "serve/http/message.h"
 
@@ -51,6 +52,18 @@ class Exchange {
 
   const Request& request() const { return request_; }
 
+  // What the server attaches to a request before answering it (serve/request_gate.h): its id
+  // for logs, header fields added to the head of its answer (whole or streamed), and `on_done`,
+  // run once when the Exchange is gone with the status answered (500 if none was) and the body
+  // bytes handed over. Call before respond() / begin_stream(), from the thread that routes it.
+  struct Annotations {
+    std::string request_id;
+    std::vector<Field> fields;
+    std::function<void(int status, std::size_t body_bytes)> on_done;
+  };
+  void annotate(Annotations annotations) { annotations_ = std::move(annotations); }
+  const std::string& request_id() const { return annotations_.request_id; }
+
   // The whole answer (Content-Length framing).
   void respond(Response response);
   // The status and header fields of a streamed answer (chunked framing; for an HTTP/1.0 client
@@ -72,6 +85,9 @@ class Exchange {
   bool answered_ = false;   // respond() or begin_stream() was called
   bool streaming_ = false;  // begin_stream() was called
   bool finished_ = false;   // finish() was called
+  Annotations annotations_;
+  int status_ = 500;            // the answer's status once answered
+  std::size_t body_bytes_ = 0;  // body bytes handed to respond() / write()
 };
 
 }  // namespace ogai::serve::http

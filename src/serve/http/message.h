@@ -21,6 +21,7 @@ struct Request {
   std::vector<Field> fields;     // every header field, in order
   std::string body;              // the whole body (Content-Length or chunked), at most the body limit
   int version = 11;              // 10 = HTTP/1.0, 11 = HTTP/1.1
+  std::string remote_address;     // the client's IP address ("" if unknown)
   int remote_port = 0;
 
   // The first field called `name` (any case), or "" when there is none.

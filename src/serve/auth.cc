@@ -1,0 +1,54 @@
+#include "serve/auth.h"
+
+#include <array>
+#include <cctype>
+
+namespace ogai::serve {
+namespace {
+
+bool same_key(std::string_view given, std::string_view key) {
+  if (key.empty()) return given.empty();
+  unsigned char diff = given.size() == key.size() ? 0 : 1;
+  for (std::size_t i = 0; i < given.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ key[i % key.size()]);
+  return diff == 0;
+}
+
+ApiError unauthorized(std::string message) {
+  ApiError e = invalid_request("", std::move(message), "invalid_api_key");
+  e.status = 401;
+  return e;
+}
+
+// "Bearer KEY" (the scheme in any case) -> KEY; "" when the header is absent or another scheme.
+std::string_view bearer_token(std::string_view header) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (header.size() < kScheme.size()) return {};
+  for (std::size_t i = 0; i < kScheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return {};
+  std::string_view token = header.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+}  // namespace
+
+bool is_probe_path(std::string_view path) {
+  constexpr std::array<std::string_view, 3> kProbes = {"/health", "/ready", "/metrics"};
+  for (std::string_view p : kProbes)
+    if (path == p) return true;
+  return false;
+}
+
+std::optional<ApiError> check_api_key(const http::Request& request, const std::string& api_key, bool protect_probes) {
+  if (api_key.empty() || (!protect_probes && is_probe_path(request.path))) return std::nullopt;
+  std::string_view header = request.header("authorization");
+  std::string_view token = bearer_token(header);
+  if (token.empty())
+    return unauthorized("You didn't provide an API key. Send it as \"Authorization: Bearer KEY\" (the key this "
+                        "server was started with: --api-key or OGAI_API_KEY).");
+  if (!same_key(token, api_key)) return unauthorized("Incorrect API key provided.");
+  return std::nullopt;
+}
+
+}  // namespace ogai::serve

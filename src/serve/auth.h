@@ -1,0 +1,24 @@
+// API-key authentication (`ogai serve --api-key KEY`): a request carries the key as
+// "Authorization: Bearer KEY", as OpenAI clients send it. Without a key configured every request
+// passes. The probes (/health, /ready, /metrics) pass without the key unless they are protected
+// (Kubernetes probes and Prometheus scrapers rarely carry one). Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "serve/api_error.h"
+#include "serve/http/message.h"
+
+namespace ogai::serve {
+
+// /health, /ready, /metrics.
+bool is_probe_path(std::string_view path);
+
+// nullopt when `request` may pass; else the 401 to answer (OpenAI's body: type
+// invalid_request_error, code invalid_api_key, a message saying whether the key was missing or
+// wrong, never echoing it). The comparison takes the same time wherever the keys differ.
+std::optional<ApiError> check_api_key(const http::Request& request, const std::string& api_key, bool protect_probes);
+
+}  // namespace ogai::serve
