@@ -8,7 +8,7 @@
 //   - zero loss: one replica gets SIGTERM in the middle of the load, drains, exits 0 and is
 //     started again on its port; every request is answered, in-flight ones by the draining
 //     replica, new ones by the others until it is ready again.
-// Each replica's prefix cache holds about two prompts' KV (--prefix-cache-mib 1), fewer than the
+// Each replica's prefix cache holds two prompts' KV (--prefix-cache-mib 1), fewer than the
 // 8 prompts, as a large deployment's cache holds fewer prefixes than its traffic has.
 //   node balancers_e2e.cjs OGAI_EXE   (OGAI_DEPLOY_SECONDS=N lengthens each load phase; bench/README.md)
 'use strict';
@@ -120,6 +120,7 @@ for (const kind of ['haproxy', 'nginx']) {
     let url;
     let dir;
     let balancerLog = '';
+    let prompts = systemPrompts(8);  // replaced by a balanced pick in the first test
 
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), `ogai-${kind}-`));
@@ -142,16 +143,22 @@ for (const kind of ['haproxy', 'nginx']) {
 
     it('prefix affinity at least doubles the prefix-cache hit rate and lowers time to first token', async (t) => {
       const { picked, spread } = await balancedPrompts(url);
+      prompts = picked;
       t.diagnostic(`24 candidate prompts hashed to ${JSON.stringify(spread)}; 8 picked`);
-      const s0 = await snapshot(replicas);
-      const spreadLoad = await runLoad({ url, model, clients, seconds, prompts: picked, affinity: false });
-      const s1 = await snapshot(replicas);
-      const affine = await runLoad({ url, model, clients, seconds, prompts: picked, affinity: true });
-      const s2 = await snapshot(replicas);
-      const rates = [hitRate(s0, s1), hitRate(s1, s2)];
+      // Each load's figures after a warm-up of 2 s (load.cjs): from a snapshot then to its end.
+      const phase = async (affinity) => {
+        let from;
+        const load = await runLoad({ url, model, clients, seconds, warmup: 2, prompts: picked, affinity,
+                                     onWarm: async () => { from = await snapshot(replicas); } });
+        return { load, from, to: await snapshot(replicas) };
+      };
+      const a = await phase(false);
+      const b = await phase(true);
+      const spreadLoad = a.load;
+      const affine = b.load;
+      const rates = [hitRate(a.from, a.to), hitRate(b.from, b.to)];
       const ttft = [mean(spreadLoad.ttft_ms), mean(affine.ttft_ms)];
-      const serverTtft = [(s1.ttft_sum - s0.ttft_sum) / (s1.ttft_count - s0.ttft_count),
-                          (s2.ttft_sum - s1.ttft_sum) / (s2.ttft_count - s1.ttft_count)];
+      const serverTtft = [a, b].map((p) => (p.to.ttft_sum - p.from.ttft_sum) / (p.to.ttft_count - p.from.ttft_count));
       t.diagnostic(`no affinity: ${spreadLoad.ok} requests, hit rate ${rates[0].toFixed(3)}, mean TTFT ` +
                    `${ttft[0].toFixed(0)} ms (server ${(serverTtft[0] * 1e3).toFixed(0)} ms), by replica ` +
                    JSON.stringify(spreadLoad.byReplica));
@@ -184,7 +191,7 @@ for (const kind of ['haproxy', 'nginx']) {
         return { drain_ms: end.ms, in_flight: m ? Number(m[1]) + Number(m[2]) : -1 };
       })();
       const load = await runLoad({ url, model, clients, seconds: seconds + 3, affinity: true,
-                                   prompts: systemPrompts(8) });
+                                   prompts });
       const drained = await restart;
       const after = (await http(restarted.url + '/metrics')).text;
       const servedAfterRestart = total(after, 'vllm:request_success_total');

@@ -71,28 +71,38 @@ async function streamedRequest(url, body, headers) {
   return { ok: true, status: 200, replica, ttft_ms: ttft, ms: performance.now() - start, tokens };
 }
 
-// Runs the load; resolves with {requests, ok, failures: [reasons], byReplica: {id: n},
-// byPrompt: [{replica: n}], ttft_ms: [..]}. `stop` (optional) is polled: true ends the load early.
-async function runLoad({ url, model, clients = 64, seconds = 5, prompts = systemPrompts(), affinity = true,
-                         maxTokens = 8, stop = () => false }) {
-  const until = performance.now() + seconds * 1000;
+// Runs the load for `warmup` + `seconds`; resolves with {requests, ok, failures: [reasons],
+// byReplica: {id: n}, byPrompt: [{replica: n}], ttft_ms: [..]}. Failures count over the whole run;
+// the other figures only for requests sent after the warm-up, when `onWarm` (optional, e.g. a
+// metrics snapshot) has been awaited: the first requests of a run find caches that an earlier
+// load filled, and the first wave of a closed loop is admitted before any request ended.
+async function runLoad({ url, model, clients = 64, seconds = 5, warmup = 0, onWarm = async () => {},
+                         prompts = systemPrompts(), affinity = true, maxTokens = 8 }) {
+  const start = performance.now();
+  const until = start + (warmup + seconds) * 1000;
+  let warm = warmup <= 0;
+  const warming = warm ? onWarm() : new Promise((r) => setTimeout(r, warmup * 1000)).then(onWarm).then(() => { warm = true; });
   const out = { requests: 0, ok: 0, failures: [], byReplica: {}, byPrompt: prompts.map(() => ({})), ttft_ms: [] };
   const hashes = prompts.map((p) => prefixHash({ messages: [{ role: 'system', content: p }] }));
   async function client(c) {
-    for (let i = 0; performance.now() < until && !stop(); i++) {
+    for (let i = 0; performance.now() < until; i++) {
       const p = (c * 7 + i * 3) % prompts.length;
-      const body = chatBody(model, prompts[p], `Tell story ${c}-${i}.`, maxTokens);
+      // One question per prompt (an assistant's fixed instructions and its common question): the
+      // prefix cache then holds one entry per prompt, so its hit rate reads the routing alone.
+      const body = chatBody(model, prompts[p], 'Tell me a story.', maxTokens);
       const headers = affinity ? { 'x-prefix-hash': hashes[p] } : {};
+      const counted = warm;
       const r = await streamedRequest(url, body, headers);
       out.requests++;
       if (!r.ok) { out.failures.push(r.reason); continue; }
+      if (!counted) continue;
       out.ok++;
       out.byReplica[r.replica] = (out.byReplica[r.replica] || 0) + 1;
       out.byPrompt[p][r.replica] = (out.byPrompt[p][r.replica] || 0) + 1;
       out.ttft_ms.push(r.ttft_ms);
     }
   }
-  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  await Promise.all([warming, ...Array.from({ length: clients }, (_, c) => client(c))]);
   return out;
 }
 
