@@ -7,7 +7,8 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev libboost-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
       python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
-      clang libclang-rt-dev)  # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
+      clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
+      haproxy nginx)          # the load balancers of tests/deploy (run unprivileged by the tests)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
