@@ -4,14 +4,15 @@
 // Rule (the same in every language; docs/deploy.md has a Python version):
 //   text  = chat: the first message's content (text parts joined with "\n" when it is an array);
 //           completions: the prompt (the first one when it is an array of strings)
-//   key   = the first 1024 Unicode code points of text, as UTF-8
+//   key   = the first 1024 bytes of text's UTF-8 (a cut may split a character; it is only hashed)
 //   value = the first 16 hex digits of SHA-256(key)
 // Requests whose first message is the same system prompt get the same value. A request without
 // text (token-id prompts) gets no header (the balancer then spreads it freely).
+// deploy/haproxy/haproxy.cfg computes the same value from the body when a client sends none.
 'use strict';
 const crypto = require('crypto');
 
-const kPrefixCodePoints = 1024;
+const kPrefixBytes = 1024;
 
 function leadingText(body) {
   if (Array.isArray(body.messages) && body.messages.length > 0) {
@@ -30,11 +31,11 @@ function leadingText(body) {
 function prefixHash(body) {
   const text = leadingText(body);
   if (text === '') return '';
-  const key = Array.from(text).slice(0, kPrefixCodePoints).join('');
-  return crypto.createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 16);
+  const key = Buffer.from(text, 'utf8').subarray(0, kPrefixBytes);
+  return crypto.createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
-module.exports = { prefixHash, leadingText, kPrefixCodePoints };
+module.exports = { prefixHash, leadingText, kPrefixBytes };
 
 if (require.main === module) {  // node prefix_hash.cjs < request.json
   let input = '';

@@ -1,10 +1,11 @@
 // Load for replicas behind a balancer (tests/deploy/balancers_e2e.cjs, bench): `clients` closed-
 // loop clients send streamed chat completions for `seconds`; each picks one of `prompts` (long
-// system prompts) per request and, with `affinity`, sends the x-prefix-hash header of
-// deploy/client/prefix_hash.cjs. Every request is checked: HTTP 200, an x-ogai-replica header,
+// system prompts) per request and sends the x-prefix-hash header of deploy/client/prefix_hash.cjs
+// (`affinity`) or a random one. Every request is checked: HTTP 200, an x-ogai-replica header,
 // at least one token and the stream's final [DONE]; anything else is a failure, with its reason.
 // CommonJS, no npm peers.
 'use strict';
+const crypto = require('crypto');
 const { prefixHash } = require('../../deploy/client/prefix_hash.cjs');
 
 // Up to 24 system prompts that differ from their first word on, each several hundred characters,
@@ -90,7 +91,9 @@ async function runLoad({ url, model, clients = 64, seconds = 5, warmup = 0, onWa
       // One question per prompt (an assistant's fixed instructions and its common question): the
       // prefix cache then holds one entry per prompt, so its hit rate reads the routing alone.
       const body = chatBody(model, prompts[p], 'Tell me a story.', maxTokens);
-      const headers = affinity ? { 'x-prefix-hash': hashes[p] } : {};
+      // Without affinity a random key per request: the balancer spreads the load freely (and
+      // HAProxy does not hash the body, which it does for requests without a key).
+      const headers = { 'x-prefix-hash': affinity ? hashes[p] : crypto.randomBytes(8).toString('hex') };
       const counted = warm;
       const r = await streamedRequest(url, body, headers);
       out.requests++;
