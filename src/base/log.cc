@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "base/error.h"
@@ -28,6 +29,16 @@ std::atomic<int>& level_storage() {
   return level;
 }
 
+std::mutex& tag_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::string& tag_storage() {  // guarded by tag_mutex()
+  static std::string tag;
+  return tag;
+}
+
 }  // namespace
 
 LogLevel log_level() { return static_cast<LogLevel>(level_storage().load(std::memory_order_relaxed)); }
@@ -41,8 +52,18 @@ LogLevel parse_log_level(std::string_view name) {
        name);
 }
 
+void set_log_tag(std::string_view tag) {
+  std::lock_guard lock(tag_mutex());
+  tag_storage() = tag.empty() ? std::string() : fmt::format("[{}] ", tag);
+}
+
 void log_message(LogLevel level, std::string_view message) {
-  std::string line = fmt::format("ogai [{}] {}\n", kNames[static_cast<int>(level)], message);
+  std::string tag;
+  {
+    std::lock_guard lock(tag_mutex());
+    tag = tag_storage();
+  }
+  std::string line = fmt::format("ogai [{}] {}{}\n", kNames[static_cast<int>(level)], tag, message);
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

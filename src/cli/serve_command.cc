@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "base/log.h"
 #include "cli/model_flags.h"
 #include "serve/server.h"
 
@@ -93,6 +94,7 @@ int run_serve(const ServeFlags& f) {
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();
+  set_log_tag(server.replica_id());  // the process serves one replica: every later log line names it
   std::fprintf(stderr,
                "ogai serve: listening on http://%s:%d (model \"%s\", replica \"%s\", %d concurrent, queue %d)\n",
                f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),

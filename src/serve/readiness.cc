@@ -51,8 +51,7 @@ void Server::Impl::name_replica() {
 void Server::begin_drain() {
   if (impl_->scheduler.draining()) return;
   impl_->scheduler.drain();
-  log(LogLevel::kInfo, "serve [{}]: draining: {} running, {} waiting", impl_->replica_id, impl_->scheduler.running(),
-      impl_->scheduler.queued());
+  log(LogLevel::kInfo, "serve: draining: {} running, {} waiting", impl_->scheduler.running(), impl_->scheduler.queued());
 }
 
 bool Server::idle() const { return impl_->scheduler.running() + impl_->scheduler.queued() == 0; }

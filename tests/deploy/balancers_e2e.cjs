@@ -28,7 +28,7 @@ const { prefixHash } = require('../../deploy/client/prefix_hash.cjs');
 const ogai = process.argv[2];
 const source = path.join(__dirname, '../..');
 const stories = path.join(process.env.OGAI_BINARY_DIR || path.join(source, 'build'), 'packages/stories260k');
-const seconds = Number(process.env.OGAI_DEPLOY_SECONDS || 5);
+const seconds = Number(process.env.OGAI_DEPLOY_SECONDS || 8);
 const clients = 64;
 const model = 'stories260k';
 process.env.OGAI_LOG = 'info';  // the replicas log what a drain found ("draining: N running, M waiting")
@@ -79,8 +79,6 @@ async function snapshot(replicas) {
   }
   return s;
 }
-
-function hitRate(a, b) { return (b.hits - a.hits) / Math.max(1, b.queries - a.queries); }
 
 // 8 of the 24 candidate prompts, at most 3 per replica, as the balancer's hash spreads them (a
 // real deployment's many prefixes spread evenly; 8 keys alone may land lopsided).
@@ -148,34 +146,48 @@ for (const kind of ['haproxy', 'nginx']) {
       const { picked, spread } = await balancedPrompts(url);
       prompts = picked;
       t.diagnostic(`24 candidate prompts hashed to ${JSON.stringify(spread)}; 8 picked`);
-      // Each load's figures after a warm-up of 2 s (load.cjs): from a snapshot then to its end.
-      const phase = async (affinity) => {
+      // Each load's figures after a warm-up (load.cjs): from a snapshot then to its end. The two
+      // modes alternate A B B A, so that a change in the shared machine's load over the test
+      // weighs on both alike.
+      const phase = async (affinity, secs) => {
         let from;
-        const load = await runLoad({ url, model, clients, seconds, warmup: 2, prompts: picked, affinity,
+        const load = await runLoad({ url, model, clients, seconds: secs, warmup: 1.5, prompts: picked, affinity,
                                      onWarm: async () => { from = await snapshot(replicas); } });
         return { load, from, to: await snapshot(replicas) };
       };
-      const a = await phase(false);
-      const b = await phase(true);
+      const runs = { false: [], true: [] };
+      for (const affinity of [false, true, true, false]) runs[affinity].push(await phase(affinity, seconds / 2));
+      const merge = (list) => ({
+        load: { ok: list.reduce((n, p) => n + p.load.ok, 0), failures: list.flatMap((p) => p.load.failures),
+                ttft_ms: list.flatMap((p) => p.load.ttft_ms), byReplica: list.map((p) => p.load.byReplica),
+                byPromptList: list.map((p) => p.load.byPrompt) },
+        hits: list.reduce((n, p) => n + p.to.hits - p.from.hits, 0),
+        queries: list.reduce((n, p) => n + p.to.queries - p.from.queries, 0),
+        ttft_sum: list.reduce((n, p) => n + p.to.ttft_sum - p.from.ttft_sum, 0),
+        ttft_count: list.reduce((n, p) => n + p.to.ttft_count - p.from.ttft_count, 0),
+      });
+      const a = merge(runs.false);
+      const b = merge(runs.true);
       const spreadLoad = a.load;
       const affine = b.load;
-      const rates = [hitRate(a.from, a.to), hitRate(b.from, b.to)];
+      const rates = [a, b].map((m) => m.hits / Math.max(1, m.queries));
       const ttft = [mean(spreadLoad.ttft_ms), mean(affine.ttft_ms)];
-      const serverTtft = [a, b].map((p) => (p.to.ttft_sum - p.from.ttft_sum) / (p.to.ttft_count - p.from.ttft_count));
+      const serverTtft = [a, b].map((m) => m.ttft_sum / m.ttft_count);
       t.diagnostic(`no affinity: ${spreadLoad.ok} requests, hit rate ${rates[0].toFixed(3)}, mean TTFT ` +
-                   `${ttft[0].toFixed(0)} ms (server ${(serverTtft[0] * 1e3).toFixed(0)} ms), by replica ` +
+                   `${ttft[0].toFixed(0)} ms (server ${(serverTtft[0] * 1e3).toFixed(0)} ms), by replica and phase ` +
                    JSON.stringify(spreadLoad.byReplica));
       t.diagnostic(`affinity:    ${affine.ok} requests, hit rate ${rates[1].toFixed(3)}, mean TTFT ` +
-                   `${ttft[1].toFixed(0)} ms (server ${(serverTtft[1] * 1e3).toFixed(0)} ms), by replica ` +
+                   `${ttft[1].toFixed(0)} ms (server ${(serverTtft[1] * 1e3).toFixed(0)} ms), by replica and phase ` +
                    JSON.stringify(affine.byReplica));
       assert.deepEqual(spreadLoad.failures, []);
       assert.deepEqual(affine.failures, []);
       assert.ok(spreadLoad.ok >= clients / 2 && affine.ok >= clients / 2, 'too few requests to compare');
       // With affinity every prompt is answered by one replica.
-      affine.byPrompt.forEach((counts, p) => {
-        const n = Object.values(counts);
-        assert.ok(Math.max(...n) >= 0.95 * n.reduce((a, b) => a + b, 0), `prompt ${p} spread: ${JSON.stringify(counts)}`);
-      });
+      for (const byPrompt of affine.byPromptList)
+        byPrompt.forEach((counts, p) => {
+          const n = Object.values(counts);
+          assert.ok(Math.max(...n) >= 0.95 * n.reduce((x, y) => x + y, 0), `prompt ${p} spread: ${JSON.stringify(counts)}`);
+        });
       assert.ok(rates[1] >= 2 * rates[0], `hit rate with affinity ${rates[1]} < 2 x ${rates[0]}`);
       assert.ok(ttft[1] < ttft[0], `mean TTFT with affinity ${ttft[1]} ms >= ${ttft[0]} ms`);
     });
@@ -228,7 +240,7 @@ for (const kind of ['haproxy', 'nginx']) {
         const end = await stopServer(victim, 'SIGTERM');
         assert.equal(end.code, 0, end.stderr);
         assert.match(end.stderr, /SIGTERM received, draining[\s\S]*drained, stopping[\s\S]*stopped/);
-        const m = /draining: (\d+) running, (\d+) waiting/.exec(end.stderr);
+        const m = /ogai \[info\] \[r2\] serve: draining: (\d+) running, (\d+) waiting/.exec(end.stderr);
         restarted = await startReplica(2, victim.port);
         replicas[1] = restarted;
         return { drain_ms: end.ms, in_flight: m ? Number(m[1]) + Number(m[2]) : -1 };
