@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
       pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
       clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
+      haproxy nginx           # the load balancers of tests/deploy (run unprivileged by the tests)
       chromium)               # headless browser for the server's cross-origin check (serve_auth_cors_e2e)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "base/error.h"
@@ -35,6 +36,16 @@ std::atomic<int>& format_storage() {
   return format;
 }
 
+std::mutex& tag_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::string& tag_storage() {  // guarded by tag_mutex(); the raw tag ("" for none)
+  static std::string tag;
+  return tag;
+}
+
 }  // namespace
 
 LogLevel log_level() { return static_cast<LogLevel>(level_storage().load(std::memory_order_relaxed)); }
@@ -48,12 +59,24 @@ LogLevel parse_log_level(std::string_view name) {
        name);
 }
 
+void set_log_tag(std::string_view tag) {
+  std::lock_guard lock(tag_mutex());
+  tag_storage() = std::string(tag);
+}
+
 void log_message(LogLevel level, std::string_view message) {
+  std::string tag;
+  {
+    std::lock_guard lock(tag_mutex());
+    tag = tag_storage();
+  }
   const char* name = kNames[static_cast<int>(level)];
-  if (log_format() == LogFormat::kJson)
-    return log_line(fmt::format(R"({{"time":"{}","level":"{}","message":{}}})", log_timestamp(), name,
+  if (log_format() == LogFormat::kJson) {
+    std::string replica = tag.empty() ? std::string() : fmt::format(R"(,"replica":{})", json_quoted(tag));
+    return log_line(fmt::format(R"({{"time":"{}","level":"{}"{},"message":{}}})", log_timestamp(), name, replica,
                                 json_quoted(message)));
-  log_line(fmt::format("ogai [{}] {}", name, message));
+  }
+  log_line(fmt::format("ogai [{}] {}{}", name, tag.empty() ? std::string() : "[" + tag + "] ", message));
 }
 
 LogFormat log_format() { return static_cast<LogFormat>(format_storage().load(std::memory_order_relaxed)); }

@@ -19,6 +19,9 @@ void set_log_level(LogLevel level);
 // Parses "error", "warn", "info", "debug", "trace"; throws ogai::Error otherwise.
 LogLevel parse_log_level(std::string_view name);
 void log_message(LogLevel level, std::string_view message);
+// A tag every later message carries after its level, e.g. a server's replica id:
+// "ogai [info] [r2] serve: draining ..."; "" (the default) for none.
+void set_log_tag(std::string_view tag);
 
 enum class LogFormat { kText, kJson };
 LogFormat log_format();

@@ -1,21 +1,25 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
-//  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [surface flags: serve_surface_flags.h]`:
-//  an OpenAI-compatible HTTP server
-// (docs/serve.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr once it accepts
-// connections; SIGINT / SIGTERM stop it cleanly (queued requests get 503, running generations are
-// cancelled, every thread is joined) and it exits 0.
+//  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
+//  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
+// (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr
+// once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
+// to their end) for at most --drain-timeout seconds, then stops; SIGINT, a second signal, or
+// --drain-timeout 0 stop at once (queued requests get 503, running generations are cancelled).
+// Either way every thread is joined and it exits 0.
 #include <pthread.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <thread>
 
 #include "cli/command.h"
+#include "base/log.h"
 #include "cli/model_flags.h"
 #include "cli/serve_surface_flags.h"
 #include "serve/server.h"
@@ -27,6 +31,7 @@ struct ServeFlags {
   ModelFlags model;
   serve::ServerOptions server;
   std::string log_format = "text";
+  double drain_timeout_s = 30;  // SIGTERM: the longest wait for admitted generations; 0 = stop at once
 };
 
 sigset_t stop_signals() {
@@ -37,15 +42,35 @@ sigset_t stop_signals() {
   return set;
 }
 
+// Waits up to `timeout_s` for the admitted generations to end; false when a second signal came.
+bool drain(serve::Server& server, const sigset_t& set, double timeout_s, const std::atomic<bool>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const timespec tick{0, 20'000'000};
+  server.begin_drain();
+  while (!done && !server.idle() && std::chrono::steady_clock::now() < deadline) {
+    if (const int sig = sigtimedwait(&set, nullptr, &tick); sig == SIGINT || sig == SIGTERM) return false;
+  }
+  return server.idle();
+}
+
 // Waits for SIGINT / SIGTERM (blocked in every thread, so only this one sees them) and stops the
-// server; gives up when `done` is set (the server stopped for another reason).
-void wait_for_stop_signal(serve::Server& server, const std::atomic<bool>& done) {
+// server, after a drain on SIGTERM; gives up when `done` is set (the server stopped for another reason).
+void wait_for_stop_signal(serve::Server& server, double drain_timeout_s, const std::atomic<bool>& done) {
   const sigset_t set = stop_signals();
   const timespec tick{0, 100'000'000};
+  const char* id = server.replica_id().c_str();
   while (!done) {
     int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGTERM && drain_timeout_s > 0) {
+      std::fprintf(stderr, "ogai serve [%s]: SIGTERM received, draining (at most %g s)\n", id, drain_timeout_s);
+      const bool drained = drain(server, set, drain_timeout_s, done);
+      std::fprintf(stderr, "ogai serve [%s]: %s, stopping\n", id,
+                   drained ? "drained" : "drain cut short (timeout or second signal)");
+      server.stop();
+      return;
+    }
     if (sig == SIGINT || sig == SIGTERM) {
-      std::fprintf(stderr, "ogai serve: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      std::fprintf(stderr, "ogai serve [%s]: %s received, stopping\n", id, sig == SIGINT ? "SIGINT" : "SIGTERM");
       server.stop();
       return;
     }
@@ -73,14 +98,17 @@ int run_serve(const ServeFlags& f) {
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();
-  std::fprintf(stderr, "ogai serve: listening on http://%s:%d (model \"%s\", %d concurrent, queue %d)\n",
-               f.server.host.c_str(), port, server.model_name().c_str(), f.server.max_concurrent, f.server.queue);
+  set_log_tag(server.replica_id());  // the process serves one replica: every later log line names it
+  std::fprintf(stderr,
+               "ogai serve: listening on http://%s:%d (model \"%s\", replica \"%s\", %d concurrent, queue %d)\n",
+               f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),
+               f.server.max_concurrent, f.server.queue);
   std::atomic<bool> done{false};
-  std::thread waiter([&] { wait_for_stop_signal(server, done); });
+  std::thread waiter([&] { wait_for_stop_signal(server, f.drain_timeout_s, done); });
   server.run();
   done = true;
   waiter.join();
-  std::fprintf(stderr, "ogai serve: stopped\n");
+  std::fprintf(stderr, "ogai serve [%s]: stopped\n", server.replica_id().c_str());
   return kExitOk;
 }
 
@@ -111,6 +139,11 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->add_option("--body-timeout", s.body_timeout_s, "seconds a request's body may take to arrive")
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--drain-timeout", flags->drain_timeout_s,
+                  "on SIGTERM, seconds to let admitted generations finish while refusing new ones (0 = stop at once)")
+      ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
+  cmd->add_option("--replica-id", s.replica_id,
+                  "this replica's name in the x-ogai-replica header, logs and metrics (default: hostname:port)");
   cmd->add_option("--max-step-tokens", s.engine.max_step_tokens,
                   "prompt tokens prefilled per engine step beside the decoding rows (chunked prefill)")
       ->check(CLI::Range(1, 1 << 20))->capture_default_str();

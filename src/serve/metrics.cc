@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "serve/process_metrics.h"
+
 namespace ogai::serve {
 namespace {
 
@@ -28,7 +32,54 @@ void write_engine(std::string& out, const EngineStats& e) {
   metric("ogai_kv_cache_budget_bytes", "gauge", "Bound on the KV the admitted requests may grow to.", e.kv_budget_bytes);
 }
 
+// vLLM's finished_reason label values.
+const char* vllm_finished_reason(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::kLength: return "length";
+    case FinishReason::kCancelled: return "abort";
+    default: return "stop";
+  }
+}
+
+// Prometheus label values escape backslash, double quote and newline.
+std::string label_value(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The series gateways and autoscalers read, in vLLM's names; `labels` is model_name="...".
+void write_vllm_gauges(std::string& out, const std::string& labels, int running, int waiting, const EngineStats& e) {
+  auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+    header(out, name, type, help);
+    out += fmt::format("{}{} {}\n", name, labels.empty() ? "" : "{" + labels + "}", value);
+  };
+  metric("vllm:num_requests_running", "gauge", "Requests prefilling or decoding (rows of the engine's batch).", running);
+  metric("vllm:num_requests_waiting", "gauge", "Admitted requests waiting for a row.", waiting);
+  const double usage = e.kv_budget_bytes == 0 ? 0.0
+                       : std::min(1.0, static_cast<double>(e.kv_bytes) / static_cast<double>(e.kv_budget_bytes));
+  metric("vllm:kv_cache_usage_perc", "gauge", "KV cache usage: the batch's KV over its bound, 0-1.", usage);
+  metric("vllm:gpu_cache_usage_perc", "gauge", "The older name of vllm:kv_cache_usage_perc (the same value).", usage);
+  metric("vllm:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache.",
+         e.prefill_tokens + e.prefix_reused_tokens);
+  metric("vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache (not prefilled).",
+         e.prefix_reused_tokens);
+}
+
 }  // namespace
+
+void Metrics::set_identity(std::string model_name, std::string replica_id) {
+  std::lock_guard lock(mutex_);
+  labels_ = "model_name=\"" + label_value(model_name) + "\"";
+  replica_id_ = std::move(replica_id);
+}
 
 void Metrics::count_request(const std::string& endpoint, int status) {
   std::lock_guard lock(mutex_);
@@ -39,24 +90,41 @@ void Metrics::observe_generation(const GenerationResult& result) {
   {
     std::lock_guard lock(mutex_);
     ++finishes_[finish_reason_name(result.finish_reason)];
+    ++successes_[vllm_finished_reason(result.finish_reason)];
   }
   prompt_tokens_ += result.prompt_ids.size();
   generated_tokens_ += result.ids.size();
+  const Timings& t = result.timings;
+  queue_hist_.observe(t.queue_ms / 1000.0);
   if (result.ids.empty()) return;
-  ttft_.observe(result.timings.ttft_ms / 1000.0);
+  ttft_.observe(t.ttft_ms / 1000.0);
+  ttft_hist_.observe(t.ttft_ms / 1000.0);
+  e2e_hist_.observe((t.ttft_ms + t.decode_ms) / 1000.0);
+  prefill_hist_.observe(t.prefill_ms / 1000.0);
+  decode_hist_.observe(t.decode_ms / 1000.0);
+  if (const std::size_t gaps = result.ids.size() - 1; gaps > 0)
+    itl_hist_.observe(t.decode_ms / 1000.0 / static_cast<double>(gaps), gaps);
   if (result.ids.size() > 1 && result.timings.decode_tok_s > 0) decode_rate_.observe(result.timings.decode_tok_s);
 }
 
 std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStats& engine) const {
   std::string out;
+  std::string labels;
   {
     std::lock_guard lock(mutex_);
+    labels = labels_;
     header(out, "ogai_http_requests_total", "counter", "HTTP requests answered, by endpoint and status code.");
     for (const auto& [key, n] : requests_)
       out += fmt::format("ogai_http_requests_total{{endpoint=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, n);
     header(out, "ogai_generations_total", "counter", "Generations ended, by finish reason.");
     for (const auto& [reason, n] : finishes_)
       out += fmt::format("ogai_generations_total{{finish_reason=\"{}\"}} {}\n", reason, n);
+    header(out, "vllm:request_success_total", "counter", "Requests finished, by vLLM's finished_reason.");
+    for (const auto& [reason, n] : successes_)
+      out += fmt::format("vllm:request_success_total{{{}{}finished_reason=\"{}\"}} {}\n", labels_,
+                         labels_.empty() ? "" : ",", reason, n);
+    header(out, "ogai_replica_info", "gauge", "This replica's id (--replica-id), as a label.");
+    out += fmt::format("ogai_replica_info{{replica_id=\"{}\"}} 1\n", label_value(replica_id_));
   }
   header(out, "ogai_prompt_tokens_total", "counter", "Prompt tokens processed.");
   out += fmt::format("ogai_prompt_tokens_total {}\n", prompt_tokens_.load());
@@ -70,6 +138,21 @@ std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStat
   decode_rate_.write(out, "ogai_decode_tokens_per_second", "Decode rate of each generation after its first token.");
   queue_wait_.write(out, "ogai_queue_wait_seconds", "Time from admission to the start of generation.");
   write_engine(out, engine);
+  const std::string braces = labels.empty() ? "" : "{" + labels + "}";
+  write_vllm_gauges(out, labels, in_flight, queued, engine);
+  header(out, "vllm:prompt_tokens_total", "counter", "Prompt tokens processed.");
+  out += fmt::format("vllm:prompt_tokens_total{} {}\n", braces, prompt_tokens_.load());
+  header(out, "vllm:generation_tokens_total", "counter", "Tokens generated.");
+  out += fmt::format("vllm:generation_tokens_total{} {}\n", braces, generated_tokens_.load());
+  ttft_hist_.write(out, "vllm:time_to_first_token_seconds", "Time to first token: queue, prefill, first sampling.",
+                   labels);
+  itl_hist_.write(out, "vllm:inter_token_latency_seconds",
+                  "Gap between generated tokens (each generation's mean gap, counted once per gap).", labels);
+  e2e_hist_.write(out, "vllm:e2e_request_latency_seconds", "Admission to the last generated token.", labels);
+  queue_hist_.write(out, "vllm:request_queue_time_seconds", "Admission to the start of prefill.", labels);
+  prefill_hist_.write(out, "vllm:request_prefill_time_seconds", "Prompt processing time.", labels);
+  decode_hist_.write(out, "vllm:request_decode_time_seconds", "First to last generated token.", labels);
+  write_process_metrics(out);
   return out;
 }
 

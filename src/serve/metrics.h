@@ -17,6 +17,20 @@
 //   ogai_prefix_cache_reused_tokens_total       counter  prompt tokens not prefilled thanks to hits
 //   ogai_prefix_cache_bytes                     gauge    KV the prefix cache holds
 //   ogai_kv_cache_bytes / ogai_kv_cache_budget_bytes gauge KV the batch holds, and its bound
+// The names inference-aware gateways, autoscalers and dashboards read (vLLM's; docs/deploy.md
+// sets them beside the Gateway API Inference Extension's model-server protocol), each with a
+// model_name label:
+//   vllm:num_requests_running / vllm:num_requests_waiting   gauge  rows decoding / admitted, waiting
+//   vllm:kv_cache_usage_perc (and the older vllm:gpu_cache_usage_perc) gauge ogai_kv_cache_bytes / budget, 0-1
+//   vllm:prefix_cache_queries_total / _hits_total           counter prompt tokens looked up / found cached
+//   vllm:prompt_tokens_total, vllm:generation_tokens_total  counter
+//   vllm:request_success_total{finished_reason}             counter stop / length / abort
+//   vllm:time_to_first_token_seconds                        histogram queue + prefill + first sampling
+//   vllm:inter_token_latency_seconds                        histogram a generation's mean gap, once per gap
+//   vllm:e2e_request_latency_seconds                        histogram admission to last token
+//   vllm:request_queue_time_seconds / _prefill_time_seconds / _decode_time_seconds histogram
+// plus the process metrics (process_metrics.h) and ogai_replica_info{replica_id} 1.
+// The summaries above report NaN quantiles until their first observation (never a made-up 0).
 // Endpoint labels are the server's routes; any other path counts as "other". Thread-safe.
 #pragma once
 
@@ -27,6 +41,7 @@
 #include <utility>
 
 #include "ogai/ogai.h"
+#include "serve/histogram.h"
 #include "serve/summary.h"
 
 namespace ogai::serve {
@@ -36,6 +51,9 @@ class Metrics {
   void count_request(const std::string& endpoint, int status);
   void observe_generation(const GenerationResult& result);
   void observe_queue_wait(double seconds) { queue_wait_.observe(seconds); }
+  // The model_name label of the vllm:* samples and the replica id of ogai_replica_info; set once,
+  // before the first scrape.
+  void set_identity(std::string model_name, std::string replica_id);
 
   // `in_flight`, `queued` and `engine` are read from the scheduler at scrape time.
   std::string prometheus_text(int in_flight, int queued, const EngineStats& engine = {}) const;
@@ -49,6 +67,15 @@ class Metrics {
   Summary ttft_;
   Summary decode_rate_;
   Summary queue_wait_;
+  std::string labels_;      // model_name="..."
+  std::string replica_id_;
+  std::map<std::string, std::uint64_t> successes_;  // vLLM's finished_reason -> count
+  Histogram ttft_hist_{request_latency_buckets()};
+  Histogram itl_hist_{token_latency_buckets()};
+  Histogram e2e_hist_{request_latency_buckets()};
+  Histogram queue_hist_{request_latency_buckets()};
+  Histogram prefill_hist_{request_latency_buckets()};
+  Histogram decode_hist_{request_latency_buckets()};
 };
 
 }  // namespace ogai::serve

@@ -32,7 +32,7 @@ Scheduler::Admission Scheduler::submit(Submission s, std::vector<std::shared_ptr
          max_concurrent_);
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return Admission::kStopping;
+    if (stopping_ || draining_) return Admission::kStopping;
     if (admitted_ + s.n > max_concurrent_ + queue_capacity_) return Admission::kQueueFull;
     admitted_ += s.n;  // held while the engine validates, so a burst cannot overshoot
   }

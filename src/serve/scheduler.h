@@ -46,6 +46,10 @@ class Scheduler {
   int running() const;  // choices prefilling or decoding
   int queued() const;   // admitted choices waiting for a row
   bool stopping() const { return stopping_.load(); }
+  // Refuses every later submission (kStopping) and lets the admitted ones run to their end; with
+  // running() + queued() == 0 afterwards, nothing is left to finish (readiness.h).
+  void drain() { draining_ = true; }
+  bool draining() const { return draining_.load(); }
   EngineStats engine_stats() const { return engine_->stats(); }
 
   void shutdown();
@@ -60,6 +64,7 @@ class Scheduler {
   int admitted_ = 0;  // choices accepted and not ended
   std::vector<std::shared_ptr<GenerationHandle>> live_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> draining_{false};  // checked under mutex_ with admitted_, so no late admission slips past
   std::unique_ptr<Engine> engine_;  // last: destroyed first, while the members its callbacks use live
 };
 

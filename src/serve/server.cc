@@ -27,6 +27,7 @@ struct Route {
 };
 constexpr Route kRoutes[] = {
     {"/health", "/health", "GET"},
+    {"/ready", "/ready", "GET"},
     {"/metrics", "/metrics", "GET"},
     {"/v1/models", "/v1/models", "GET"},
     {"/v1/models/", "/v1/models/{id}", "GET", true},
@@ -151,7 +152,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
                                 [this](const http::Failure& f) { return failure_response(f); },
                                 [this](const std::string& path, int status) {
                                   metrics.count_request(endpoint_label(path), status);
-                                }}),
+                                },
+                                [this]() -> const std::vector<http::Field>& { return common_fields; }}),
       routes(kRouteThreads), id_rng(std::random_device{}()) {
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
   created = static_cast<std::int64_t>(std::time(nullptr));
@@ -197,6 +199,7 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     if (stopping) res.status = 503;
     return exchange->respond(std::move(res));
   }
+  if (label == "/ready") return exchange->respond(answer_ready());
   if (label == "/metrics")
     return exchange->respond(
         text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
@@ -247,6 +250,7 @@ const std::string& Server::model_name() const { return impl_->name; }
 
 int Server::bind() {
   impl_->port = impl_->http.bind(impl_->options.host, impl_->options.port);
+  impl_->name_replica();
   return impl_->port;
 }
 
@@ -255,6 +259,7 @@ void Server::run() {
     std::lock_guard lock(impl_->lifecycle);
     if (impl_->stop_requested) return;
   }
+  impl_->serving = true;
   impl_->http.run(kIoThreads);  // returns after stop(), once every connection has ended
   impl_->scheduler.shutdown();
   impl_->scheduler.join();

@@ -1,6 +1,7 @@
 // ogai::serve::Server: an OpenAI-compatible HTTP server over one loaded Model.
 //
-//   GET  /health                 {"status":"ok"} (503 while stopping)
+//   GET  /health                 {"status":"ok"}: alive (200 while draining, 503 while stopping)
+//   GET  /ready                  {"status":"ready"}: loaded and admitting work; 503 while draining or stopping
 //   GET  /metrics                Prometheus text (metrics.h)
 //   GET  /v1/models[/{id}]       the one served model
 //   POST /v1/chat/completions    messages through the package's chat template
@@ -17,7 +18,10 @@
 // bad request is answered with a 4xx and an OpenAI-style error body; the server keeps serving. A
 // streaming client that disconnects cancels its generation. stop() (e.g. on SIGINT) refuses new
 // work with 503, answers queued requests 503, cancels running generations and returns from run()
-// once every thread has ended.
+// once every thread has ended. begin_drain() (SIGTERM in `ogai serve`) is the graceful way out
+// (readiness.cc): /ready turns 503 and new generations are refused with 503 (a balancer retries
+// them on another replica) while the admitted ones run to their end; idle() then tells the caller
+// it may stop() without cancelling anything. Every answer carries `x-ogai-replica: <replica id>`.
 //
 // Thread safety: bind() and run() from one thread; stop() from any thread, any number of times.
 #pragma once
@@ -59,6 +63,7 @@ struct ServerOptions {
   double idle_timeout_s = 5;                  // a connection with no next request for this long is closed
   double header_timeout_s = 10;               // a request's header must arrive within this of its first byte
   double body_timeout_s = 60;                 // its body within this of the header's end
+  std::string replica_id;                     // x-ogai-replica and log lines; "" = hostname:port (port once bound)
   EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
   SurfaceOptions surface;                     // API key, CORS, request checks, access log (below)
 };
@@ -76,8 +81,13 @@ class Server {
   // Serves until stop(); returns once every connection and generation has ended.
   void run();
   void stop();
+  // Graceful drain (any thread, idempotent): stop admitting, keep serving what was admitted.
+  void begin_drain();
+  // No admitted generation is left (running or waiting).
+  bool idle() const;
 
   const std::string& model_name() const;
+  const std::string& replica_id() const;  // final once bind() returned
 
   struct Impl;
 

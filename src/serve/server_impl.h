@@ -50,6 +50,9 @@ struct Server::Impl {
   void answer_route(const std::shared_ptr<http::Exchange>& exchange);
   http::Response answer_models(const std::string& id) const;
   http::Response failure_response(const http::Failure& failure) const;
+  // Readiness and drain (readiness.cc).
+  http::Response answer_ready() const;
+  void name_replica();  // replica_id and common_fields, once the port is bound
 
   // Generation (generation_route.cc), on the route pool.
   void handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange);
@@ -79,6 +82,9 @@ struct Server::Impl {
   std::string name;
   std::int64_t created = 0;
   int port = -1;  // bound by bind()
+  std::string replica_id;                  // set by bind(), read-only after
+  std::vector<http::Field> common_fields;  // x-ogai-replica; set by bind(), read-only after
+  std::atomic<bool> serving{false};        // run() has started serving
   Scheduler scheduler;
   Metrics metrics;
   RequestGate gate;  // request id, CORS, API key, access log: before every route

@@ -39,8 +39,12 @@ std::size_t Summary::count() const {
 void Summary::write(std::string& out, const std::string& name, const std::string& help) const {
   std::lock_guard lock(mutex_);
   out += fmt::format("# HELP {} {}\n# TYPE {} summary\n", name, help, name);
-  for (double q : {0.5, 0.9, 0.99})
-    out += fmt::format("{}{{quantile=\"{}\"}} {}\n", name, q, quantile_locked(recent_, q));
+  for (double q : {0.5, 0.9, 0.99}) {
+    if (recent_.empty())  // no observation yet: Prometheus' NaN, not a quantile of 0
+      out += fmt::format("{}{{quantile=\"{}\"}} NaN\n", name, q);
+    else
+      out += fmt::format("{}{{quantile=\"{}\"}} {}\n", name, q, quantile_locked(recent_, q));
+  }
   out += fmt::format("{}_sum {}\n{}_count {}\n", name, sum_, name, count_);
 }
 

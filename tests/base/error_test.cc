@@ -36,6 +36,15 @@ TEST(LogTest, ParsesLevelsAndRejectsOthers) {
   set_log_level(before);
 }
 
+TEST(LogTest, ATagFollowsTheLevel) {
+  testing::internal::CaptureStderr();
+  set_log_tag("r2");
+  log_message(LogLevel::kWarn, "hello");
+  set_log_tag("");
+  log_message(LogLevel::kWarn, "bye");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "ogai [warn] [r2] hello\nogai [warn] bye\n");
+}
+
 }  // namespace
 }  // namespace ogai
 

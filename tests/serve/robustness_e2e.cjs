@@ -192,7 +192,7 @@ describe('ogai serve admission and shutdown', () => {
   });
 
   it('stops on SIGTERM with a stream in flight and a request queued', async (t) => {
-    const server = await startServer(ogai, stories, ['--max-concurrent', '1', '--queue', '4']);
+    const server = await startServer(ogai, stories, ['--max-concurrent', '1', '--queue', '4', '--drain-timeout', '0']);
     const client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
     const stream = await client.completions.create(completion({ max_tokens: 480, ignore_eos: true, stream: true }));
     const queued = postJson(server.url + '/v1/completions', completion({ max_tokens: 50 }));

@@ -262,6 +262,8 @@ std::string Connection::head(int status, const std::string& content_type, const 
   std::string h = fmt::format("HTTP/1.1 {} {}\r\n", status, reason_phrase(status));
   if (!content_type.empty()) h += "Content-Type: " + content_type + "\r\n";
   for (const auto& [name, value] : fields) h += name + ": " + value + "\r\n";
+  if (hooks_.common_fields)
+    for (const auto& [name, value] : hooks_.common_fields()) h += name + ": " + value + "\r\n";
   if (length) h += "Content-Length: " + *length + "\r\n";
   else if (chunked_) h += "Transfer-Encoding: chunked\r\n";
   if (keep_alive_) {  // the idle timeout as a hint, so that clients do not reuse a connection the server is closing

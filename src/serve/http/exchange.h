@@ -37,6 +37,8 @@ struct Hooks {
   std::function<void(std::shared_ptr<Exchange>)> handle;
   std::function<Response(const Failure&)> failure_response;
   std::function<void(const std::string& path, int status)> answered;
+  // Header fields every answer carries (e.g. the replica id); may be empty. Called per answer.
+  std::function<const std::vector<Field>&()> common_fields;
 };
 
 class Exchange {
