@@ -1,0 +1,26 @@
+// Checking a tensor against a declared TensorContract (digest §3): dtype (aliases normalized),
+// rank, fixed dims, and symbolic dims unified through a symbol table. Symbols named in `dynamic`
+// (the growing/bounded axes of state cells) are never pinned. `skip_axis` (>= 0) is not checked
+// (the growth axis of an appended chunk). Errors name `what` (the value and the step).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "metadata/contract.h"
+#include "ort/tensor.h"
+
+namespace ogai::workflow {
+
+using Symbols = std::map<std::string, std::int64_t>;
+
+void check_value(const metadata::TensorContract& contract, const ort::Tensor& tensor, Symbols& symbols,
+                 const std::set<std::string>& dynamic, const std::string& what, std::int64_t skip_axis = -1);
+
+// The shape a contract implies under `symbols`; an unbound symbol becomes 1. A contract without
+// a shape gives rank-many 1s.
+ort::Shape implied_shape(const metadata::TensorContract& contract, const Symbols& symbols);
+
+}  // namespace ogai::workflow
