@@ -12,10 +12,9 @@
 #include <map>
 
 #include "base/error.h"
-#include "base/json_parse.h"
 #include "cli/command.h"
+#include "cli/workflow_inputs.h"
 #include "workflow/interpreter.h"
-#include "workflow/npy.h"
 #include "workflow/tensor_json.h"
 
 namespace ogai::cli {
@@ -29,20 +28,6 @@ struct RunFlags {
   bool no_stop_on_eos = false, json = false;
 };
 
-ort::Tensor parse_input(const metadata::Workflow& wf, const std::string& name, const std::string& text) {
-  const auto* input = workflow::find_input(wf, name);
-  if (!input)
-    fail(ErrorCode::kInvalidArgument, "--input " + name, "is neither a workflow input nor an application alias");
-  if (!text.empty() && text[0] == '@') return workflow::read_npy(text.substr(1));
-  nlohmann::json value;
-  try {
-    value = parse_json_bounded<nlohmann::json>(text, "--input " + name);
-  } catch (const Error& e) {
-    fail(ErrorCode::kInvalidArgument, "--input " + name, "is not JSON: {}", e.message());
-  }
-  return workflow::tensor_from_json(value, input->contract, "--input " + name);
-}
-
 void print_human(const workflow::RunResult& result) {
   for (const auto& [key, tensor] : result.outputs) {
     const auto doc = workflow::tensor_json(tensor);
@@ -55,19 +40,7 @@ void print_human(const workflow::RunResult& result) {
 int run_run(const RunFlags& f) {
   workflow::Program program = workflow::load_program(f.package);
   workflow::RunRequest request;
-  for (const auto& spec : f.inputs) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::fprintf(stderr, "ogai run: --input takes NAME=JSON or NAME=@FILE.npy, got '%s'\n", spec.c_str());
-      return kExitUsage;
-    }
-    const std::string name = spec.substr(0, eq);
-    if (request.tensors.count(name)) {
-      std::fprintf(stderr, "ogai run: --input %s is given twice\n", name.c_str());
-      return kExitUsage;
-    }
-    request.tensors.emplace(name, parse_input(program.workflow(), name, spec.substr(eq + 1)));
-  }
+  add_input_tensors(program.workflow(), f.inputs, request);
   request.max_new_tokens = f.max_new_tokens;
   request.seed = f.seed;
   request.temperature = f.temperature;
