@@ -14,6 +14,8 @@ RunResult run(const Program& program, RunRequest request, const EmitCallback& on
   run_steps(ctx, ctx.wf().steps);
   RunResult result;
   for (auto& [key, value] : ctx.outputs) result.outputs.emplace(key, Tensor::copy_of(*value));
+  for (const auto& name : ctx.request.capture)
+    result.values.emplace(name, Tensor::copy_of(*ctx.get(name, "request.capture", "the capture list")));
   result.stats = ctx.stats;
   result.stats.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

@@ -26,6 +26,9 @@ struct RunRequest {
   std::optional<double> temperature, top_p, min_p;
   std::optional<std::int64_t> top_k;
   bool stop_on_eos = true;  // false: `termination: generation_eos` loops run every iteration
+  // Store values to hand back after the run (RunResult::values), e.g. a single-step workflow's
+  // presents, which the caller feeds as the next step's pasts. A name never defined is an error.
+  std::vector<std::string> capture;
 };
 
 // Called for every emitted chunk as it is published: the output, the row (-1 for a dense output)
@@ -42,6 +45,7 @@ struct RunResult {
   // Every published key: `NAME` (aggregate), `NAME.row.R` (per-row), `NAME.K` / `NAME.row.R.K`
   // (events). A never-emitted output is absent.
   std::map<std::string, ort::Tensor> outputs;
+  std::map<std::string, ort::Tensor> values;  // RunRequest::capture
   RunStats stats;
 
   // The (row, tensor) pairs of a per-row output, in row order.
