@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workflow/interpreter.h"
@@ -26,7 +27,9 @@ struct Context {
 
   const metadata::Workflow& wf() const { return program.workflow(); }
   // The value named `name`, or an error naming the step and what reads it.
-  const Value& get(const std::string& name, const std::string& path, const std::string& reader) const;
+  // `reader` (and `detail`, quoted) say what reads it; formatted only on failure.
+  const Value& get(const std::string& name, const std::string& path, std::string_view reader,
+                   std::string_view detail = {}) const;
 };
 
 void bind_inputs(Context& ctx);

@@ -84,7 +84,7 @@ void emit_dense(Context& ctx, const EmitPlan& plan, const Value& value) {
 void run_emit(Context& ctx, const metadata::EmitStep& step, const std::string& path) {
   const auto* output = metadata::find_named(ctx.wf().outputs, step.output);
   if (!output) fail(ErrorCode::kInvalidPackage, path, "emits into undeclared output '{}'", step.output);
-  const Value& value = ctx.get(step.value, path, "the emit");
+  const Value& value = ctx.get(step.value, path, "the emit");  // `what` below: one string per emit
   const std::int64_t rank = static_cast<std::int64_t>(value->shape().size());
   std::int64_t axis = step.axis.value_or(rank - 1);
   if (axis < 0) axis += rank;

@@ -24,7 +24,7 @@ void start_carries(Context& ctx, const metadata::LoopStep& loop, const std::stri
   for (const auto& carry : loop.carried) {
     const auto& cell = cell_of(ctx, carry, path);
     const std::string& from = carry.initial ? *carry.initial : cell.initializer;
-    Value v = ctx.get(from, path, "carried cell '" + carry.cell + "'");
+    Value v = ctx.get(from, path, "carried cell", carry.cell);
     check_value(cell.contract, *v, ctx.symbols, ctx.program.dynamic_symbols,
                 fmt::format("{} carried cell '{}' (initial value '{}')", path, carry.cell, from));
     ctx.store[carry.cell] = std::move(v);
@@ -34,16 +34,23 @@ void start_carries(Context& ctx, const metadata::LoopStep& loop, const std::stri
 // One flag per element; an empty vector means "stop".
 std::vector<bool> activity(const Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
   const Value& v = ctx.get(loop.continue_when, path, "continue_when");
-  const std::string what = path + " continue_when '" + loop.continue_when + "'";
+  auto what = [&] { return path + " continue_when '" + loop.continue_when + "'"; };
   if (v->dtype() != DataType::kBool || v->shape().size() > 1 || v->element_count() == 0)
-    fail(ErrorCode::kInvalidArgument, what, "must be a non-empty bool of rank 0 or 1, got {}{}", dtype_name(v->dtype()),
+    fail(ErrorCode::kInvalidArgument, what(), "must be a non-empty bool of rank 0 or 1, got {}{}", dtype_name(v->dtype()),
          ort::shape_string(v->shape()));
   if (loop.generation_eos && !ctx.request.stop_on_eos) return std::vector<bool>(static_cast<std::size_t>(v->element_count()), true);
-  return bool_values(*v, what);
+  std::vector<bool> flags;
+  for (auto f : v->span<bool>()) flags.push_back(f);
+  return flags;
 }
 
+template <class What>
 void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& carry, const Tensor& old, const Tensor& next,
-                      const std::string& what) {
+                      const What& lazy_what) {
+  const bool invariant_ok = old.dtype() == next.dtype() && old.shape() == next.shape() &&
+                            cell.recurrence.kind == Recurrence::Kind::kInvariant;
+  if (invariant_ok) return;  // the common case: nothing to format or check
+  const std::string what = lazy_what();
   if (old.dtype() != next.dtype() || old.shape().size() != next.shape().size())
     fail(ErrorCode::kInvalidArgument, what, "changes {}{} into {}{}; a carry keeps its dtype and rank",
          dtype_name(old.dtype()), ort::shape_string(old.shape()), dtype_name(next.dtype()), ort::shape_string(next.shape()));
@@ -73,10 +80,12 @@ void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& ca
   (void)carry;
 }
 
+template <class What>
 Value merged(const Context& ctx, const StateCell& cell, const Carry& carry, const Value& old, Value next,
-             const std::vector<bool>& flags, const std::string& what) {
+             const std::vector<bool>& flags, const What& lazy_what) {
   if (flags.size() <= 1 || cell.service_group) return next;
   if (std::all_of(flags.begin(), flags.end(), [](bool f) { return f; })) return next;
+  const std::string what = lazy_what();
   const auto& layout = cell.contract.batch_layout;
   if (!layout.is_request_aligned())
     fail(ErrorCode::kInvalidArgument, what, "has no request axis, so its inactive rows cannot be kept");
@@ -94,11 +103,11 @@ void update_carries(Context& ctx, const metadata::LoopStep& loop, const std::vec
   std::vector<std::pair<std::string, Value>> updates;
   for (const auto& carry : loop.carried) {
     const auto& cell = cell_of(ctx, carry, path);
-    const std::string what = fmt::format("{} carried cell '{}' (next '{}')", path, carry.cell, carry.next);
+    auto what = [&] { return fmt::format("{} carried cell '{}' (next '{}')", path, carry.cell, carry.next); };
     auto it = ctx.store.find(carry.next);
     if (it == ctx.store.end()) {
       if (cell.service_group) continue;  // a service cell whose next is missing keeps its value
-      fail(ErrorCode::kInvalidArgument, what, "the body did not define its next value");
+      fail(ErrorCode::kInvalidArgument, what(), "the body did not define its next value");
     }
     const Value& old = ctx.store.at(carry.cell);
     check_recurrence(ctx, cell, carry, *old, *it->second, what);

@@ -22,7 +22,7 @@ std::vector<std::pair<std::string, Value>> gather(const Context& ctx, const Invo
   std::vector<std::pair<std::string, Value>> in;
   for (const auto& [port, value] : step.inputs) {
     if (ctx.absent.count(value)) continue;
-    in.emplace_back(port, ctx.get(value, path, "input port '" + port + "'"));
+    in.emplace_back(port, ctx.get(value, path, "input port", port));
   }
   return in;
 }
@@ -31,14 +31,16 @@ void check_inputs(const Context& ctx, const Component& comp, const InvokeStep& s
                   const std::vector<std::pair<std::string, Value>>& in, Symbols& local) {
   for (const auto& [port, value] : in)
     if (const auto* c = metadata::find_named(comp.ports.inputs, port))
-      check_value(*c, *value, local, {}, port_what(path, step.component, "input", port, *metadata::find_named(step.inputs, port)));
+      check_value(*c, *value, local, {}, WhatFn([&] {
+        return port_what(path, step.component, "input", port, *metadata::find_named(step.inputs, port));
+      }));
 }
 
 void store_output(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path,
                   const std::string& port, Tensor tensor, Symbols& local) {
   const std::string& value = *metadata::find_named(step.outputs, port);
   if (const auto* c = metadata::find_named(comp.ports.outputs, port))
-    check_value(*c, tensor, local, {}, port_what(path, step.component, "output", port, value));
+    check_value(*c, tensor, local, {}, WhatFn([&] { return port_what(path, step.component, "output", port, value); }));
   ctx.store[value] = share(std::move(tensor));
 }
 
@@ -125,10 +127,12 @@ void run_branch(Context& ctx, const metadata::BranchStep& step, const std::strin
 
 }  // namespace
 
-const Value& Context::get(const std::string& name, const std::string& path, const std::string& reader) const {
+const Value& Context::get(const std::string& name, const std::string& path, std::string_view reader,
+                          std::string_view detail) const {
   auto it = store.find(name);
   if (it == store.end())
-    fail(ErrorCode::kInvalidArgument, path, "{} reads '{}', which {}", reader, name,
+    fail(ErrorCode::kInvalidArgument, path, "{}{}{}{} reads '{}', which {}", reader, detail.empty() ? "" : " '", detail,
+         detail.empty() ? "" : "'", name,
          absent.count(name) ? "the request left absent" : "is not defined at this point");
   return it->second;
 }

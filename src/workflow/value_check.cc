@@ -5,14 +5,14 @@
 namespace ogai::workflow {
 
 void check_value(const metadata::TensorContract& contract, const ort::Tensor& tensor, Symbols& symbols,
-                 const std::set<std::string>& dynamic, const std::string& what, std::int64_t skip_axis) {
+                 const std::set<std::string>& dynamic, const WhatFn& what, std::int64_t skip_axis) {
   const auto want = metadata::canonical_dtype(contract.dtype);
   if (!want || *want != tensor.dtype())
-    fail(ErrorCode::kInvalidArgument, what, "has dtype {}, but its contract is {}", dtype_name(tensor.dtype()),
+    fail(ErrorCode::kInvalidArgument, what(), "has dtype {}, but its contract is {}", dtype_name(tensor.dtype()),
          metadata::contract_text(contract));
   const auto& shape = tensor.shape();
   if (static_cast<std::int64_t>(shape.size()) != contract.rank)
-    fail(ErrorCode::kInvalidArgument, what, "has shape {} (rank {}), but its contract is {}", ort::shape_string(shape),
+    fail(ErrorCode::kInvalidArgument, what(), "has shape {} (rank {}), but its contract is {}", ort::shape_string(shape),
          shape.size(), metadata::contract_text(contract));
   if (!contract.shape) return;
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -20,14 +20,14 @@ void check_value(const metadata::TensorContract& contract, const ort::Tensor& te
     const auto& dim = (*contract.shape)[i];
     if (dim.is_fixed()) {
       if (dim.value != shape[i])
-        fail(ErrorCode::kInvalidArgument, what, "has shape {}, but its contract is {} (axis {} must be {})",
+        fail(ErrorCode::kInvalidArgument, what(), "has shape {}, but its contract is {} (axis {} must be {})",
              ort::shape_string(shape), metadata::contract_text(contract), i, dim.value);
       continue;
     }
     if (dynamic.count(dim.symbol)) continue;
     auto [it, fresh] = symbols.emplace(dim.symbol, shape[i]);
     if (!fresh && it->second != shape[i])
-      fail(ErrorCode::kInvalidArgument, what, "has shape {}, but '{}' (axis {}) is already {} in this scope",
+      fail(ErrorCode::kInvalidArgument, what(), "has shape {}, but '{}' (axis {}) is already {} in this scope",
            ort::shape_string(shape), dim.symbol, i, it->second);
   }
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -15,9 +16,16 @@
 namespace ogai::workflow {
 
 using Symbols = std::map<std::string, std::int64_t>;
+// Builds the "what" of an error message; called only when a check fails (the hot path formats
+// nothing).
+using WhatFn = std::function<std::string()>;
 
 void check_value(const metadata::TensorContract& contract, const ort::Tensor& tensor, Symbols& symbols,
-                 const std::set<std::string>& dynamic, const std::string& what, std::int64_t skip_axis = -1);
+                 const std::set<std::string>& dynamic, const WhatFn& what, std::int64_t skip_axis = -1);
+inline void check_value(const metadata::TensorContract& contract, const ort::Tensor& tensor, Symbols& symbols,
+                        const std::set<std::string>& dynamic, const std::string& what, std::int64_t skip_axis = -1) {
+  check_value(contract, tensor, symbols, dynamic, WhatFn([&] { return what; }), skip_axis);
+}
 
 // The shape a contract implies under `symbols`; an unbound symbol becomes 1. A contract without
 // a shape gives rank-many 1s.
