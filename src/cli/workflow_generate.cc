@@ -78,6 +78,8 @@ std::string ids_text(const std::vector<std::int64_t>& ids) {
 
 bool is_interpreted_package(const std::string& package) {
   try {
+    // An imported genai_config.json is a single decoder; importing it here would log twice.
+    if (metadata::imports_genai_config(package)) return false;
     auto report = metadata::validate_package(package, {.document_only = true});
     return report.package && workflow::needs_interpreter(*report.package);
   } catch (const Error&) {

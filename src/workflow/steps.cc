@@ -29,11 +29,13 @@ std::vector<std::pair<std::string, Value>> gather(const Context& ctx, const Invo
 
 void check_inputs(const Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path,
                   const std::vector<std::pair<std::string, Value>>& in, Symbols& local) {
-  for (const auto& [port, value] : in)
+  for (const auto& entry : in) {
+    const std::string& port = entry.first;  // not a structured binding: lambdas capture it (clang 14)
     if (const auto* c = metadata::find_named(comp.ports.inputs, port))
-      check_value(*c, *value, local, {}, WhatFn([&] {
+      check_value(*c, *entry.second, local, {}, WhatFn([&] {
         return port_what(path, step.component, "input", port, *metadata::find_named(step.inputs, port));
       }));
+  }
 }
 
 void store_output(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path,
