@@ -25,10 +25,10 @@ void check_value(const metadata::TensorContract& contract, const ort::Tensor& te
       continue;
     }
     if (dynamic.count(dim.symbol)) continue;
-    auto [it, fresh] = symbols.emplace(dim.symbol, shape[i]);
-    if (!fresh && it->second != shape[i])
+    const std::int64_t bound = symbols.bind(dim.symbol, shape[i]);
+    if (bound != shape[i])
       fail(ErrorCode::kInvalidArgument, what(), "has shape {}, but '{}' (axis {}) is already {} in this scope",
-           ort::shape_string(shape), dim.symbol, i, it->second);
+           ort::shape_string(shape), dim.symbol, i, bound);
   }
 }
 
@@ -38,7 +38,7 @@ ort::Shape implied_shape(const metadata::TensorContract& contract, const Symbols
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const auto& dim = (*contract.shape)[i];
     if (dim.is_fixed()) shape[i] = dim.value;
-    else if (auto it = symbols.find(dim.symbol); it != symbols.end()) shape[i] = it->second;
+    else if (const auto* bound = symbols.find(dim.symbol)) shape[i] = *bound;
   }
   return shape;
 }

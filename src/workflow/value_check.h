@@ -7,15 +7,39 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <initializer_list>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "metadata/contract.h"
 #include "ort/tensor.h"
 
 namespace ogai::workflow {
 
-using Symbols = std::map<std::string, std::int64_t>;
+// A symbol table: a handful of (symbol, extent) pairs, searched linearly (cheaper than a map at
+// the sizes contracts have; nothing is allocated until the first symbol binds).
+class Symbols {
+ public:
+  Symbols() = default;
+  Symbols(std::initializer_list<std::pair<std::string, std::int64_t>> init) : entries_(init) {}
+  const std::int64_t* find(std::string_view name) const {
+    for (const auto& [key, value] : entries_)
+      if (key == name) return &value;
+    return nullptr;
+  }
+  // The extent bound to `name`, binding it to `value` first when it is unbound.
+  std::int64_t bind(std::string_view name, std::int64_t value) {
+    if (const auto* bound = find(name)) return *bound;
+    entries_.emplace_back(std::string(name), value);
+    return value;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::int64_t>> entries_;
+};
 // Builds the "what" of an error message; called only when a check fails (the hot path formats
 // nothing).
 using WhatFn = std::function<std::string()>;
