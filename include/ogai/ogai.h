@@ -10,3 +10,4 @@
 #include "ogai/model.h"
 #include "ogai/options.h"
 #include "ogai/version.h"
+#include "ogai/workflow.h"
