@@ -12,3 +12,4 @@
 #include "ogai/options.h"
 #include "ogai/validate.h"
 #include "ogai/version.h"
+#include "ogai/workflow.h"

@@ -1,3 +1,5 @@
+// A package whose workflow needs the interpreter (loops, policies, adapters) runs through
+// workflow_generate.h instead of the native loop.
 // `ogai generate PKG [--prompt TEXT | --prompt-file FILE | stdin] [--chat] [--system TEXT] [sampling flags]
 //  [--tools FILE] [--tool-choice auto|none|required|NAME] [--tool-call-format F] [--var KEY=JSON]...
 //  [--stream] [--json]`
@@ -24,6 +26,7 @@
 #include "cli/command.h"
 #include "cli/format_flags.h"
 #include "cli/model_flags.h"
+#include "cli/workflow_generate.h"
 
 namespace ogai::cli {
 namespace {
@@ -41,6 +44,7 @@ struct GenerateFlags {
   bool json = false;
   int logprobs = -1;  // -1: not asked
   bool prompt_logprobs = false;
+  std::vector<std::string> inputs;  // interpreted workflow packages only
 };
 
 nlohmann::ordered_json logprobs_json(const std::vector<TokenLogprobs>& entries) {
@@ -121,6 +125,20 @@ int run_generate(const GenerateFlags& f) {
   }
   const std::optional<ResponseFormat> format = response_format(f.format);
   if (format) check_response_format(*format);  // a bad schema fails before the model loads
+  if (is_interpreted_package(f.model.package)) {
+    if (f.chat || !f.system.empty()) {
+      std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
+      return kExitUsage;
+    }
+    WorkflowGenerateArgs args{f.model.package, *read, f.sampling.options, f.inputs, f.stream, f.json};
+    if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
+    args.options.response_format = format;
+    return run_workflow_generate(args);
+  }
+  if (!f.inputs.empty()) {
+    std::fprintf(stderr, "ogai generate: --input applies to interpreted workflow packages only\n");
+    return kExitUsage;
+  }
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = *read;
@@ -203,6 +221,8 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(0, 20));
   cmd->add_flag("--prompt-logprobs", flags->prompt_logprobs,
                 "with --logprobs: also each prompt token's log-probability (null for the first)");
+  cmd->add_option("--input", flags->inputs,
+                  "NAME=JSON or NAME=@FILE.npy: a named tensor for an interpreted workflow package (see `ogai run`)");
   cmd->callback([&result, flags] { result.exit_code = run_generate(*flags); });
 }
 

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   cli::add_import_command(app, result);
   cli::add_tokenize_command(app, result);
   cli::add_generate_command(app, result);
+  cli::add_run_command(app, result);
   cli::add_chat_command(app, result);
   cli::add_bench_command(app, result);
   cli::add_serve_command(app, result);

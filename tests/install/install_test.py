@@ -86,10 +86,10 @@ class InstallTest(unittest.TestCase):
         out = check_run("nm", "-D", "--defined-only", "-C", os.path.join(self.lib, "libogai.so"))
         names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
         public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
-                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate)\b.*)$")
+                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate|Workflow|TensorValue|WorkflowOutputs)\b.*)$")
         self.assertEqual([n for n in names if not public.match(n)], [])
         self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
-        for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load("]:
+        for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load(", "ogai::Workflow::run("]:
             self.assertTrue(any(n.startswith(symbol) for n in names), symbol)
 
     def test_cmake_consumer_matches_ogai_generate(self):

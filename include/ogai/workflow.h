@@ -1,0 +1,84 @@
+// ogai::Workflow: runs a package's `pipeline.workflow` through ogai's workflow interpreter (loops,
+// branches, policy graphs, the grammar-guidance@1 adapter; docs/metadata.md) with named input
+// tensors, and returns what it emitted. The native decode loop (ogai::Model) is for single-step
+// packages; this runs any workflow the interpreter executes, refusing the rest at load.
+//
+//   auto wf = ogai::Workflow::load("fixtures/decoder");
+//   ogai::WorkflowRequest request;
+//   request.inputs["request.input_ids"] = ogai::TensorValue::int64({4, 5}, {1, 2});
+//   request.max_new_tokens = 3;
+//   auto out = wf->run(request);   // out.outputs["tokens.row.0"]
+//
+// A Workflow is immutable after load: run() may be called from many threads at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ogai/export.h"
+
+namespace ogai {
+
+// A host tensor: dtype name ("int64", "float32", "bool", "float16", ...), shape, row-major bytes.
+struct OGAI_API TensorValue {
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::vector<std::byte> data;
+
+  static TensorValue int64(const std::vector<std::int64_t>& values, std::vector<std::int64_t> shape);
+  static TensorValue float32(const std::vector<float>& values, std::vector<std::int64_t> shape);
+  static TensorValue boolean(const std::vector<bool>& values, std::vector<std::int64_t> shape);
+  std::vector<std::int64_t> as_int64() const;  // int64 tensors only
+  std::vector<float> as_float32() const;       // float32 tensors only
+};
+
+struct WorkflowRequest {
+  // By workflow input name (`request.input_ids`) or application alias (`write_indices`).
+  std::map<std::string, TensorValue> inputs;
+  std::optional<std::int64_t> max_new_tokens;  // max_iterations / max_output_tokens roles
+  std::optional<std::int64_t> seed;            // seed role (default 0)
+  // None set: greedy (temperature 0, top_k 1, top_p 1, min_p 0); any set: sampling.
+  std::optional<double> temperature, top_p, min_p;
+  std::optional<std::int64_t> top_k;
+  bool stop_on_eos = true;
+};
+
+struct OGAI_API WorkflowOutputs {
+  // Published keys: `NAME`, `NAME.row.R` (per-row outputs), `NAME.K` / `NAME.row.R.K` (events).
+  // An output never emitted is absent.
+  std::map<std::string, TensorValue> outputs;
+  // (row, tensor) pairs of a per-row output in row order.
+  std::vector<std::pair<std::int64_t, const TensorValue*>> rows(const std::string& output) const;
+};
+
+// Sees every emitted chunk as it is published: the output, its row (-1 for a dense output), the chunk.
+using EmitListener = std::function<void(const std::string& output, std::int64_t row, const TensorValue& chunk)>;
+
+class OGAI_API Workflow {
+ public:
+  // Validates the package and opens one ONNX Runtime session per ONNX component. Throws
+  // ogai::Error naming the document path of anything the interpreter does not execute.
+  static std::shared_ptr<const Workflow> load(const std::filesystem::path& package);
+  ~Workflow();
+  Workflow(const Workflow&) = delete;
+  Workflow& operator=(const Workflow&) = delete;
+
+  // Throws ogai::Error naming the value and the step on a bad request.
+  WorkflowOutputs run(const WorkflowRequest& request, const EmitListener& on_emit = {}) const;
+
+  struct Impl;
+
+ private:
+  explicit Workflow(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ogai

@@ -1,0 +1,18 @@
+// `--input NAME=JSON` / `--input NAME=@FILE.npy` for the commands that run a workflow (`ogai run`,
+// `ogai generate` on an interpreted package). NAME is a workflow input or an application alias;
+// JSON is typed by that input's contract (workflow/tensor_json.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "metadata/workflow.h"
+#include "workflow/request.h"
+
+namespace ogai::cli {
+
+// Adds each spec's tensor to request.tensors. Throws ogai::Error (kInvalidArgument) naming the
+// flag on a malformed spec, an unknown NAME, a NAME given twice or a value that does not parse.
+void add_input_tensors(const metadata::Workflow& wf, const std::vector<std::string>& specs, workflow::RunRequest& request);
+
+}  // namespace ogai::cli

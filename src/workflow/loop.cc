@@ -1,0 +1,145 @@
+// `loop` (digest §5.3): setup once per entry, carries started from `initial` or the cell's
+// initializer, a pre-test activity read of `continue_when` before every trip, the iteration value,
+// the body, then the carry update with the recurrence check and the inactive-row merge.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "workflow/context.h"
+
+namespace ogai::workflow {
+namespace {
+
+using metadata::Carry;
+using metadata::Recurrence;
+using metadata::StateCell;
+
+const StateCell& cell_of(const Context& ctx, const Carry& carry, const std::string& path) {
+  const auto* cell = metadata::find_named(ctx.wf().state, carry.cell);
+  if (!cell) fail(ErrorCode::kInvalidPackage, path, "carries undeclared state cell '{}'", carry.cell);
+  return *cell;
+}
+
+void start_carries(Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
+  for (const auto& carry : loop.carried) {
+    const auto& cell = cell_of(ctx, carry, path);
+    const std::string& from = carry.initial ? *carry.initial : cell.initializer;
+    Value v = ctx.get(from, path, "carried cell", carry.cell);
+    check_value(cell.contract, *v, ctx.symbols, ctx.program.dynamic_symbols,
+                fmt::format("{} carried cell '{}' (initial value '{}')", path, carry.cell, from));
+    ctx.store[carry.cell] = std::move(v);
+  }
+}
+
+// One flag per element; an empty vector means "stop".
+std::vector<bool> activity(const Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
+  const Value& v = ctx.get(loop.continue_when, path, "continue_when");
+  auto what = [&] { return path + " continue_when '" + loop.continue_when + "'"; };
+  if (v->dtype() != DataType::kBool || v->shape().size() > 1 || v->element_count() == 0)
+    fail(ErrorCode::kInvalidArgument, what(), "must be a non-empty bool of rank 0 or 1, got {}{}", dtype_name(v->dtype()),
+         ort::shape_string(v->shape()));
+  if (loop.generation_eos && !ctx.request.stop_on_eos) return std::vector<bool>(static_cast<std::size_t>(v->element_count()), true);
+  std::vector<bool> flags;
+  for (auto f : v->span<bool>()) flags.push_back(f);
+  return flags;
+}
+
+template <class What>
+void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& carry, const Tensor& old, const Tensor& next,
+                      const What& lazy_what) {
+  const bool invariant_ok = old.dtype() == next.dtype() && old.shape() == next.shape() &&
+                            cell.recurrence.kind == Recurrence::Kind::kInvariant;
+  if (invariant_ok) return;  // the common case: nothing to format or check
+  const std::string what = lazy_what();
+  if (old.dtype() != next.dtype() || old.shape().size() != next.shape().size())
+    fail(ErrorCode::kInvalidArgument, what, "changes {}{} into {}{}; a carry keeps its dtype and rank",
+         dtype_name(old.dtype()), ort::shape_string(old.shape()), dtype_name(next.dtype()), ort::shape_string(next.shape()));
+  const auto& r = cell.recurrence;
+  for (std::size_t i = 0; i < old.shape().size(); ++i) {
+    const bool growth_axis = r.kind != Recurrence::Kind::kInvariant && static_cast<std::int64_t>(i) == r.axis;
+    if (!growth_axis && old.shape()[i] != next.shape()[i])
+      fail(ErrorCode::kInvalidArgument, what, "changes shape {} into {}; only {} may change", ort::shape_string(old.shape()),
+           ort::shape_string(next.shape()),
+           r.kind == Recurrence::Kind::kInvariant ? std::string("nothing (invariant)") : "axis " + std::to_string(r.axis));
+  }
+  if (r.kind == Recurrence::Kind::kInvariant) return;
+  const auto axis = static_cast<std::size_t>(r.axis);
+  const auto max_v = ctx.get(r.max, what, "the recurrence max");
+  const auto maxes = int_values(*max_v, what + " max '" + r.max + "'");
+  const std::int64_t max = *std::max_element(maxes.begin(), maxes.end());
+  if (next.shape()[axis] > max || old.shape()[axis] > max)
+    fail(ErrorCode::kInvalidArgument, what, "grows to {} along axis {}, over its max {} ('{}')", next.shape()[axis],
+         r.axis, max, r.max);
+  if (r.kind == Recurrence::Kind::kGrowing && maxes.size() == 1) {
+    const auto inc = ctx.get(r.increment, what, "the recurrence increment");
+    const auto incs = int_values(*inc, what + " increment '" + r.increment + "'");
+    if (incs.size() == 1 && next.shape()[axis] != old.shape()[axis] + incs[0])
+      fail(ErrorCode::kInvalidArgument, what, "grows from {} to {} along axis {}, but its increment is {}",
+           old.shape()[axis], next.shape()[axis], r.axis, incs[0]);
+  }
+  (void)carry;
+}
+
+template <class What>
+Value merged(const Context& ctx, const StateCell& cell, const Carry& carry, const Value& old, Value next,
+             const std::vector<bool>& flags, const What& lazy_what) {
+  if (flags.size() <= 1 || cell.service_group) return next;
+  if (std::all_of(flags.begin(), flags.end(), [](bool f) { return f; })) return next;
+  const std::string what = lazy_what();
+  const auto& layout = cell.contract.batch_layout;
+  if (!layout.is_request_aligned())
+    fail(ErrorCode::kInvalidArgument, what, "has no request axis, so its inactive rows cannot be kept");
+  const std::int64_t rows = next->shape().at(static_cast<std::size_t>(layout.axis));
+  if (static_cast<std::int64_t>(flags.size()) != rows)
+    fail(ErrorCode::kInvalidArgument, what, "has {} rows but continue_when has {} flags", rows, flags.size());
+  std::vector<bool> keep(flags.size());
+  for (std::size_t i = 0; i < flags.size(); ++i) keep[i] = !flags[i];
+  (void)ctx;
+  (void)carry;
+  return share(restore_rows(*old, *next, layout.axis, keep));
+}
+
+void update_carries(Context& ctx, const metadata::LoopStep& loop, const std::vector<bool>& flags, const std::string& path) {
+  std::vector<std::pair<std::string, Value>> updates;
+  for (const auto& carry : loop.carried) {
+    const auto& cell = cell_of(ctx, carry, path);
+    auto what = [&] { return fmt::format("{} carried cell '{}' (next '{}')", path, carry.cell, carry.next); };
+    auto it = ctx.store.find(carry.next);
+    if (it == ctx.store.end()) {
+      if (cell.service_group) continue;  // a service cell whose next is missing keeps its value
+      fail(ErrorCode::kInvalidArgument, what(), "the body did not define its next value");
+    }
+    const Value& old = ctx.store.at(carry.cell);
+    check_recurrence(ctx, cell, carry, *old, *it->second, what);
+    updates.emplace_back(carry.cell, merged(ctx, cell, carry, old, it->second, flags, what));
+  }
+  for (auto& [cell, value] : updates) ctx.store[cell] = std::move(value);
+}
+
+void store_iteration(Context& ctx, const metadata::LoopStep& loop, std::int64_t index) {
+  if (!loop.iteration) return;
+  ctx.store[loop.iteration->value] = share(filled_int64(implied_shape(loop.iteration->contract, ctx.symbols), index));
+}
+
+}  // namespace
+
+void run_loop(Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
+  run_steps(ctx, loop.setup);
+  start_carries(ctx, loop, path);
+  const std::int64_t limit = single_int(*ctx.get(loop.max_iterations, path, "max_iterations"),
+                                        path + " max_iterations '" + loop.max_iterations + "'");
+  if (limit < 0)
+    fail(ErrorCode::kInvalidArgument, path + " max_iterations '" + loop.max_iterations + "'",
+         "is {}; a loop needs a non-negative iteration limit", limit);
+  for (std::int64_t index = 0; index < limit; ++index) {
+    const auto flags = activity(ctx, loop, path);
+    if (std::none_of(flags.begin(), flags.end(), [](bool f) { return f; })) break;
+    store_iteration(ctx, loop, index);
+    run_steps(ctx, loop.steps);
+    update_carries(ctx, loop, flags, path);
+    ++ctx.stats.iterations;
+  }
+  if (loop.iteration) ctx.store.erase(loop.iteration->value);
+}
+
+}  // namespace ogai::workflow

@@ -1,0 +1,110 @@
+#include "workflow/program.h"
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "workflow/grammar_adapter.h"
+
+namespace ogai::workflow {
+namespace {
+
+using metadata::Step;
+
+template <class F>
+void walk(const std::vector<Step>& steps, F&& f) {
+  for (const auto& step : steps) {
+    f(step);
+    if (const auto* s = std::get_if<metadata::SequenceStep>(&step.body)) walk(s->steps, f);
+    else if (const auto* l = std::get_if<metadata::LoopStep>(&step.body)) {
+      walk(l->setup, f);
+      walk(l->steps, f);
+    } else if (const auto* b = std::get_if<metadata::BranchStep>(&step.body)) {
+      for (const auto& c : b->cases) walk(c.body, f);
+      walk(b->default_step, f);
+    }
+  }
+}
+
+void check_component(const metadata::Workflow& wf, const std::string& name, const std::string& path) {
+  const auto* comp = metadata::find_named(wf.components, name);
+  if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
+  if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter) return;
+  const auto& impl = comp->implementation;
+  if (!is_grammar_guidance(impl.abi, impl.version))
+    fail(ErrorCode::kUnsupported, path + " (pipeline.workflow.components." + name + ".implementation)",
+         "adapter ABI {}@{} is not executed by ogai's workflow interpreter (it implements "
+         "onnx-genai.grammar-guidance@1 only)", impl.abi, impl.version);
+  grammar_action(*comp, "pipeline.workflow.components." + name);  // throws on a bad action
+}
+
+void check_inputs(const metadata::Workflow& wf) {
+  for (const auto& [name, input] : wf.inputs) {
+    const std::string path = "pipeline.workflow.inputs." + name;
+    if (input.source.kind == metadata::InputSource::Kind::kArtifact)
+      fail(ErrorCode::kUnsupported, path + ".source", "artifact-sourced inputs are not turned into tensors "
+           "(the reference refuses them too: 'requires artifact binding')");
+    const auto kind = input.contract.batch_layout.kind;
+    if (kind == metadata::BatchLayout::Kind::kRequestExpanded || kind == metadata::BatchLayout::Kind::kTokenPacked)
+      fail(ErrorCode::kUnsupported, path + ".contract.batch_layout", "{} layouts are not executed by the interpreter",
+           metadata::batch_layout_name(kind));
+  }
+}
+
+void check_state(const metadata::Workflow& wf) {
+  for (const auto& [name, cell] : wf.state)
+    if (cell.scope == metadata::StateScope::kSession)
+      fail(ErrorCode::kUnsupported, "pipeline.workflow.state." + name + ".scope",
+           "session-scoped state needs session ids, which ogai's workflow requests do not carry yet");
+}
+
+}  // namespace
+
+Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
+  const std::string origin = package.files.metadata_file.string();
+  if (!package.document.workflow)
+    fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
+  Program p{std::move(package), {}, {}, {}};
+  const auto& wf = p.workflow();
+  check_inputs(wf);
+  check_state(wf);
+  walk(wf.steps, [&](const Step& step) {
+    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(wf, inv->component, step.path);
+    if (const auto* e = std::get_if<metadata::EmitStep>(&step.body))
+      if (e->when || e->valid_length) p.row_wise.insert(e->output);
+  });
+  for (const auto& [name, cell] : wf.state) {
+    if (cell.recurrence.kind == metadata::Recurrence::Kind::kInvariant || !cell.contract.shape) continue;
+    const auto axis = static_cast<std::size_t>(cell.recurrence.axis);
+    if (axis < cell.contract.shape->size() && !(*cell.contract.shape)[axis].is_fixed())
+      p.dynamic_symbols.insert((*cell.contract.shape)[axis].symbol);
+  }
+  for (const auto& [name, comp] : wf.components) {
+    if (comp.implementation.kind != metadata::Implementation::Kind::kOnnx) continue;
+    auto it = p.package.files.component_artifacts.find(name);
+    if (it == p.package.files.component_artifacts.end())
+      fail(ErrorCode::kInvalidPackage, "pipeline.workflow.components." + name, "has no resolved ONNX artifact");
+    p.sessions.emplace(name, ort::Session::open(it->second, options));
+  }
+  return p;
+}
+
+Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options) {
+  return prepare_program(metadata::load_package(package), options);
+}
+
+bool needs_interpreter(const metadata::Package& package) {
+  if (!package.document.workflow) return false;
+  const auto& wf = *package.document.workflow;
+  const std::string decoder = package.decoder ? package.decoder->component : "";
+  const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
+  bool complex = false;
+  walk(wf.steps, [&](const Step& step) {
+    if (std::holds_alternative<metadata::LoopStep>(step.body) || std::holds_alternative<metadata::BranchStep>(step.body))
+      complex = true;
+    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body))
+      if (inv->component != decoder && inv->component != proposer) complex = true;
+  });
+  return complex;
+}
+
+}  // namespace ogai::workflow

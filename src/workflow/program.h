@@ -1,0 +1,40 @@
+// A loaded workflow program: a validated package whose `pipeline.workflow` the interpreter can
+// execute, with one ONNX Runtime session per ONNX component and the load-time facts the
+// interpreter reads on every request (digest §2): the row-wise outputs, the dynamic symbols.
+//
+// load_program() refuses, with the document path of the capability or step, everything the
+// interpreter does not execute (adapters other than grammar-guidance@1, artifact-sourced inputs,
+// session-scoped state, request_expanded / token_packed layouts), so nothing runs approximately.
+// A Program is immutable after load; run() (interpreter.h) may be called from several threads.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "metadata/package.h"
+#include "ort/session.h"
+
+namespace ogai::workflow {
+
+struct Program {
+  metadata::Package package;
+  std::map<std::string, ort::Session> sessions;  // ONNX components by name
+  std::set<std::string> row_wise;                // outputs any emit publishes per row (when / valid_length)
+  std::set<std::string> dynamic_symbols;         // symbols on growing/bounded axes of state cells
+
+  const metadata::Workflow& workflow() const { return *package.document.workflow; }
+};
+
+// Validates the package (metadata::load_package) and prepares it. Throws ogai::Error
+// (kInvalidPackage, kUnsupported) naming the document path.
+Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options = {});
+Program prepare_program(metadata::Package package, const ort::SessionOptions& options = {});
+
+// True when the package has a workflow that is more than the single-step shape (a loop, a branch,
+// an adapter, or an invoke of a component other than the sole decoder): the native decode loop
+// cannot stand in for it and the interpreter runs it.
+bool needs_interpreter(const metadata::Package& package);
+
+}  // namespace ogai::workflow

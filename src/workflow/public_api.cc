@@ -1,0 +1,106 @@
+// ogai::Workflow (include/ogai/workflow.h) over the interpreter: TensorValue <-> ort::Tensor copies
+// at the boundary, nothing else.
+#include "ogai/workflow.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/error.h"
+#include "metadata/contract.h"
+#include "workflow/interpreter.h"
+
+namespace ogai {
+namespace {
+
+ort::Tensor to_tensor(const std::string& name, const TensorValue& v) {
+  const auto dtype = metadata::canonical_dtype(v.dtype);
+  if (!dtype) fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "unknown dtype '{}'", v.dtype);
+  ort::Tensor t = ort::Tensor::allocate(*dtype, v.shape);
+  if (t.byte_size() != v.data.size())
+    fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "{} bytes for {}{}", v.data.size(), v.dtype,
+         ort::shape_string(v.shape));
+  if (!v.data.empty()) std::memcpy(t.raw_data(), v.data.data(), v.data.size());
+  return t;
+}
+
+TensorValue to_value(const ort::Tensor& t) {
+  TensorValue v{std::string(dtype_name(t.dtype())), t.shape(), std::vector<std::byte>(t.byte_size())};
+  if (!v.data.empty()) std::memcpy(v.data.data(), t.raw_data(), v.data.size());
+  return v;
+}
+
+template <class T>
+TensorValue make(const char* dtype, const std::vector<T>& values, std::vector<std::int64_t> shape) {
+  TensorValue v{dtype, std::move(shape), std::vector<std::byte>(values.size() * sizeof(T))};
+  if (!values.empty()) std::memcpy(v.data.data(), values.data(), v.data.size());
+  return v;
+}
+
+template <class T>
+std::vector<T> read(const TensorValue& v, const char* dtype) {
+  if (v.dtype != dtype) fail(ErrorCode::kInvalidArgument, "TensorValue", "is {}, not {}", v.dtype, dtype);
+  std::vector<T> out(v.data.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), v.data.data(), v.data.size());
+  return out;
+}
+
+}  // namespace
+
+struct Workflow::Impl {
+  workflow::Program program;
+};
+
+TensorValue TensorValue::int64(const std::vector<std::int64_t>& values, std::vector<std::int64_t> shape) {
+  return make("int64", values, std::move(shape));
+}
+TensorValue TensorValue::float32(const std::vector<float>& values, std::vector<std::int64_t> shape) {
+  return make("float32", values, std::move(shape));
+}
+TensorValue TensorValue::boolean(const std::vector<bool>& values, std::vector<std::int64_t> shape) {
+  std::vector<std::uint8_t> bytes(values.begin(), values.end());
+  TensorValue v = make("bool", bytes, std::move(shape));
+  return v;
+}
+std::vector<std::int64_t> TensorValue::as_int64() const { return read<std::int64_t>(*this, "int64"); }
+std::vector<float> TensorValue::as_float32() const { return read<float>(*this, "float32"); }
+
+std::vector<std::pair<std::int64_t, const TensorValue*>> WorkflowOutputs::rows(const std::string& output) const {
+  std::vector<std::pair<std::int64_t, const TensorValue*>> out;
+  const std::string prefix = output + ".row.";
+  for (const auto& [key, value] : outputs) {
+    if (key.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = key.substr(prefix.size());
+    if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos) continue;
+    out.emplace_back(std::stoll(rest), &value);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+Workflow::Workflow(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Workflow::~Workflow() = default;
+
+std::shared_ptr<const Workflow> Workflow::load(const std::filesystem::path& package) {
+  return std::shared_ptr<const Workflow>(new Workflow(std::make_unique<Impl>(Impl{workflow::load_program(package)})));
+}
+
+WorkflowOutputs Workflow::run(const WorkflowRequest& request, const EmitListener& on_emit) const {
+  workflow::RunRequest r;
+  for (const auto& [name, value] : request.inputs) r.tensors.emplace(name, to_tensor(name, value));
+  r.max_new_tokens = request.max_new_tokens;
+  r.seed = request.seed;
+  r.temperature = request.temperature;
+  r.top_p = request.top_p;
+  r.min_p = request.min_p;
+  r.top_k = request.top_k;
+  r.stop_on_eos = request.stop_on_eos;
+  workflow::EmitCallback listener;
+  if (on_emit)
+    listener = [&](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { on_emit(output, row, to_value(chunk)); };
+  auto result = workflow::run(impl_->program, std::move(r), listener);
+  WorkflowOutputs out;
+  for (const auto& [key, tensor] : result.outputs) out.outputs.emplace(key, to_value(tensor));
+  return out;
+}
+
+}  // namespace ogai
