@@ -64,12 +64,13 @@ void set_log_tag(std::string_view tag) {
   tag_storage() = std::string(tag);
 }
 
+std::string log_tag() {
+  std::lock_guard lock(tag_mutex());
+  return tag_storage();
+}
+
 void log_message(LogLevel level, std::string_view message) {
-  std::string tag;
-  {
-    std::lock_guard lock(tag_mutex());
-    tag = tag_storage();
-  }
+  const std::string tag = log_tag();
   const char* name = kNames[static_cast<int>(level)];
   if (log_format() == LogFormat::kJson) {
     std::string replica = tag.empty() ? std::string() : fmt::format(R"(,"replica":{})", json_quoted(tag));

@@ -22,6 +22,7 @@ void log_message(LogLevel level, std::string_view message);
 // A tag every later message carries after its level, e.g. a server's replica id:
 // "ogai [info] [r2] serve: draining ..."; "" (the default) for none.
 void set_log_tag(std::string_view tag);
+std::string log_tag();  // the tag set_log_tag() set ("" for none)
 
 enum class LogFormat { kText, kJson };
 LogFormat log_format();

@@ -153,7 +153,7 @@ describe('API key, CORS, request ids and the access log (stories260k)', () => {
     const mine = await http(server.url + '/v1/models', { headers: { 'x-request-id': 'req-abc.123', ...bearer(KEY) } });
     assert.equal(mine.headers.get('x-request-id'), 'req-abc.123');
     const line = await logLine(server, /id=req-abc\.123$/);
-    assert.match(line, /^ogai \[info\] access: 127\.0\.0\.1:\d+ "GET \/v1\/models HTTP\/1\.1" 200 \d+B [\d.]+ms id=req-abc\.123$/);
+    assert.match(line, /^ogai \[info\] \[[^\]]+\] access: 127\.0\.0\.1:\d+ "GET \/v1\/models HTTP\/1\.1" 200 \d+B [\d.]+ms id=req-abc\.123$/);
     const generated = await http(server.url + '/health');
     const id = generated.headers.get('x-request-id');
     assert.match(id, /^[0-9a-f]{32}$/);

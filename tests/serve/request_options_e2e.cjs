@@ -73,7 +73,7 @@ describe('request options', () => {
       messages: [{ role: 'user', content: 'Lily' }], zeta_field: 1, alpha_field: true });
     assert.equal(r.status, 200, r.text);
     const id = r.headers.get('x-request-id');
-    const line = await logLine(lenient, new RegExp(`\\[warn\\] serve: request ${id} `));
+    const line = await logLine(lenient, new RegExp(`\\[warn\\] (\\[[^\\]]+\\] )?serve: request ${id} `));
     assert.match(line, /POST \/v1\/chat\/completions\): ignoring unknown fields: alpha_field, zeta_field$/);
     assert.equal(lenient.stderr().split('\n').filter((l) => l.includes(id) && l.includes('[warn]')).length, 1);
   });
