@@ -1,5 +1,7 @@
 #include "convert.h"
 
+#include "chat_convert.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -198,18 +200,6 @@ GenerateArgs generate_args(const char* function, const py::kwargs& kwargs) {
   return args;
 }
 
-std::vector<ChatMessage> messages_from(py::handle messages) {
-  if (!py::isinstance<py::sequence>(messages) || PyUnicode_Check(messages.ptr()))
-    throw Error(ErrorCode::kInvalidArgument, "messages", "expected a list of {\"role\", \"content\"} dicts");
-  std::vector<ChatMessage> out;
-  std::size_t i = 0;
-  for (py::handle m : messages) {
-    const std::string where = "messages[" + std::to_string(i++) + "]";
-    if (!py::isinstance<py::dict>(m)) throw Error(ErrorCode::kInvalidArgument, where, "expected a dict, got " + type_name(m));
-    py::dict d = py::reinterpret_borrow<py::dict>(m);
-    out.push_back({text_member(d, "role", where), text_member(d, "content", where)});
-  }
-  return out;
-}
+std::vector<ChatMessage> messages_from(py::handle messages) { return chat_messages_from(messages); }
 
 }  // namespace ogai::python

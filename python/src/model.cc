@@ -3,6 +3,8 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "bindings.h"
+#include "chat_convert.h"
+#include "chat_result.h"
 #include "context_handle.h"
 #include "convert.h"
 #include "text_stream.h"
@@ -70,7 +72,7 @@ py::object stream(const ModelHandle& h, py::handle prompt, py::kwargs kwargs) {
 }
 
 std::string render_text(const ModelHandle& h, py::handle messages, bool add_generation_prompt) {
-  std::vector<ChatMessage> list = messages_from(messages);
+  std::vector<ChatMessage> list = chat_messages_from(messages);
   py::gil_scoped_release release;
   return h.model->render_chat(list, add_generation_prompt);
 }
@@ -79,13 +81,39 @@ py::str render(const ModelHandle& h, py::handle messages, bool add_generation_pr
   return to_str(render_text(h, messages, add_generation_prompt));
 }
 
-// Renders the messages through the chat template, then generates from the text without letting
-// the tokenizer add special tokens (the template writes them), as `ogai generate --chat` does.
+// Renders the turn (tools, tool choice, template variables) with Model::prepare_chat, then
+// generates from the text without letting the tokenizer add special tokens (the template writes
+// them), as `ogai generate --chat` does; a forced tool call's grammar constrains the generation.
+// Whole: a ChatResult (the reply parsed); stream=True: the raw text pieces (refused when tools
+// are offered, since a streamed reply is not parsed here).
 py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_prompt, py::kwargs kwargs) {
   auto context = take_context(*h.model, kwargs);
+  ChatOptions chat_options = chat_options_from(kwargs);
+  chat_options.add_generation_prompt = add_generation_prompt;
   GenerateArgs args = generate_args("chat", kwargs);
   if (!args.add_special_tokens_set) args.options.add_special_tokens = false;
-  return generate_or_stream(h, render_text(h, messages, add_generation_prompt), std::move(args), std::move(context));
+  std::vector<ChatMessage> list = chat_messages_from(messages);
+  ChatPrompt prompt;
+  {
+    py::gil_scoped_release release;
+    prompt = h.model->prepare_chat(list, chat_options);
+  }
+  if (prompt.constraint) {
+    if (args.options.response_format)
+      throw Error(ErrorCode::kInvalidArgument, "response_format",
+                  "cannot be combined with tool_choice 'required' or a named function (the call's grammar constrains the reply)");
+    args.options.response_format = prompt.constraint;
+  }
+  if (args.stream) {
+    if (!chat_options.tools.empty())
+      throw Error(ErrorCode::kUnsupported, "stream",
+                  "chat(stream=True) with tools is not supported: the streamed text is not parsed into tool calls; "
+                  "call chat() whole");
+    return generate_or_stream(h, prompt.text, std::move(args), std::move(context));
+  }
+  GenerationResult result = run(*h.model, prompt.text, args.options, std::move(context));
+  ChatReply reply = parse_chat_reply(prompt, result.text);
+  return py::cast(ChatResult{std::move(result), std::move(reply)});
 }
 
 py::dict info(const ModelHandle& h) {
@@ -135,7 +163,9 @@ void bind_model(py::module_& m) {
            "context (an ogai.Context)")
       .def("stream", &stream, py::arg("prompt"), "generate(..., stream=True): a TextStream of text pieces")
       .def("chat", &chat, py::arg("messages"), py::arg("add_generation_prompt") = true,
-           "renders [{'role', 'content'}, ...] through the chat template and generates the reply (generate's keywords)")
+           "renders [{'role', 'content'}, ...] through the chat template and generates the reply; returns a ChatResult "
+           "(content, reasoning_content, tool_calls). Keywords: generate's, plus tools, tool_choice, parallel_tool_calls, "
+           "chat_template_kwargs, tool_call_format")
       .def("render_chat", &render, py::arg("messages"), py::arg("add_generation_prompt") = true,
            "the prompt text the chat template makes of the messages")
       .def_property_readonly("tokenizer", [](const ModelHandle& h) { return TokenizerHandle{h.model}; })

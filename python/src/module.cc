@@ -8,6 +8,7 @@ PYBIND11_MODULE(_ogai, m) {
   m.attr("__version__") = OGAI_VERSION_STRING;
   python::bind_errors(m);
   python::bind_results(m);
+  python::bind_chat_result(m);
   python::bind_stream(m);
   python::bind_context(m);
   python::bind_model(m);

@@ -86,7 +86,7 @@ class InstallTest(unittest.TestCase):
         out = check_run("nm", "-D", "--defined-only", "-C", os.path.join(self.lib, "libogai.so"))
         names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
         public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
-                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate|Workflow|TensorValue|WorkflowOutputs)\b.*)$")
+                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate|Workflow|TensorValue|WorkflowOutputs|ChatReplyParser|parse_chat_reply|tool_call_format_name|parse_tool_call_format)\b.*)$")
         self.assertEqual([n for n in names if not public.match(n)], [])
         self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
         for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load(", "ogai::Workflow::run("]:

@@ -1,5 +1,6 @@
 """model.chat / render_chat through the package's template, and response_format."""
 import json
+import shutil
 
 import jsonschema
 import pytest
@@ -48,8 +49,8 @@ def test_bad_messages_name_the_element(tiny):
         tiny.chat(["hello"])
     with pytest.raises(ogai.InvalidArgumentError, match=r"messages: expected a list"):
         tiny.chat("hello")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'tools'"):
-        tiny.chat(MESSAGES, tools=[])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tool'"):
+        tiny.chat(MESSAGES, tool=[])
 
 
 SCHEMA = {
@@ -95,3 +96,76 @@ def test_response_format_errors(stories):
             "schema": {"type": "string", "format": "no-such-format-ogai-knows"}}})
     with pytest.raises(TypeError, match="response_format must be a dict"):
         stories.generate("x", response_format="json")
+
+
+ADD = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 9},
+                                        "op": {"enum": ["plus", "minus"]}},
+       "required": ["a", "op"], "additionalProperties": False}
+TOOLS = [{"type": "function", "function": {"name": "add", "description": "adds", "parameters": ADD}},
+         {"type": "function", "function": {"name": "ping"}}]
+# The command line (like the server) reads JSON into sorted objects, so its rendered tool
+# definitions list keys in sorted order; Python keeps the caller's order. The differential test
+# passes sorted definitions so both render the same prompt.
+SORTED_TOOLS = json.loads(json.dumps(TOOLS, sort_keys=True))
+ASK = [{"role": "user", "content": "Add three"}]
+
+
+@pytest.fixture(scope="module")
+def tiny_long(tmp_path_factory):
+    """tiny-e2b with its declared context raised to 2048 positions: the tool descriptions its
+    template's fallback writes into the prompt do not fit in 512 (as tests/e2e/tools_cli_test.py)."""
+    dst = tmp_path_factory.mktemp("tiny-long") / "tiny-e2b"
+    shutil.copytree(TINY_E2B, dst)
+    metadata = dst / "inference_metadata.yaml"
+    text = metadata.read_text(encoding="utf-8")
+    assert "max_sequence_length: 512" in text
+    metadata.write_text(text.replace("max_sequence_length: 512", "max_sequence_length: 2048"), encoding="utf-8")
+    return str(dst), ogai.Model(str(dst))
+
+
+def test_forced_tool_calls_equal_the_cli_and_match_the_schema(tiny_long, tmp_path):
+    package, tiny = tiny_long
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps(TOOLS), encoding="utf-8")
+    for choice, py_choice in (("required", "required"), ("add", {"type": "function", "function": {"name": "add"}})):
+        expected = cli_generate(package, "Add three", "--chat", "--tools", str(tools_file), "--tool-choice", choice,
+                                "--max-new-tokens", "120", "--temperature", "0")
+        r = tiny.chat(ASK, tools=SORTED_TOOLS, tool_choice=py_choice, max_new_tokens=120, temperature=0)
+        assert r.token_ids == expected["ids"]
+        assert r.finish_reason == "tool_calls"
+        assert [c["function"] for c in r.tool_calls] == [c["function"] for c in expected["tool_calls"]]
+        for call in r.tool_calls:
+            assert call["type"] == "function" and call["id"]
+            if choice == "add":
+                assert call["function"]["name"] == "add"
+            if call["function"]["name"] == "add":
+                jsonschema.validate(json.loads(call["function"]["arguments"]), ADD)
+
+
+def test_tool_results_continue_the_conversation(tiny_long):
+    tiny = tiny_long[1]
+    first = tiny.chat(ASK, tools=TOOLS, tool_choice="required", max_new_tokens=120, temperature=0)
+    call = first.tool_calls[0]
+    conversation = ASK + [{"role": "assistant", "content": None, "tool_calls": [call]},
+                          {"role": "tool", "tool_call_id": call["id"], "content": "3"}]
+    second = tiny.chat(conversation, tools=TOOLS, tool_choice="none", max_new_tokens=8, temperature=0)
+    assert second.tool_calls == [] and second.finish_reason in ("length", "eos", "stop")
+    assert second.prompt_token_ids != first.prompt_token_ids
+    assert str(second) == second.content
+
+
+def test_tool_arguments_errors_name_the_field(tiny):
+    with pytest.raises(ogai.InvalidArgumentError, match=r"tools\[0\]\.function\.name: expected a string"):
+        tiny.chat(ASK, tools=[{"type": "function", "function": {}}])
+    with pytest.raises(ogai.InvalidArgumentError, match=r"tool_choice: 'sometimes' is not one of"):
+        tiny.chat(ASK, tools=TOOLS, tool_choice="sometimes")
+    with pytest.raises(ogai.InvalidArgumentError, match=r"tool_call_format: 'xml' is not one of"):
+        tiny.chat(ASK, tools=TOOLS, tool_call_format="xml")
+    with pytest.raises(ogai.UnsupportedError, match=r"stream"):
+        tiny.chat(ASK, tools=TOOLS, stream=True)
+    with pytest.raises(ogai.InvalidArgumentError, match=r"response_format"):
+        tiny.chat(ASK, tools=TOOLS, tool_choice="required", response_format={"type": "json_object"})
+    # Fail closed: a parameter keyword the constraint engine cannot enforce is refused by name.
+    odd = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "not": {"type": "string"}}}}]
+    with pytest.raises(ogai.Error, match=r"not"):
+        tiny.chat(ASK, tools=odd, tool_choice="required")
