@@ -77,7 +77,6 @@ class Engine {
   void release_forks(LiveSequence& parent);
   void finish(std::shared_ptr<LiveSequence> sequence);
 
-  SequenceModel model_;
   EngineLimits limits_;
   PrefixCache* prefix_;
   kv::BatchCache batch_;
