@@ -65,6 +65,7 @@ ChatOptions chat_options(const ChatFlags& f) {
                                                                  : "--tools";
     fail(ErrorCode::kInvalidArgument, flag, "{}", e.message);
   }
+  if (!f.tools_file.empty()) serve::keep_parameter_order(nlohmann::ordered_json::parse(read_file(f.tools_file)), request.chat);
   return request.chat;
 }
 

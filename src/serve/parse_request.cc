@@ -122,7 +122,11 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   r.options.stop = read_stop(f);
   r.options.ignore_eos = f.boolean("ignore_eos").value_or(false);
   r.options.response_format = read_response_format(f);
-  if (endpoint == Endpoint::kChat) read_chat_tools(f, r);
+  if (endpoint == Endpoint::kChat) {
+    read_chat_tools(f, r);
+    if (!r.chat.tools.empty())  // the body passed its limits and its parse already
+      keep_parameter_order(nlohmann::ordered_json::parse(body).at("tools"), r.chat);
+  }
   read_stream(f, r);
   if (r.echo && r.stream)
     throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");

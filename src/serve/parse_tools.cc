@@ -91,4 +91,14 @@ void read_chat_tools(const FieldReader& f, ApiRequest& r) {
     throw invalid_request("tool_choice", "tool_choice: a forced tool call cannot be combined with response_format");
 }
 
+void keep_parameter_order(const nlohmann::ordered_json& tools, ChatOptions& chat) {
+  if (!tools.is_array() || tools.size() != chat.tools.size()) return;
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    const auto& t = tools[i];
+    if (!t.is_object() || !t.contains("function") || !t["function"].is_object()) continue;
+    const auto& fn = t["function"];
+    if (fn.contains("parameters") && fn["parameters"].is_object()) chat.tools[i].parameters = fn["parameters"].dump();
+  }
+}
+
 }  // namespace ogai::serve

@@ -16,4 +16,10 @@ namespace ogai::serve {
 
 void read_chat_tools(const FieldReader& fields, ApiRequest& request);
 
+// The request's DOM sorts object keys; templates print a tool's `parameters` (`tojson`) in the
+// order the client wrote them, as transformers does. After read_chat_tools accepted `tools`, this
+// re-serializes each tool's parameters from `tools` read with its key order kept (the same
+// array, parsed as nlohmann::ordered_json). Shapes were checked already; anything else is left.
+void keep_parameter_order(const nlohmann::ordered_json& tools, ChatOptions& chat);
+
 }  // namespace ogai::serve

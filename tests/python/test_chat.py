@@ -103,10 +103,9 @@ ADD = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "
        "required": ["a", "op"], "additionalProperties": False}
 TOOLS = [{"type": "function", "function": {"name": "add", "description": "adds", "parameters": ADD}},
          {"type": "function", "function": {"name": "ping"}}]
-# The command line (like the server) reads JSON into sorted objects, so its rendered tool
-# definitions list keys in sorted order; Python keeps the caller's order. The differential test
-# passes sorted definitions so both render the same prompt.
-SORTED_TOOLS = json.loads(json.dumps(TOOLS, sort_keys=True))
+# The parameters' keys are not in sorted order ("type" before "properties"): the command line and
+# Python must both keep the order given, as transformers does, so their prompts are equal.
+assert list(ADD) != sorted(ADD)
 ASK = [{"role": "user", "content": "Add three"}]
 
 
@@ -130,7 +129,8 @@ def test_forced_tool_calls_equal_the_cli_and_match_the_schema(tiny_long, tmp_pat
     for choice, py_choice in (("required", "required"), ("add", {"type": "function", "function": {"name": "add"}})):
         expected = cli_generate(package, "Add three", "--chat", "--tools", str(tools_file), "--tool-choice", choice,
                                 "--max-new-tokens", "120", "--temperature", "0")
-        r = tiny.chat(ASK, tools=SORTED_TOOLS, tool_choice=py_choice, max_new_tokens=120, temperature=0)
+        r = tiny.chat(ASK, tools=TOOLS, tool_choice=py_choice, max_new_tokens=120, temperature=0)
+        assert r.prompt_token_ids == expected["prompt_ids"]
         assert r.token_ids == expected["ids"]
         assert r.finish_reason == "tool_calls"
         assert [c["function"] for c in r.tool_calls] == [c["function"] for c in expected["tool_calls"]]

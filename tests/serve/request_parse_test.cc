@@ -312,3 +312,22 @@ TEST(ParseResponseFormat, UnenforceableSchemasAre400NamingTheKeyword) {
 
 }  // namespace
 }  // namespace ogai::serve
+
+namespace ogai::serve {
+namespace {
+
+// Tool parameters keep the key order the client wrote (the template prints them as transformers
+// does), although the request's DOM sorts keys.
+TEST(ParseChat, ToolParametersKeepTheirKeyOrder) {
+  ApiRequest r = parse_chat_request(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":)"
+      R"({"name":"f","parameters":{"type":"object","required":["z"],"properties":{"z":{"type":"integer"},"a":{}}}}},)"
+      R"({"type":"function","function":{"name":"g"}}]})");
+  ASSERT_EQ(r.chat.tools.size(), 2u);
+  EXPECT_EQ(r.chat.tools[0].parameters,
+            R"({"type":"object","required":["z"],"properties":{"z":{"type":"integer"},"a":{}}})");
+  EXPECT_EQ(r.chat.tools[1].parameters, "");
+}
+
+}  // namespace
+}  // namespace ogai::serve
