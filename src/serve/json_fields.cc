@@ -94,4 +94,40 @@ nlohmann::json parse_json_object(const std::string& body) {
   return j;
 }
 
+std::optional<float> FieldReader::float_number(const char* name) const {
+  auto v = number(name);
+  if (!v) return std::nullopt;
+  return to_float_saturated(*v);
+}
+
+std::string element_param(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
+
+std::string content_text(const nlohmann::json& content, const std::string& param,
+                         std::initializer_list<std::string_view> text_types) {
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array())
+    throw invalid_request(param, param + ": expected a string or an array of content parts, got " +
+                                     std::string(json_type_name(content)));
+  std::string text;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    const std::string part_param = element_param(param, i);
+    if (!content[i].is_object()) throw invalid_request(part_param, part_param + ": expected a content part object");
+    FieldReader f(content[i], part_param + ".");
+    auto type = f.string("type");
+    bool is_text = false;
+    for (std::string_view t : text_types) is_text = is_text || (type && *type == t);
+    if (!is_text) {
+      std::string names;
+      for (std::string_view t : text_types) names += (names.empty() ? "\"" : ", \"") + std::string(t) + "\"";
+      throw unsupported(f.param("type"), f.param("type") + ": only text content parts (" + names +
+                                             ") are supported, got " + (type ? "\"" + *type + "\"" : std::string("none")));
+    }
+    auto part_text = f.string("text");
+    if (!part_text) throw invalid_request(f.param("text"), f.param("text") + ": required in a text part");
+    if (i > 0) text += "\n";
+    text += *part_text;
+  }
+  return text;
+}
+
 }  // namespace ogai::serve

@@ -3,9 +3,12 @@
 // should have. Holds a reference to the object; the object must outlive the reader.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +33,7 @@ class FieldReader {
   // The field's value, or nullptr when it is absent or null.
   const nlohmann::json* get(const char* name) const;
   std::optional<double> number(const char* name) const;
+  std::optional<float> float_number(const char* name) const;     // number(), saturated to float
   std::optional<std::int64_t> integer(const char* name) const;   // an integral JSON number
   std::optional<bool> boolean(const char* name) const;
   std::optional<std::string> string(const char* name) const;
@@ -43,6 +47,15 @@ class FieldReader {
   const nlohmann::json& object_;
   std::string prefix_;
 };
+
+// "name[i]": an array element as errors name it.
+std::string element_param(const std::string& name, std::size_t i);
+
+// A message's content (`param` names it in errors): a string, or an array of {"type", "text"}
+// parts whose type is one of `text_types`, joined with "\n". Another part type is an ApiError
+// `unsupported` naming the part's `type`; any other shape a 400 naming the part.
+std::string content_text(const nlohmann::json& content, const std::string& param,
+                         std::initializer_list<std::string_view> text_types);
 
 // Parses a request body within JsonLimits (json_limits.h); not JSON, not an object, or over a
 // limit -> ApiError 400.

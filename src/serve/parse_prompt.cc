@@ -5,37 +5,12 @@
 namespace ogai::serve {
 namespace {
 
-std::string at(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
-
-std::string content_text(const nlohmann::json& content, const std::string& param) {
-  if (content.is_string()) return content.get<std::string>();
-  if (!content.is_array())
-    throw invalid_request(param, param + ": expected a string or an array of content parts, got " +
-                                     std::string(json_type_name(content)));
-  std::string text;
-  for (std::size_t i = 0; i < content.size(); ++i) {
-    const auto& part = content[i];
-    std::string part_param = at(param, i);
-    if (!part.is_object()) throw invalid_request(part_param, part_param + ": expected a content part object");
-    FieldReader f(part, part_param + ".");
-    auto type = f.string("type");
-    if (type != "text")
-      throw unsupported(part_param + ".type", part_param + ".type: only \"text\" content parts are supported, got " +
-                                                  (type ? "\"" + *type + "\"" : std::string("none")));
-    auto part_text = f.string("text");
-    if (!part_text) throw invalid_request(part_param + ".text", part_param + ".text: required in a text part");
-    if (i > 0) text += "\n";
-    text += *part_text;
-  }
-  return text;
-}
-
 // An assistant's tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}].
 std::vector<ToolCall> read_tool_calls(const nlohmann::json& calls, const std::string& param) {
   if (!calls.is_array()) throw invalid_request(param, param + ": expected an array of tool calls, got " + json_preview(calls));
   std::vector<ToolCall> out;
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    const std::string call_param = at(param, i);
+    const std::string call_param = element_param(param, i);
     if (!calls[i].is_object()) throw invalid_request(call_param, call_param + ": expected a tool call object");
     FieldReader f(calls[i], call_param + ".");
     const nlohmann::json* fn = f.get("function");
@@ -50,7 +25,7 @@ std::vector<ToolCall> read_tool_calls(const nlohmann::json& calls, const std::st
 }
 
 ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
-  std::string param = at("messages", i);
+  std::string param = element_param("messages", i);
   if (!m.is_object())
     throw invalid_request(param, param + ": expected a message object, got " + std::string(json_type_name(m)));
   FieldReader f(m, param + ".");
@@ -79,7 +54,7 @@ ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
     if (*role != "assistant") throw invalid_request(f.param("content"), f.param("content") + ": required");
     return out;
   }
-  out.content = content_text(*content, f.param("content"));
+  out.content = content_text(*content, f.param("content"), {"text"});
   return out;
 }
 
@@ -118,7 +93,7 @@ std::vector<std::int32_t> read_ids(const nlohmann::json& array) {
   for (std::size_t i = 0; i < array.size(); ++i) {
     const auto& id = array[i];
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT_MAX)
-      throw invalid_request("prompt", at("prompt", i) + ": expected a token id (a non-negative integer), got " +
+      throw invalid_request("prompt", element_param("prompt", i) + ": expected a token id (a non-negative integer), got " +
                                           json_preview(id));
     ids.push_back(id.get<std::int32_t>());
   }

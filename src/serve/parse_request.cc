@@ -13,11 +13,6 @@
 namespace ogai::serve {
 namespace {
 
-std::optional<float> to_float(std::optional<double> v) {
-  if (!v) return std::nullopt;
-  return to_float_saturated(*v);
-}
-
 std::optional<int> to_int(const FieldReader& f, const char* name) {
   auto v = f.integer(name);
   if (!v) return std::nullopt;
@@ -72,14 +67,14 @@ void read_max_tokens(const FieldReader& f, GenerationOptions& o, bool echo) {
 }
 
 void read_sampling(const FieldReader& f, SamplingOptions& s) {
-  s.temperature = to_float(f.number("temperature"));
-  s.top_p = to_float(f.number("top_p"));
+  s.temperature = f.float_number("temperature");
+  s.top_p = f.float_number("top_p");
   s.top_k = to_int(f, "top_k");
-  s.min_p = to_float(f.number("min_p"));
-  s.typical_p = to_float(f.number("typical_p"));
-  s.repetition_penalty = to_float(f.number("repetition_penalty"));
-  s.frequency_penalty = to_float(f.number("frequency_penalty"));
-  s.presence_penalty = to_float(f.number("presence_penalty"));
+  s.min_p = f.float_number("min_p");
+  s.typical_p = f.float_number("typical_p");
+  s.repetition_penalty = f.float_number("repetition_penalty");
+  s.frequency_penalty = f.float_number("frequency_penalty");
+  s.presence_penalty = f.float_number("presence_penalty");
   if (auto seed = f.integer("seed")) s.seed = static_cast<std::uint64_t>(*seed);  // negative seeds wrap
   s.logit_bias = read_logit_bias(f);
 }

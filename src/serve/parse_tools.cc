@@ -3,8 +3,6 @@
 namespace ogai::serve {
 namespace {
 
-std::string at(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
-
 const nlohmann::json& object_field(const FieldReader& f, const char* name, const char* what) {
   const nlohmann::json* v = f.get(name);
   if (v == nullptr) throw invalid_request(f.param(name), f.param(name) + ": required (" + what + ")");
@@ -14,7 +12,7 @@ const nlohmann::json& object_field(const FieldReader& f, const char* name, const
 }
 
 Tool read_tool(const nlohmann::json& t, std::size_t i) {
-  const std::string param = at("tools", i);
+  const std::string param = element_param("tools", i);
   if (!t.is_object()) throw invalid_request(param, param + ": expected a tool object, got " + json_preview(t));
   FieldReader f(t, param + ".");
   const std::string type = f.string("type").value_or("");

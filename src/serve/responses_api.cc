@@ -14,33 +14,8 @@ constexpr std::string_view kResponsesFields[] = {
     "previous_response_id", "background", "store", "metadata", "user", "service_tier", "reasoning",
     "truncation", "include"};
 
-std::string at(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
-
-// A string, or an array of {type: input_text | output_text | text, text} parts joined with "\n".
-std::string content_text(const nlohmann::json& content, const std::string& param) {
-  if (content.is_string()) return content.get<std::string>();
-  if (!content.is_array())
-    throw invalid_request(param, param + ": expected a string or an array of content parts, got " +
-                                     std::string(json_type_name(content)));
-  std::string text;
-  for (std::size_t i = 0; i < content.size(); ++i) {
-    const std::string part_param = at(param, i);
-    if (!content[i].is_object()) throw invalid_request(part_param, part_param + ": expected a content part object");
-    FieldReader f(content[i], part_param + ".");
-    const std::string type = f.string("type").value_or("");
-    if (type != "input_text" && type != "output_text" && type != "text")
-      throw unsupported(f.param("type"), f.param("type") + ": only text parts (input_text, output_text) are "
-                                             "supported, got \"" + type + "\"");
-    auto part_text = f.string("text");
-    if (!part_text) throw invalid_request(f.param("text"), f.param("text") + ": required in a text part");
-    if (i > 0) text += "\n";
-    text += *part_text;
-  }
-  return text;
-}
-
 ChatMessage read_item(const nlohmann::json& item, std::size_t i) {
-  const std::string param = at("input", i);
+  const std::string param = element_param("input", i);
   if (!item.is_object())
     throw invalid_request(param, param + ": expected a message object, got " + std::string(json_type_name(item)));
   FieldReader f(item, param + ".");
@@ -55,7 +30,7 @@ ChatMessage read_item(const nlohmann::json& item, std::size_t i) {
                                                "' is not one of system, developer, user, assistant");
   const nlohmann::json* content = f.get("content");
   if (content == nullptr) throw invalid_request(f.param("content"), f.param("content") + ": required");
-  return {*role, content_text(*content, f.param("content"))};
+  return {*role, content_text(*content, f.param("content"), {"input_text", "output_text", "text"})};
 }
 
 void read_input(const FieldReader& f, ApiRequest& r) {
@@ -89,11 +64,6 @@ void refuse_features(const FieldReader& f) {
                                      "/v1/chat/completions with response_format)");
 }
 
-std::optional<float> to_float(std::optional<double> v) {
-  if (!v) return std::nullopt;
-  return to_float_saturated(*v);
-}
-
 void read_options(const FieldReader& f, ApiRequest& r) {
   if (auto max = f.integer("max_output_tokens")) {
     if (*max < 1 || *max > INT_MAX)
@@ -101,9 +71,9 @@ void read_options(const FieldReader& f, ApiRequest& r) {
     r.options.max_new_tokens = static_cast<int>(*max);
   }
   SamplingOptions& s = r.options.sampling;
-  s.temperature = to_float(f.number("temperature"));
-  s.top_p = to_float(f.number("top_p"));
-  s.min_p = to_float(f.number("min_p"));
+  s.temperature = f.float_number("temperature");
+  s.top_p = f.float_number("top_p");
+  s.min_p = f.float_number("min_p");
   if (auto k = f.integer("top_k")) {
     if (*k < 0 || *k > INT_MAX) throw invalid_request("top_k", "top_k: " + std::to_string(*k) + " is out of range");
     s.top_k = static_cast<int>(*k);
