@@ -94,8 +94,10 @@ class OGAI_API Engine {
   Engine& operator=(const Engine&) = delete;
 
   // Queues a generation. Throws ogai::Error at once for what Model::generate would refuse before
-  // generating (options out of range, a prompt that does not fit), and kUnsupported for
-  // speculative decoding (one sequence at a time: use Model::generate).
+  // generating (options out of range, a prompt that does not fit, speculative options the package
+  // cannot serve). Speculative requests (options.speculative) decode in the same engine: each
+  // runs its own verification run per step while plain requests share the batched run; the
+  // output equals Model::generate with the same options.
   std::shared_ptr<GenerationHandle> submit(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options = {},
                                            StreamCallback on_token = {}, CompletionCallback on_done = {});
   std::shared_ptr<GenerationHandle> submit(std::string_view prompt, const GenerationOptions& options = {},

@@ -69,12 +69,16 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   cmd.add_flag("--truncate-prompt", o.truncate_prompt, "keep the end of a prompt longer than the context");
   cmd.add_option("--prefill-chunk", o.prefill_chunk, "prefill at most N tokens per step (0 = all)")
       ->check(CLI::Range(0, 1 << 20));
+  add_speculative_flags(cmd, o.speculative);
+}
+
+void add_speculative_flags(CLI::App& cmd, SpeculativeOptions& speculative) {
   using Drafter = SpeculativeOptions::Drafter;
   const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
-  cmd.add_option("--speculative", o.speculative.drafter,
+  cmd.add_option("--speculative", speculative.drafter,
                  "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
       ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
-  cmd.add_option("--draft-tokens", o.speculative.max_draft_tokens, "tokens proposed per speculative step")
+  cmd.add_option("--draft-tokens", speculative.max_draft_tokens, "tokens proposed per speculative step")
       ->check(CLI::Range(1, 1024));
 }
 

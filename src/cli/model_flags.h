@@ -30,8 +30,11 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags);
 void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags);
 // Adds --max-new-tokens, --temperature, --top-k, --top-p, --min-p, --typical-p,
 // --repetition-penalty, --frequency-penalty, --presence-penalty, --seed, --stop (repeatable),
-// --ignore-eos, --truncate-prompt, --prefill-chunk.
+// --ignore-eos, --truncate-prompt, --prefill-chunk, and the speculative flags.
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags);
+
+// Adds --speculative ngram|assistant and --draft-tokens N (generate, serve).
+void add_speculative_flags(CLI::App& cmd, SpeculativeOptions& speculative);
 
 // Loads the package, showing progress on stderr when it is a terminal.
 std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms = nullptr);

@@ -1,6 +1,7 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
 //  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
+//  [--speculative ngram|assistant] [--draft-tokens N]
 //  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
 // (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr
 // once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
@@ -119,6 +120,7 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
   add_model_flags(*cmd, flags->model);
   add_chat_template_flag(*cmd, flags->model);
+  add_speculative_flags(*cmd, flags->server.speculative);
   add_surface_flags(*cmd, flags->server.surface, flags->log_format);
   auto& s = flags->server;
   cmd->add_option("--host", s.host, "address to listen on")->capture_default_str();

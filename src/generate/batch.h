@@ -2,16 +2,20 @@
 // prefilled on its own state, then every row decodes in one batched run per step, samples and
 // stops on its own, and leaves the batch when it ends. Each row's result equals generating it
 // alone (the same seed per row), for every state layout the engine runs (kv/batch_cache.h).
+// With a drafter in `speculation`, every row decodes speculatively (each its own verification run
+// per step; speculative.h) and equals Model::generate with the same speculative options.
 #pragma once
 
 #include <span>
 #include <vector>
 
 #include "generate/sequence.h"
+#include "generate/speculative.h"
 
 namespace ogai::generate {
 
 std::vector<GenerationResult> generate_batch(const SequenceModel& model, const ResolvedRequest& request,
-                                             std::span<const std::vector<std::int32_t>> prompts);
+                                             std::span<const std::vector<std::int32_t>> prompts,
+                                             const Speculation& speculation = {});
 
 }  // namespace ogai::generate

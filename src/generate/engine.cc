@@ -42,6 +42,7 @@ void Engine::add(std::shared_ptr<LiveSequence> sequence) {
 void Engine::step() {
   drop_cancelled();
   decode();
+  speculate();
   admit();
   prefill();
 }
@@ -62,12 +63,18 @@ void Engine::finish(std::shared_ptr<LiveSequence> sequence) {
   finished_.push_back(std::move(sequence));
 }
 
+std::size_t Engine::kv_bytes() const {
+  std::size_t bytes = batch_.bytes();
+  for (const auto& s : speculating_) bytes += s->state().cache.bytes();
+  return bytes;
+}
+
 std::size_t Engine::projected_bytes(const LiveSequence& sequence) const {
   return fixed_bytes_ + static_cast<std::size_t>(sequence.max_positions()) * bytes_per_position_;
 }
 
 bool Engine::fits(const LiveSequence& sequence) const {
-  if (limits_.kv_bytes == 0 || (rows_.empty() && prefilling_.empty())) return true;
+  if (limits_.kv_bytes == 0 || (rows_.empty() && speculating_.empty() && prefilling_.empty())) return true;
   return admitted_bytes_ + projected_bytes(sequence) <= limits_.kv_bytes;
 }
 
@@ -106,6 +113,32 @@ void Engine::drop_cancelled() {
     rows_[r]->stop_cancelled();
     leave(r);
   }
+  for (std::size_t i = speculating_.size(); i-- > 0;) {
+    if (!speculating_[i]->cancelled()) continue;
+    speculating_[i]->stop_cancelled();
+    retire(i);
+  }
+}
+
+// A speculative sequence that ended: its state is already its own.
+void Engine::retire(std::size_t speculating) {
+  std::shared_ptr<LiveSequence> sequence = std::move(speculating_[speculating]);
+  speculating_.erase(speculating_.begin() + static_cast<std::ptrdiff_t>(speculating));
+  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
+  finish(std::move(sequence));
+}
+
+void Engine::speculate() {
+  for (const auto& sequence : speculating_) {
+    try {
+      sequence->speculate();
+      ++counters_.speculative_runs;
+    } catch (...) {  // this sequence's run or drafter failed: it ends alone
+      sequence->stop_with_error(std::current_exception());
+    }
+  }
+  for (std::size_t i = speculating_.size(); i-- > 0;)
+    if (speculating_[i]->done()) retire(i);
 }
 
 void Engine::decode() {
@@ -144,7 +177,8 @@ void Engine::decode() {
 
 void Engine::admit() {
   while (!waiting_.empty() &&
-         static_cast<int>(rows_.size() + prefilling_.size() + waiting_.front()->fork_count()) < limits_.max_rows &&
+         static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + waiting_.front()->fork_count()) <
+             limits_.max_rows &&
          fits(*waiting_.front())) {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
     waiting_.pop_front();
@@ -179,7 +213,9 @@ void Engine::prefill() {
 
 // A sequence whose prefill ended joins the batch, or finishes (its first token ended it, an error).
 void Engine::join(std::shared_ptr<LiveSequence> ready) {
-  if (ready->phase() == LiveSequence::Phase::kDecode) {
+  if (ready->phase() == LiveSequence::Phase::kDecode && ready->speculative()) {
+    speculating_.push_back(std::move(ready));  // decodes on its own state
+  } else if (ready->phase() == LiveSequence::Phase::kDecode) {
     batch_.add_row(std::move(ready->state().cache));
     rows_.push_back(std::move(ready));
   } else {

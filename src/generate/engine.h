@@ -5,14 +5,18 @@
 //   2. decodes: one batched ONNX Runtime run feeds every decoding row its next token
 //      (batch_step.h) and each row samples, streams and checks its stop rules on its own; rows
 //      that finish leave the batch;
-//   3. prefills under a token budget (limits.step_tokens prompt tokens per step, in FIFO order,
+//   3. steps each speculative sequence (LiveSequence::set_speculation) with its own verification
+//      run on its own state (speculative.h says why they do not share the batched run): one run
+//      per speculative sequence per step, each emitting 1..K+1 tokens; plain rows still share
+//      one run;
+//   4. prefills under a token budget (limits.step_tokens prompt tokens per step, in FIFO order,
 //      each sequence on its own state); a sequence whose prompt is complete samples its first
 //      token and joins the batch for the next step.
 // Decode comes first, so time between tokens stays bounded while long prompts arrive (chunked
 // prefill). Prefill chunks are separate runs rather than padding every decode row to the chunk
 // length: the decoder's [batch, sequence] ports give all rows of one run the same length.
 // A sequence is admitted (starts prefilling) while fewer than limits.max_rows sequences are
-// prefilling or decoding and, with a KV budget, while the KV it may grow to fits in it.
+// prefilling or decoding (batched or speculative) and, with a KV budget, while the KV it may grow to fits in it.
 // Finished sequences (done, cancelled or failed) are handed back through take_finished(), with
 // their state extracted from the batch when keep_states is set (a Context, the prefix cache).
 // Not thread-safe: one thread calls everything (ogai::Engine runs it on its own thread).
@@ -43,6 +47,7 @@ struct EngineCounters {
   std::int64_t max_batch = 0;       // most rows in one decode run
   std::uint64_t prefill_runs = 0;
   std::uint64_t prefill_tokens = 0;
+  std::uint64_t speculative_runs = 0;  // verification runs of speculative sequences
 };
 
 class Engine {
@@ -53,14 +58,16 @@ class Engine {
   void add(std::shared_ptr<LiveSequence> sequence);
   void set_kv_budget(std::size_t bytes) { limits_.kv_bytes = bytes; }
   void step();
-  bool idle() const { return waiting_.empty() && prefilling_.empty() && rows_.empty(); }
+  bool idle() const { return waiting_.empty() && prefilling_.empty() && rows_.empty() && speculating_.empty(); }
 
   std::vector<std::shared_ptr<LiveSequence>> take_finished();
 
-  int decoding() const { return static_cast<int>(rows_.size()); }
+  // Sequences decoding: batched rows and speculative sequences.
+  int decoding() const { return static_cast<int>(rows_.size() + speculating_.size()); }
   int prefilling() const { return static_cast<int>(prefilling_.size()); }
   int waiting() const { return static_cast<int>(waiting_.size()); }
-  std::size_t kv_bytes() const { return batch_.bytes(); }
+  // KV held by decoding sequences: the batch and the speculative sequences' own states.
+  std::size_t kv_bytes() const;
   const EngineCounters& counters() const { return counters_; }
   // KV bytes one position of one sequence takes (append pairs), from the graph's geometry.
   std::size_t bytes_per_position() const { return bytes_per_position_; }
@@ -68,6 +75,8 @@ class Engine {
  private:
   void drop_cancelled();
   void decode();
+  void speculate();
+  void retire(std::size_t speculating);
   void prefill();
   void admit();
   bool fits(const LiveSequence& sequence) const;
@@ -82,6 +91,7 @@ class Engine {
   kv::BatchCache batch_;
   BatchStep step_;
   std::vector<std::shared_ptr<LiveSequence>> rows_;  // row r of batch_ is rows_[r]
+  std::vector<std::shared_ptr<LiveSequence>> speculating_;  // decoding on their own states
   std::deque<std::shared_ptr<LiveSequence>> prefilling_;
   std::deque<std::shared_ptr<LiveSequence>> waiting_;
   std::vector<std::shared_ptr<LiveSequence>> finished_;

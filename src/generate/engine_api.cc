@@ -231,23 +231,14 @@ EngineStats Engine::stats() const {
   return s;
 }
 
-namespace {
-
-void refuse_speculative(const GenerationOptions& options) {
-  if (options.speculative.drafter != SpeculativeOptions::Drafter::kNone)
-    fail(ErrorCode::kUnsupported, "speculative",
-         "the engine batches plain decoding; speculative decoding runs one sequence at a time (Model::generate)");
-}
-
-}  // namespace
-
 std::shared_ptr<GenerationHandle> Engine::submit(std::span<const std::int32_t> prompt_ids,
                                                  const GenerationOptions& options, StreamCallback on_token,
                                                  CompletionCallback on_done) {
-  refuse_speculative(options);
   const Model::Impl& m = impl_->model->impl();
   auto request = generate::resolve_request(options, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
+  const generate::Speculation speculation = m.speculation(options.speculative);
   auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(on_token));
+  if (speculation.drafter) sequence->set_speculation(speculation);
   auto state = impl_->make_state(std::move(sequence), std::move(on_done));
   impl_->enqueue({state});
   return std::make_shared<GenerationHandle>(std::move(state));
@@ -263,11 +254,11 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     std::span<const std::int32_t> prompt_ids, const GenerationOptions& options, int n,
     std::function<bool(int choice, const StreamEvent&)> on_token,
     std::function<void(int choice, GenerationHandle&)> on_done) {
-  refuse_speculative(options);
   if (n < 1 || n > impl_->options.max_sequences)
     fail(ErrorCode::kInvalidArgument, "n", "{} is not in [1, {}] (the engine's max_sequences)", n,
          impl_->options.max_sequences);
   const Model::Impl& m = impl_->model->impl();
+  const generate::Speculation speculation = m.speculation(options.speculative);
   std::vector<std::shared_ptr<GenerationHandle::State>> states;
   std::random_device entropy;
   for (int i = 0; i < n; ++i) {
@@ -278,6 +269,7 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     StreamCallback callback;
     if (on_token) callback = [on_token, i](const StreamEvent& e) { return on_token(i, e); };
     auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(callback));
+    if (speculation.drafter) sequence->set_speculation(speculation);
     if (i > 0) states.front()->sequence->add_fork(sequence);
     CompletionCallback done;
     if (on_done) done = [on_done, i](GenerationHandle& h) { on_done(i, h); };

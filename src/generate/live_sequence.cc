@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/error.h"
+
 namespace ogai::generate {
 namespace {
 
@@ -85,6 +87,7 @@ void LiveSequence::sample_first(StepOutput& out) {
   std::span<float> row = out.row_logits(0, position, scratch_);
   if (!forks_.empty()) first_logits_.assign(row.begin(), row.end());
   emit(row);
+  if (speculative_) speculative_->start(out, position);
   times_.first_token = Clock::now();
 }
 
@@ -103,6 +106,7 @@ void LiveSequence::start_as_fork(LiveSequence& parent) {
     return;
   }
   phase_ = Phase::kDecode;
+  if (speculative_ && parent.speculative_) speculative_->start_as_copy(*parent.speculative_);
   scratch_ = parent.first_logits_;
   emit(scratch_);
   times_.first_token = Clock::now();
@@ -120,6 +124,22 @@ void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds)
   times_.run_seconds += run_seconds;
   if (cancelled()) return stop_cancelled();
   emit(out.row_logits(row, 0, scratch_));
+}
+
+void LiveSequence::set_speculation(Speculation speculation) {
+  if (started_) fail(ErrorCode::kInternal, "speculative", "set before the first prefill only");
+  if (request_.prompt_logprobs)
+    fail(ErrorCode::kUnsupported, "prompt_logprobs", "prompt log-probabilities are not supported with speculative decoding");
+  if (request_.prefill_only)
+    fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with speculative decoding");
+  speculative_ = std::make_unique<SpeculativeDecoder>(model_, std::move(speculation), request_, sampler_, logprobs_,
+                                                      output_, result_);
+}
+
+void LiveSequence::speculate() {
+  if (phase_ != Phase::kDecode) return;
+  if (cancelled()) return stop_cancelled();
+  if (speculative_->step(*state_, pending_, times_.run_seconds)) phase_ = Phase::kDone;
 }
 
 void LiveSequence::stop_cancelled() {

@@ -1,14 +1,18 @@
 // LiveSequence: one generation as a resumable object that an engine (engine.h) drives a step at
-// a time. Every way ogai generates without speculation (Model::generate with or without a
-// Context, generate_batch, ogai::Engine and the server) runs through it:
+// a time. Every way ogai generates (Model::generate with or without a Context, generate_batch,
+// ogai::Engine and the server, plain or speculative) runs through it:
 //   1. prefill(budget): the prompt (fitted to the context when constructed) is fed in chunks on
 //      the sequence's own batch-1 state, after keeping the prefix that state already holds; once
 //      the whole prompt is in, the first token is sampled from the last prompt position;
 //   2. decode: the engine feeds next_input() together with other rows and hands this row's logits
 //      to decode(), which samples the next token, streams its text and applies the stop rules;
+//      A speculative sequence (set_speculation) does not join the batch: the engine calls
+//      speculate(), which proposes, verifies and rolls back on the sequence's own state
+//      (speculative.h) and emits one or more tokens per call;
 //   3. when done(), finish() ends the text stream and fills the result (once).
-// The state (KV cache, tokens) is the sequence's own during prefill and after it leaves a batch;
-// while it decodes in a batch, the engine holds its KV (state().cache is then empty).
+// The state (KV cache, tokens) is the sequence's own during prefill, while it decodes
+// speculatively and after it leaves a batch; while it decodes in a batch, the engine holds its KV
+// (state().cache is then empty).
 // Errors of the sequence's own steps are kept (error()) rather than thrown, so one failing
 // request never ends the others in a batch.
 // Thread safety: cancel() and cancelled() from any thread; everything else from the engine's.
@@ -25,6 +29,7 @@
 #include "generate/prompt_logprobs.h"
 #include "generate/sequence.h"
 #include "generate/sequence_steps.h"
+#include "generate/speculative.h"
 #include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
@@ -60,6 +65,14 @@ class LiveSequence {
   // After a decode step that fed next_input(): row `row` of `out` holds its logits. Samples,
   // streams and checks the stop rules. `run_seconds` is the step's time inside ONNX Runtime.
   void decode(StepOutput& out, std::int64_t row, double run_seconds);
+
+  // Makes the sequence decode speculatively; before the first prefill() only. Throws ogai::Error
+  // (kUnsupported) for requests speculative decoding cannot serve (prompt logprobs, prefill only).
+  void set_speculation(Speculation speculation);
+  bool speculative() const { return speculative_ != nullptr; }
+  // A speculative decode step in kDecode: one verification run on the sequence's own state, one or
+  // more tokens emitted. Errors propagate (the engine keeps them with stop_with_error).
+  void speculate();
 
   // Choices of one prompt (n > 1) that share this sequence's prefill: when its prompt is complete,
   // each takes a copy of its state and samples its first token from its last prompt logits, so
@@ -102,6 +115,7 @@ class LiveSequence {
   OutputStream output_;
   LogprobRecorder logprobs_;
   std::unique_ptr<PromptLogprobs> prompt_logprobs_;
+  std::unique_ptr<SpeculativeDecoder> speculative_;  // null: plain decoding
   std::vector<float> scratch_;
   std::vector<std::shared_ptr<LiveSequence>> forks_;
   std::vector<float> first_logits_;  // the raw last prompt row, kept for forks

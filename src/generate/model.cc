@@ -11,7 +11,6 @@
 #include "generate/package_config.h"
 #include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
-#include "generate/speculative.h"
 #include "tokenizer/token_bytes.h"
 
 namespace ogai {
@@ -46,28 +45,30 @@ void report(const LoadOptions& options, std::string_view stage, double fraction)
 
 }  // namespace
 
-GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
-                                  std::span<const std::int32_t> prompt, generate::SequenceState& state,
-                                  const StreamCallback& on_token) const {
+generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options) const {
   using Drafter = SpeculativeOptions::Drafter;
-  if (speculative.drafter == Drafter::kNone)
-    return generate::generate_sequence(sequence_model(), request, prompt, state, on_token);
-  refuse_prefill_features(request, "speculative decoding");
-  if (speculative.max_draft_tokens < 0)
-    fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", speculative.max_draft_tokens);
-  if (speculative.drafter == Drafter::kNgram) {
-    generate::NgramDrafter drafter(speculative.ngram_max);
-    int k = speculative.max_draft_tokens > 0 ? speculative.max_draft_tokens : 4;
-    return generate::generate_speculative(sequence_model(), drafter, k, request, prompt, state, on_token);
+  if (options.drafter == Drafter::kNone) return {};
+  if (options.max_draft_tokens < 0)
+    fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", options.max_draft_tokens);
+  if (options.drafter == Drafter::kNgram) {
+    int k = options.max_draft_tokens > 0 ? options.max_draft_tokens : 4;
+    return {std::make_shared<generate::NgramDrafter>(options.ngram_max), k};
   }
   if (!assistant)
     fail(ErrorCode::kInvalidArgument, "speculative", "this package has no executable assistant drafter: {}",
          config.assistant_unavailable);
-  int k = speculative.max_draft_tokens > 0 ? speculative.max_draft_tokens : std::max(config.max_proposal_width, 1);
+  int k = options.max_draft_tokens > 0 ? options.max_draft_tokens : std::max(config.max_proposal_width, 1);
   if (config.max_proposal_width > 0 && k > config.max_proposal_width)
     fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} exceeds the package's max_proposal_width {}", k,
          config.max_proposal_width);
-  return generate::generate_speculative(sequence_model(), *assistant, k, request, prompt, state, on_token);
+  // Not owning: the assistant lives as long as the model, which outlives its generations.
+  return {std::shared_ptr<const generate::Drafter>(std::shared_ptr<void>(), assistant.get()), k};
+}
+
+GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
+                                  std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                                  const StreamCallback& on_token) const {
+  return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
 }
 
 const char* finish_reason_name(FinishReason reason) {
@@ -148,8 +149,6 @@ GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const
 
 std::vector<GenerationResult> Model::generate_batch(std::span<const std::string> prompts,
                                                     const GenerationOptions& options) const {
-  if (options.speculative.drafter != SpeculativeOptions::Drafter::kNone)
-    fail(ErrorCode::kInvalidArgument, "speculative", "speculative decoding runs one sequence at a time, not batches");
   std::vector<std::vector<std::int32_t>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {
@@ -158,7 +157,7 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
   refuse_prefill_features(request, "batches");
-  return generate::generate_batch(impl_->sequence_model(), request, ids);
+  return generate::generate_batch(impl_->sequence_model(), request, ids, impl_->speculation(options.speculative));
 }
 
 Context::Context(const Model& model) : state_(std::make_unique<State>(model)) {}

@@ -10,6 +10,7 @@
 #include "generate/decoder.h"
 #include "generate/package_config.h"
 #include "generate/sequence.h"
+#include "generate/speculative.h"
 #include "ogai/model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -35,6 +36,11 @@ struct Model::Impl {
                        const StreamCallback& on_token) const;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
+  // The drafter and K that `options` ask for (no drafter for kNone), checked against the package:
+  // K >= 0 (0 = the drafter's default), the assistant needs an executable proposer and K within
+  // its max_proposal_width. Throws ogai::Error naming the field. The assistant drafter is the
+  // model's and shared; an n-gram drafter is made per call.
+  generate::Speculation speculation(const SpeculativeOptions& options) const;
 };
 
 struct Context::State {

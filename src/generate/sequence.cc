@@ -8,8 +8,9 @@ namespace ogai::generate {
 
 GenerationResult generate_sequence(const SequenceModel& model, const ResolvedRequest& request,
                                    std::span<const std::int32_t> prompt, SequenceState& state,
-                                   const StreamCallback& on_token) {
+                                   const StreamCallback& on_token, const Speculation& speculation) {
   auto sequence = std::make_shared<LiveSequence>(model, request, prompt, on_token);
+  if (speculation.drafter) sequence->set_speculation(speculation);
   sequence->set_state(std::move(state));
   EngineLimits limits;
   limits.max_rows = 1;

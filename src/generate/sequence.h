@@ -34,11 +34,14 @@ struct SequenceModel {
   const tokenizer::Tokenizer& tokenizer;
 };
 
+struct Speculation;
+
 // Generates from `prompt`, continuing `state` (its longest common prefix with the prompt is kept,
-// the rest rewound). Throws ogai::Error for a prompt that does not fit (unless truncation was
+// the rest rewound): an engine (engine.h) of one sequence, speculative when `speculation` has a
+// drafter. Throws ogai::Error for a prompt that does not fit (unless truncation was
 // asked) and for ORT failures; `state` stays usable afterwards.
 GenerationResult generate_sequence(const SequenceModel& model, const ResolvedRequest& request,
                                    std::span<const std::int32_t> prompt, SequenceState& state,
-                                   const StreamCallback& on_token);
+                                   const StreamCallback& on_token, const Speculation& speculation);
 
 }  // namespace ogai::generate

@@ -1,99 +1,16 @@
 #include "generate/speculative.h"
 
 #include <algorithm>
-#include <vector>
-#include <optional>
 
-#include "generate/output_stream.h"
+#include "base/error.h"
 #include "generate/sequence_steps.h"
 #include "generate/speculative_accept.h"
-#include "generate/token_logprobs.h"
-#include "sampling/sampler.h"
 
 namespace ogai::generate {
 namespace {
 
-// How many tokens the next proposal may hold: the drafter's limit, what the request may still
-// generate after the pending token, and the room left in the context.
-int proposal_budget(int max_draft, const ResolvedRequest& request, std::size_t generated, std::size_t total) {
-  std::int64_t budget = max_draft;
-  if (request.stop.max_new_tokens) budget = std::min<std::int64_t>(budget, *request.stop.max_new_tokens - generated - 1);
-  if (request.stop.context_limit) budget = std::min<std::int64_t>(budget, *request.stop.context_limit - total - 1);
-  return static_cast<int>(std::max<std::int64_t>(budget, 0));
-}
-
-// Chooses and emits the tokens of one request from logits rows: the sampler (whose history
-// follows the emitted tokens), the logprob recorder (fed the verification rows: the values plain
-// decoding reports) and the output stream. Tracks the pending token and the committed history.
-class Verifier {
- public:
-  Verifier(sampling::Sampler& sampler, LogprobRecorder& logprobs, OutputStream& output, GenerationResult& result)
-      : sampler_(sampler), logprobs_(logprobs), output_(output), result_(result),
-        history_(result.prompt_ids.begin(), result.prompt_ids.end()) {}
-
-  // Emits the token chosen at `row` of `out` with no proposal there; returns whether it ends.
-  bool emit_plain(StepOutput& out, std::int64_t row) { return emit(out, row, std::nullopt).done; }
-
-  // Emits the verified tokens of a step that fed `step_tokens` (pending token + proposal):
-  // proposals while accepted, then the target's own token. Returns the last row used.
-  std::int64_t emit_verified(StepOutput& out, std::span<const std::int32_t> step_tokens) {
-    const std::size_t proposed = step_tokens.size() - 1;
-    for (std::int64_t row = 0;; ++row) {
-      std::optional<std::int32_t> draft;
-      if (static_cast<std::size_t>(row) < proposed) draft = step_tokens[static_cast<std::size_t>(row) + 1];
-      const Emitted emitted = emit(out, row, draft);
-      if (emitted.done || !emitted.accepted) return row;
-      ++result_.accepted_draft_tokens;
-      history_.push_back(pending_);
-    }
-  }
-
-  // Commits the pending token to the history; returns it.
-  std::int32_t commit_pending() {
-    history_.push_back(pending_);
-    return pending_;
-  }
-  std::span<const std::int32_t> history() const { return history_; }
-  bool done() const { return done_; }
-
- private:
-  struct Emitted {
-    bool done = false;
-    bool accepted = false;  // the token is the proposal
-  };
-
-  // The token at one position given the proposal there (none past the last one), recorded in the
-  // sampler's history and emitted. Greedy: the target's own choice, accepted when it equals the
-  // proposal, so the output is plain greedy decoding's. Sampling: the speculative-sampling rule
-  // for a one-hot draft over the distribution plain sampling draws from.
-  Emitted emit(StepOutput& out, std::int64_t row, std::optional<std::int32_t> draft) {
-    std::span<float> logits = logprobs_.observe(out.row_logits(0, row, scratch_));
-    bool accepted = false;
-    if (!draft || sampler_.params().greedy()) {
-      pending_ = static_cast<std::int32_t>(sampler_.next(logits));
-      accepted = draft && pending_ == *draft;
-    } else {
-      const AcceptOutcome outcome = accept_or_resample(sampler_.distribution(logits), *draft, sampler_.rng());
-      sampler_.accept(outcome.token);
-      pending_ = outcome.token;
-      accepted = outcome.accepted;
-    }
-    done_ = output_.push(pending_, logprobs_.entry(pending_));
-    return {done_, accepted};
-  }
-
-  sampling::Sampler& sampler_;
-  LogprobRecorder& logprobs_;
-  OutputStream& output_;
-  GenerationResult& result_;
-  std::vector<std::int32_t> history_;  // committed tokens (prompt + generated before the pending one)
-  std::vector<float> scratch_;
-  std::int32_t pending_ = 0;  // the last emitted token, not yet fed to the target
-  bool done_ = false;
-};
-
-// Keeps `used`, the first tokens fed by the last step (which started at `before` tokens): truncates
-// the KV of the others or, with a snapshot from before the step (recurrent state), restores it and
+// Keeps `used`, the first tokens fed by the last run (which started at `before` tokens): truncates
+// the KV of the others or, with a snapshot from before the run (recurrent state), restores it and
 // replays `used` (its last row seeds the next carry). Returns the row of `out` of the last kept token.
 std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::optional<SequenceState>& snapshot,
                       std::size_t before, std::span<const std::int32_t> used, StepOutput& out, double& run_seconds) {
@@ -109,47 +26,90 @@ std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::opt
 
 }  // namespace
 
-GenerationResult generate_speculative(const SequenceModel& model, const Drafter& drafter, int max_draft_tokens,
-                                      const ResolvedRequest& request, std::span<const std::int32_t> prompt,
-                                      SequenceState& state, const StreamCallback& on_token) {
-  PhaseTimes times;
-  times.start = Clock::now();
-  GenerationResult result;
-  result.prompt_ids = fit_prompt(prompt, request);
-  const std::size_t kept = reuse_prefix(state, result.prompt_ids);
-  StepOutput out = feed(model.decoder, state, std::span(result.prompt_ids).subspan(kept), request.prefill_chunk,
-                        times.run_seconds);
-  times.prefilled = Clock::now();
+SpeculativeDecoder::SpeculativeDecoder(const SequenceModel& model, Speculation speculation,
+                                       const ResolvedRequest& request, sampling::Sampler& sampler,
+                                       LogprobRecorder& logprobs, OutputStream& output, GenerationResult& result)
+    : model_(model), speculation_(std::move(speculation)), request_(request), sampler_(sampler), logprobs_(logprobs),
+      output_(output), result_(result) {
+  if (!speculation_.drafter) fail(ErrorCode::kInternal, "speculative", "no drafter");
+  if (speculation_.max_draft_tokens < 1)
+    fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be at least 1", speculation_.max_draft_tokens);
+}
 
-  sampling::Sampler sampler(request.sampling, model.decoder.spec().vocab_size);
-  std::vector<std::int64_t> prompt64(result.prompt_ids.begin(), result.prompt_ids.end());
-  sampler.reset(prompt64);
-  OutputStream output(model.tokenizer, request, on_token, result);
-  LogprobRecorder logprobs(request.logprobs);
-  Verifier verifier(sampler, logprobs, output, result);
-  std::int64_t row = out.logits.shape()[1] - 1;  // logits row of the last fed token
-  verifier.emit_plain(out, row);
-  times.first_token = Clock::now();
-  std::vector<std::int32_t> step_tokens;
-  while (!verifier.done()) {
-    step_tokens.assign(1, verifier.commit_pending());
-    DraftRequest draft{verifier.history(), &state.cache, drafter.needs_hidden() ? &out.hidden : nullptr, row,
-                       proposal_budget(max_draft_tokens, request, output.generated(), verifier.history().size())};
-    drafter.propose(draft, step_tokens);
-    const std::size_t before = state.tokens.size();
-    // Recurrent state cannot rewind: keep a snapshot to restore and replay the accepted tokens.
-    std::optional<SequenceState> snapshot;
-    if (step_tokens.size() > 1 && !state.cache.rewinds_freely()) snapshot = state.copy();
-    out = feed(model.decoder, state, step_tokens, 0, times.run_seconds);
-    result.draft_tokens += static_cast<int>(step_tokens.size() - 1);
-    row = verifier.emit_verified(out, step_tokens);
-    const std::span<const std::int32_t> used = std::span(step_tokens).first(static_cast<std::size_t>(row) + 1);
-    row = keep_fed(model, state, snapshot, before, used, out, times.run_seconds);
+void SpeculativeDecoder::start(StepOutput& out, std::int64_t position) {
+  hidden_ = std::move(out.hidden);
+  hidden_row_ = position;
+}
+
+void SpeculativeDecoder::start_as_copy(const SpeculativeDecoder& parent) {
+  hidden_ = parent.hidden_.empty() ? ort::Tensor() : ort::Tensor::copy_of(parent.hidden_);
+  hidden_row_ = parent.hidden_row_;
+}
+
+// How many tokens the next proposal may hold: the drafter's limit, what the request may still
+// generate after the pending token, and the room left in the context.
+int SpeculativeDecoder::proposal_budget() const {
+  const auto generated = static_cast<std::int64_t>(output_.generated());
+  const auto total = static_cast<std::int64_t>(history_.size());
+  std::int64_t budget = speculation_.max_draft_tokens;
+  if (request_.stop.max_new_tokens) budget = std::min<std::int64_t>(budget, *request_.stop.max_new_tokens - generated - 1);
+  if (request_.stop.context_limit) budget = std::min<std::int64_t>(budget, *request_.stop.context_limit - total - 1);
+  return static_cast<int>(std::max<std::int64_t>(budget, 0));
+}
+
+bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, double& run_seconds) {
+  history_.assign(state.tokens.begin(), state.tokens.end());
+  history_.push_back(pending);
+  step_tokens_.assign(1, pending);
+  const Drafter& drafter = *speculation_.drafter;
+  const bool hidden = drafter.needs_hidden() && !hidden_.empty();
+  DraftRequest draft{history_, &state.cache, hidden ? &hidden_ : nullptr, hidden_row_, proposal_budget()};
+  drafter.propose(draft, step_tokens_);
+  const std::size_t before = state.tokens.size();
+  std::optional<SequenceState> snapshot;  // recurrent state cannot rewind: restore and replay
+  if (step_tokens_.size() > 1 && !state.cache.rewinds_freely()) snapshot = state.copy();
+  StepOutput out = feed(model_.decoder, state, step_tokens_, 0, run_seconds);
+  result_.draft_tokens += static_cast<int>(step_tokens_.size() - 1);
+  bool done = false;
+  const std::int64_t last = emit_verified(out, pending, done);
+  const auto used = std::span<const std::int32_t>(step_tokens_).first(static_cast<std::size_t>(last) + 1);
+  hidden_row_ = keep_fed(model_, state, snapshot, before, used, out, run_seconds);
+  hidden_ = std::move(out.hidden);
+  return done;
+}
+
+// Emits the verified tokens of a run that fed step_tokens_ (pending token + proposal): proposals
+// while accepted, then the target's own token. Returns the last row of `out` used.
+std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int32_t& pending, bool& done) {
+  const std::size_t proposed = step_tokens_.size() - 1;
+  for (std::int64_t row = 0;; ++row) {
+    std::optional<std::int32_t> draft;
+    if (static_cast<std::size_t>(row) < proposed) draft = step_tokens_[static_cast<std::size_t>(row) + 1];
+    const Emitted emitted = emit(out, row, draft, pending);
+    done = emitted.done;
+    if (emitted.done || !emitted.accepted) return row;
+    ++result_.accepted_draft_tokens;
   }
-  output.finish();
-  times.end = Clock::now();
-  fill_timings(result, times);
-  return result;
+}
+
+// The token at one position given the proposal there (none past the last one), recorded in the
+// sampler's history and emitted. Greedy: the target's own choice, accepted when it equals the
+// proposal, so the output is plain greedy decoding's. Sampling: the speculative-sampling rule
+// for a one-hot draft over the distribution plain sampling draws from.
+SpeculativeDecoder::Emitted SpeculativeDecoder::emit(StepOutput& out, std::int64_t row,
+                                                     std::optional<std::int32_t> draft, std::int32_t& pending) {
+  std::span<float> logits = logprobs_.observe(out.row_logits(0, row, scratch_));
+  bool accepted = false;
+  if (!draft || sampler_.params().greedy()) {
+    pending = static_cast<std::int32_t>(sampler_.next(logits));
+    accepted = draft && pending == *draft;
+  } else {
+    const AcceptOutcome outcome = accept_or_resample(sampler_.distribution(logits), *draft, sampler_.rng());
+    sampler_.accept(outcome.token);
+    pending = outcome.token;
+    accepted = outcome.accepted;
+  }
+  return {output_.push(pending, logprobs_.entry(pending)), accepted};
 }
 
 }  // namespace ogai::generate

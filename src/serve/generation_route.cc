@@ -83,6 +83,8 @@ std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::in
   Scheduler::Submission submission;
   submission.prompt = job->prompt;
   submission.options = job->request.options;
+  const bool plain_only = submission.options.prompt_logprobs || submission.options.max_new_tokens == 0;
+  if (!plain_only) submission.options.speculative = options.speculative;
   submission.n = job->request.n;
   // The engine's thread holds the job alive through these callbacks until every choice ended.
   submission.on_token = [this, job](int choice, const StreamEvent& e) {

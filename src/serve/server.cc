@@ -103,6 +103,17 @@ ServerOptions checked(ServerOptions o) {
   return o;
 }
 
+// The drafter and --draft-tokens must be ones the package can run: one speculative token of a
+// one-token prompt raises the model's own error (naming the field) at startup, not per request.
+void check_speculative(const Model& model, const SpeculativeOptions& speculative) {
+  if (speculative.drafter == SpeculativeOptions::Drafter::kNone) return;
+  GenerationOptions probe;
+  probe.max_new_tokens = 1;
+  probe.speculative = speculative;
+  const std::int32_t token = 0;
+  model.generate(std::span<const std::int32_t>(&token, 1), probe);
+}
+
 std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
 }
@@ -155,6 +166,7 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
                                 },
                                 [this]() -> const std::vector<http::Field>& { return common_fields; }}),
       routes(kRouteThreads), id_rng(std::random_device{}()) {
+  check_speculative(*model, options.speculative);
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
   created = static_cast<std::int64_t>(std::time(nullptr));
 }

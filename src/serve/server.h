@@ -65,6 +65,10 @@ struct ServerOptions {
   double body_timeout_s = 60;                 // its body within this of the header's end
   std::string replica_id;                     // x-ogai-replica and log lines; "" = hostname:port (port once bound)
   EngineOptions engine;                       // batching, KV and prefix-cache bounds (max_sequences = max_concurrent)
+  // Speculative decoding of every request it can serve (drafter kNone = off), in the one engine
+  // beside plain rows; requests asking prompt logprobs (echo with logprobs) or max_tokens 0 decode
+  // plainly. Checked against the package when the server is constructed.
+  SpeculativeOptions speculative;
   SurfaceOptions surface;                     // API key, CORS, request checks, access log (below)
 };
 

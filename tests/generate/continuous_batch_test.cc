@@ -77,6 +77,8 @@ Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate:
         auto request = generate::resolve_request(jobs[i].options, model.impl().config.generation,
                                                  static_cast<std::int64_t>(ids.size()));
         sequences[i] = std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{});
+        auto speculation = model.impl().speculation(jobs[i].options.speculative);
+        if (speculation.drafter) sequences[i]->set_speculation(speculation);
         engine.add(sequences[i]);
         ++added;
       }
@@ -207,12 +209,111 @@ TEST(ContinuousBatchSharedBuffer, RowsEqualSoloRuns) {
       auto request = generate::resolve_request(jobs[i].options, model->impl().config.generation,
                                                static_cast<std::int64_t>(ids.size()));
       generate::SequenceState state(decoder);
-      expect_same(out.results[i], generate::generate_sequence(shared, request, ids, state, {}),
+      expect_same(out.results[i], generate::generate_sequence(shared, request, ids, state, {}, {}),
                   std::string(name) + " shared job " + std::to_string(i));
     }
     EXPECT_GE(out.counters.max_batch, 3);
   }
 }
+
+// Speculative rows in the engine alongside plain rows: package x drafter.
+struct SpeculativeCase {
+  std::string package;
+  SpeculativeOptions::Drafter drafter;
+};
+
+GenerationOptions speculative(GenerationOptions o, SpeculativeOptions::Drafter drafter, int k = 3) {
+  o.speculative.drafter = drafter;
+  o.speculative.max_draft_tokens = k;
+  return o;
+}
+
+void PrintTo(const SpeculativeCase& c, std::ostream* os) {
+  *os << c.package << (c.drafter == SpeculativeOptions::Drafter::kNgram ? " ngram" : " assistant");
+}
+
+class SpeculativeEngineTest : public ::testing::TestWithParam<SpeculativeCase> {};
+
+void expect_same_speculative(const GenerationResult& engine, const GenerationResult& solo, const std::string& what) {
+  expect_same(engine, solo, what);
+  EXPECT_EQ(engine.draft_tokens, solo.draft_tokens) << what;
+  EXPECT_EQ(engine.accepted_draft_tokens, solo.accepted_draft_tokens) << what;
+}
+
+// Speculative rows (greedy and seeded) and plain rows join at steps 0, 0, 1, 3 and 6 and leave at
+// different steps; each equals the same request run alone, greedy speculative rows also equal plain
+// greedy, and the plain rows still decode together in the batched run.
+TEST_P(SpeculativeEngineTest, RowsEqualSoloRuns) {
+  auto model = load(GetParam().package);
+  const auto d = GetParam().drafter;
+  const std::vector<Job> jobs = {
+      {"Once upon a time", speculative(greedy(20), d), 0},
+      {"the cat sat on the mat and the dog", greedy(12), 0},
+      {"a", speculative(sampled(15, 7), d, 2), 1},
+      {"she said that it was a very long day in the park", sampled(8, 99), 1},
+      {"the cat sat on the mat and the cat sat", speculative(greedy(9), d, 4), 3},
+      {"it", greedy(5), 6},
+  };
+  Outcome out = run_schedule(*model, jobs);
+  int drafted = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = GetParam().package + " job " + std::to_string(i);
+    expect_same_speculative(out.results[i], model->generate(jobs[i].prompt, jobs[i].options), what);
+    if (jobs[i].options.speculative.drafter == SpeculativeOptions::Drafter::kNone) continue;
+    drafted += out.results[i].draft_tokens;
+    if (d == SpeculativeOptions::Drafter::kAssistant) EXPECT_GT(out.results[i].draft_tokens, 0) << what;
+    if (jobs[i].options.sampling.seed) continue;
+    GenerationOptions plain = jobs[i].options;
+    plain.speculative = {};
+    expect_same(out.results[i], model->generate(jobs[i].prompt, plain), what + " vs plain");
+  }
+  EXPECT_GT(drafted, 0) << "no row decoded speculatively";  // prompt lookup may find nothing for one row
+  EXPECT_GT(out.counters.speculative_runs, 0u);
+  EXPECT_GE(out.counters.max_batch, 2) << "plain rows were not decoded together";
+}
+
+// A speculative row cancelled mid-generation ends with kCancelled holding a prefix of its solo
+// tokens; the speculative and plain rows around it are unaffected.
+TEST_P(SpeculativeEngineTest, CancelInTheMiddleOfASpeculativeRow) {
+  auto model = load(GetParam().package);
+  const auto d = GetParam().drafter;
+  GenerationOptions long_run = speculative(greedy(60), d);
+  long_run.ignore_eos = true;
+  const std::vector<Job> jobs = {
+      {"Once upon a time", speculative(greedy(16), d), 0},
+      {"the cat sat on the mat", long_run, 0, 4},
+      {"a dog", greedy(10), 2},
+  };
+  Outcome out = run_schedule(*model, jobs);
+  const auto solo1 = model->generate(jobs[1].prompt, jobs[1].options);
+  EXPECT_EQ(out.results[1].finish_reason, FinishReason::kCancelled);
+  ASSERT_LT(out.results[1].ids.size(), solo1.ids.size());
+  EXPECT_TRUE(std::equal(out.results[1].ids.begin(), out.results[1].ids.end(), solo1.ids.begin()));
+  expect_same_speculative(out.results[0], model->generate(jobs[0].prompt, jobs[0].options), "job 0");
+  expect_same(out.results[2], model->generate(jobs[2].prompt, jobs[2].options), "job 2");
+}
+
+// generate_batch with speculative options: every row equals its solo speculative run.
+TEST_P(SpeculativeEngineTest, BatchEqualsSolo) {
+  auto model = load(GetParam().package);
+  const GenerationOptions o = speculative(greedy(12), GetParam().drafter);
+  const std::vector<std::string> prompts = {"Once upon a time", "the cat sat on the mat and the cat"};
+  auto batch = model->generate_batch(prompts, o);
+  for (std::size_t i = 0; i < prompts.size(); ++i)
+    expect_same_speculative(batch[i], model->generate(prompts[i], o), prompts[i]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Drafters, SpeculativeEngineTest,
+                         ::testing::Values(SpeculativeCase{"stories260k", SpeculativeOptions::Drafter::kNgram},
+                                           SpeculativeCase{"tiny-recurrent", SpeculativeOptions::Drafter::kNgram},
+                                           SpeculativeCase{"tiny-e2b-speculative", SpeculativeOptions::Drafter::kNgram},
+                                           SpeculativeCase{"tiny-e2b-speculative", SpeculativeOptions::Drafter::kAssistant}),
+                         [](const auto& info) {
+                           std::string name = info.param.package + (info.param.drafter == SpeculativeOptions::Drafter::kNgram
+                                                                        ? "_ngram" : "_assistant");
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Packages, ContinuousBatchTest,
                          ::testing::Values("stories260k", "tiny-e2b", "tiny-e2b-fp16", "tiny-moe", "tiny-static",

@@ -136,10 +136,20 @@ TEST(EngineApiTest, BadRequestsFailAtSubmit) {
   bad.sampling.top_p = 2.0f;
   EXPECT_THROW(engine.submit("Lily", bad), Error);
   GenerationOptions spec = options(10);
-  spec.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  spec.speculative.drafter = SpeculativeOptions::Drafter::kAssistant;  // stories260k has no proposer
   try {
     engine.submit("Lily", spec);
-    FAIL() << "speculative decoding was accepted";
+    FAIL() << "an assistant drafter the package lacks was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(e.where(), "speculative");
+  }
+  spec.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  spec.logprobs = 1;
+  spec.prompt_logprobs = true;
+  try {
+    engine.submit("Lily", spec);
+    FAIL() << "prompt logprobs with speculative decoding were accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   }
@@ -147,6 +157,75 @@ TEST(EngineApiTest, BadRequestsFailAtSubmit) {
   EXPECT_THROW(Engine(model, {.max_sequences = 0}), Error);
   // A request that fails does not stop the others.
   EXPECT_EQ(engine.submit("Lily", options(5))->wait().ids.size(), 5u);
+}
+
+// Speculative requests (n-gram and the package's assistant, greedy and seeded) decode in the same
+// engine as plain ones, submitted at once from many threads: each equals Model::generate with its
+// options (greedy speculative also equals plain greedy), with its draft counts, streamed text and
+// a handle cancelled in the middle.
+TEST(EngineApiTest, SpeculativeSubmissionsEqualSolo) {
+  auto model = Model::load(fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b-speculative");
+  Engine engine(model, {.max_sequences = 8});
+  using Drafter = SpeculativeOptions::Drafter;
+  std::vector<GenerationOptions> requests;
+  for (Drafter d : {Drafter::kNone, Drafter::kNgram, Drafter::kAssistant})
+    for (auto seed : {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(5)}) {
+      GenerationOptions o = options(24, seed);
+      o.speculative.drafter = d;
+      o.speculative.max_draft_tokens = d == Drafter::kNgram ? 3 : 0;
+      requests.push_back(o);
+    }
+  std::vector<std::shared_ptr<GenerationHandle>> handles(requests.size());
+  std::vector<std::string> streamed(requests.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    threads.emplace_back([&, i] {
+      handles[i] = engine.submit(kPrompts[i], requests[i], [&, i](const StreamEvent& e) {
+        streamed[i] += e.text;
+        return true;
+      });
+    });
+  for (auto& t : threads) t.join();
+  GenerationOptions cancelled = requests[4];  // assistant, greedy
+  cancelled.max_new_tokens = 400;
+  cancelled.ignore_eos = true;
+  std::atomic<int> events{0};
+  auto doomed = engine.submit("Once upon a time", cancelled, [&](const StreamEvent&) {
+    if (++events == 6) return false;  // cancels from the stream callback, mid-generation
+    return true;
+  });
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    GenerationResult r = handles[i]->wait();
+    auto solo = model->generate(kPrompts[i], requests[i]);
+    EXPECT_EQ(r.ids, solo.ids) << "request " << i;
+    EXPECT_EQ(r.text, solo.text);
+    EXPECT_EQ(streamed[i], r.text);
+    EXPECT_EQ(r.draft_tokens, solo.draft_tokens) << "request " << i;
+    EXPECT_EQ(r.accepted_draft_tokens, solo.accepted_draft_tokens);
+    if (requests[i].speculative.drafter != Drafter::kNone) {
+      EXPECT_GT(r.draft_tokens, 0) << "request " << i << " did not decode speculatively";
+      EXPECT_GT(r.timings.decode_ms + r.timings.prefill_ms, 0.0);
+    }
+    if (!requests[i].sampling.seed) {
+      GenerationOptions plain = requests[i];
+      plain.speculative = {};
+      EXPECT_EQ(r.ids, model->generate(kPrompts[i], plain).ids) << "request " << i;
+    }
+  }
+  GenerationResult stopped = doomed->wait();
+  EXPECT_EQ(stopped.finish_reason, FinishReason::kCancelled);
+  EXPECT_LT(stopped.ids.size(), 400u);
+  auto whole = model->generate("Once upon a time", cancelled);
+  ASSERT_LE(stopped.ids.size(), whole.ids.size());
+  EXPECT_TRUE(std::equal(stopped.ids.begin(), stopped.ids.end(), whole.ids.begin()));
+  // n choices of a speculative request share one prefill; each equals its solo run.
+  GenerationOptions seeded = requests[5];  // assistant, seed 5
+  auto choices = engine.submit_n(model->tokenize(kPrompts[0]), seeded, 3);
+  for (int c = 0; c < 3; ++c) {
+    GenerationOptions one = seeded;
+    one.sampling.seed = *seeded.sampling.seed + static_cast<std::uint64_t>(c);
+    EXPECT_EQ(choices[static_cast<std::size_t>(c)]->wait().ids, model->generate(kPrompts[0], one).ids) << "choice " << c;
+  }
 }
 
 // A callback that throws fails its own request (or is logged, for on_done); the engine goes on.

@@ -141,8 +141,29 @@ TEST(SpeculativeTest, UnsupportedRequestsFailClearly) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no speculative section"), std::string::npos) << e.what();
   }
-  std::vector<std::string> prompts = {"a", "b"};
-  EXPECT_THROW(model->generate_batch(prompts, greedy(5, SpeculativeOptions::Drafter::kNgram)), Error);
+  GenerationOptions logprobs = greedy(5, SpeculativeOptions::Drafter::kNgram);
+  logprobs.logprobs = 1;
+  logprobs.prompt_logprobs = true;
+  try {
+    model->generate("x", logprobs);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(e.where(), "prompt_logprobs");
+  }
+  GenerationOptions negative = greedy(5, SpeculativeOptions::Drafter::kNgram, -1);
+  EXPECT_THROW(model->generate("x", negative), Error);
+}
+
+// Batches decode speculatively too (each row its own verification run in the engine).
+TEST(SpeculativeTest, BatchRowsEqualPlainGreedy) {
+  auto model = Model::load(kStories);
+  std::vector<std::string> prompts = {"Once upon a time", "Lily and"};
+  auto batch = model->generate_batch(prompts, greedy(20, SpeculativeOptions::Drafter::kNgram, 4));
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(batch[i].ids, model->generate(prompts[i], greedy(20)).ids) << prompts[i];
+    EXPECT_GT(batch[i].draft_tokens, 0);
+  }
 }
 
 }  // namespace
