@@ -15,11 +15,12 @@ const { startServer, stopServer, postJson } = require('./server_harness.cjs');
 const ogai = process.argv[2];
 const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
 const tiny = path.join(__dirname, '../data/packages/tiny-e2b-speculative');
+const MODEL = 'm';  // both servers run with --model-name m
 const PROMPTS = ['Once upon a time', 'Lily and Tom went to the park. Lily and Tom', 'The little dog', 'One day'];
 
 async function completion(server, prompt, extra = {}) {
   const r = await postJson(server.url + '/v1/completions',
-                           { prompt, max_tokens: 40, temperature: 0, ...extra });
+                           { model: MODEL, prompt, max_tokens: 40, temperature: 0, ...extra });
   assert.equal(r.status, 200, r.text);
   return r.json.choices[0].text;
 }
@@ -27,7 +28,7 @@ async function completion(server, prompt, extra = {}) {
 async function streamed(server, prompt) {
   const res = await fetch(server.url + '/v1/completions', {
     method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ prompt, max_tokens: 30, temperature: 0, stream: true }),
+    body: JSON.stringify({ model: MODEL, prompt, max_tokens: 30, temperature: 0, stream: true }),
   });
   assert.equal(res.status, 200);
   let text = '';
@@ -40,7 +41,7 @@ async function streamed(server, prompt) {
 
 async function chat(server, content) {
   const r = await postJson(server.url + '/v1/chat/completions',
-                           { messages: [{ role: 'user', content }], max_tokens: 24, temperature: 0 });
+                           { model: MODEL, messages: [{ role: 'user', content }], max_tokens: 24, temperature: 0 });
   assert.equal(r.status, 200, r.text);
   return r.json.choices[0].message.content;
 }
@@ -66,8 +67,8 @@ for (const [name, pkg, args, withChat] of [
   describe(`speculative ogai serve (${name})`, () => {
     let plain, spec;
     before(async () => {
-      [plain, spec] = await Promise.all([startServer(ogai, pkg, ['--max-concurrent', '8']),
-                                         startServer(ogai, pkg, ['--max-concurrent', '8', ...args])]);
+      [plain, spec] = await Promise.all([startServer(ogai, pkg, ['--max-concurrent', '8', '--model-name', MODEL]),
+                                         startServer(ogai, pkg, ['--max-concurrent', '8', '--model-name', MODEL, ...args])]);
     });
     after(async () => {
       for (const s of [plain, spec]) assert.equal((await stopServer(s, 'SIGTERM')).code, 0, s.stderr());
