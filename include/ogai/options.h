@@ -44,7 +44,9 @@ struct SamplingOptions {
 // Speculative decoding: a drafter proposes tokens, the model verifies them all in one step and
 // keeps the longest prefix it accepts. Greedy: the output is identical to plain greedy decoding.
 // Sampling: speculative sampling; each token has plain sampling's distribution (same seed, same
-// output; not the same sample as plain sampling with that seed). docs/speculative.md.
+// output; not the same sample as plain sampling with that seed). Model::generate, generate_batch,
+// ogai::Engine and the server run it in the engine: each speculative request gets its own
+// verification run per engine step, beside the batched plain rows. docs/speculative.md.
 struct SpeculativeOptions {
   enum class Drafter {
     kNone,       // plain decoding (default)
