@@ -1,6 +1,6 @@
 // Streaming with n > 1 through `ogai serve`, driven by the real `openai` npm client on
 // stories260k: every choice's chunks carry its index and the streamed choices equal the whole
-// n-choice answer (text, finish reason, logprobs, usage), choice i equals the request sent alone
+// n-choice answer (text, finish reason, logprobs in both shapes, usage), choice i equals the request sent alone
 // with seed + i, a stop string ends one choice early while the others run to their length, and a
 // client that goes away mid-stream cancels every row (the gauges in /metrics go back to 0).
 //   node stream_n_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
@@ -25,6 +25,19 @@ async function waitFor(what, condition, ms = 10000) {
   assert.fail(`timed out waiting for ${what}`);
 }
 
+// Log-probabilities of two runs: the same tokens and offsets; values within 1e-4 (the batch's rows
+// differ between runs, and ONNX Runtime's sums with them in the last bits).
+function sameLogprobs(actual, expected, where) {
+  const close = (a, b, at) => {
+    if (typeof a === 'number' && typeof b === 'number') assert.ok(Math.abs(a - b) < 1e-4, `${where} ${at}: ${a} vs ${b}`);
+    else if (a && typeof a === 'object' && b && typeof b === 'object') {
+      assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), `${where} ${at}`);
+      for (const k of Object.keys(a)) close(a[k], b[k], `${at}.${k}`);
+    } else assert.deepEqual(a, b, `${where} ${at}`);
+  };
+  close(actual, expected, '');
+}
+
 // A stream's choices by index: {text, finish, chunks, logprobs (chat: content entries)}, the
 // usage chunk, the order of the indices of the chunks, and what came after a finish chunk.
 async function collect(stream) {
@@ -40,13 +53,17 @@ async function collect(stream) {
     }
     for (const c of chunk.choices) {
       const i = c.index;
-      choices[i] ??= { text: '', finish: null, chunks: 0, logprobs: [] };
+      choices[i] ??= { text: '', finish: null, chunks: 0, logprobs: [], legacy: null };
       const out = choices[i];
       assert.equal(out.finish, null, `choice ${i} got a chunk after its finish_reason`);
       out.chunks++;
       order.push(i);
       out.text += c.delta ? (c.delta.content ?? '') : c.text;
       if (c.logprobs?.content) out.logprobs.push(...c.logprobs.content);
+      if (c.logprobs?.tokens) {  // completions: the legacy arrays, continued chunk by chunk
+        out.legacy ??= { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+        for (const k of Object.keys(out.legacy)) out.legacy[k].push(...c.logprobs[k]);
+      }
       if (c.finish_reason) out.finish = c.finish_reason;
     }
   }
@@ -67,13 +84,14 @@ describe('ogai serve: streaming with n > 1', () => {
   });
 
   it('completions: streamed choices equal the whole answer and the solo runs with seed + i', async (t) => {
-    const body = { model: MODEL, prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 7, n: 3 };
+    const body = { model: MODEL, prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 7, n: 3, logprobs: 2 };
     const whole = await client.completions.create(body);
     const s = await collect(await client.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }));
     assert.equal(s.choices.length, 3);
     for (let i = 0; i < 3; i++) {
       assert.equal(s.choices[i].text, whole.choices[i].text, `choice ${i}`);
       assert.equal(s.choices[i].finish, whole.choices[i].finish_reason, `choice ${i}`);
+      sameLogprobs(s.choices[i].legacy, whole.choices[i].logprobs, `choice ${i} logprobs`);
       const solo = await client.completions.create({ ...body, n: 1, seed: 7 + i });
       assert.equal(s.choices[i].text, solo.choices[0].text, `choice ${i} vs seed ${7 + i} alone`);
     }
@@ -126,7 +144,7 @@ describe('ogai serve: streaming with n > 1', () => {
       const w = whole.choices[i];
       assert.equal(s.choices[i].text, w.message.content, `choice ${i}`);
       assert.equal(s.choices[i].finish, w.finish_reason, `choice ${i}`);
-      assert.deepEqual(s.choices[i].logprobs, w.logprobs.content, `choice ${i} logprobs`);
+      sameLogprobs(s.choices[i].logprobs, w.logprobs.content, `choice ${i} logprobs`);
       assert.equal(s.choices[i].logprobs.map((e) => e.token).join(''), w.message.content);
     }
     assert.notEqual(s.choices[0].text, s.choices[1].text);
