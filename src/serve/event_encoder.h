@@ -6,6 +6,7 @@
 // events); once every choice finished, end() of the first choice's encoder closes the stream.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
