@@ -9,18 +9,9 @@
 #include <vector>
 
 #include "ogai/export.h"
+#include "ogai/finish_reason.h"
 
 namespace ogai {
-
-enum class FinishReason {
-  kStop,       // a stop string or stop token id matched
-  kLength,     // max_new_tokens or the context limit was reached
-  kEos,        // the model produced an end-of-sequence token
-  kCancelled,  // the stream callback asked to stop
-};
-
-// "stop", "length", "eos", "cancelled".
-OGAI_API const char* finish_reason_name(FinishReason reason);
 
 struct Timings {
   double load_ms = 0;          // package load (filled by the CLI; generation leaves it 0)

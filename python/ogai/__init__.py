@@ -15,6 +15,7 @@ from ._ogai import (  # noqa: F401  (re-exported)
     GenerationResult,
     Model,
     Request,
+    RequestStream,
     TextStream,
     Tokenizer,
     ValidationProblem,

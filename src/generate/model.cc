@@ -71,16 +71,6 @@ GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, cons
   return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
 }
 
-const char* finish_reason_name(FinishReason reason) {
-  switch (reason) {
-    case FinishReason::kStop: return "stop";
-    case FinishReason::kLength: return "length";
-    case FinishReason::kEos: return "eos";
-    case FinishReason::kCancelled: return "cancelled";
-  }
-  return "unknown";
-}
-
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 

@@ -3,19 +3,6 @@
 #include <algorithm>
 
 namespace ogai::generate {
-namespace {
-
-FinishReason to_public(sampling::FinishReason reason) {
-  switch (reason) {
-    case sampling::FinishReason::kStop: return FinishReason::kStop;
-    case sampling::FinishReason::kEos: return FinishReason::kEos;
-    case sampling::FinishReason::kCancelled: return FinishReason::kCancelled;
-    default: return FinishReason::kLength;
-  }
-}
-
-}  // namespace
-
 OutputStream::OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request,
                            const StreamCallback& on_token, GenerationResult& result)
     : request_(request), on_token_(on_token), result_(result), text_(tokenizer, request.stop_strings, result.prompt_ids) {}
@@ -45,7 +32,7 @@ void OutputStream::finish() {
   std::string_view tail = text_.finish();
   if (!tail.empty() && on_token_ && !result_.ids.empty()) on_token_(StreamEvent{result_.ids.back(), tail});
   result_.text = text_.text();
-  result_.finish_reason = to_public(reason_);
+  result_.finish_reason = reason_.value_or(FinishReason::kLength);  // ended by its context
 }
 
 }  // namespace ogai::generate

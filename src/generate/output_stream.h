@@ -6,6 +6,8 @@
 // Not thread-safe; one per sequence.
 #pragma once
 
+#include <optional>
+
 #include "generate/request.h"
 #include "generate/text_stream.h"
 #include "ogai/generation.h"
@@ -24,9 +26,9 @@ class OutputStream {
   // Ends the stream: flushes held-back text (to the callback too) and sets the finish reason.
   void finish();
   // Ends the sequence as cancelled by its caller (finish() still releases held-back text).
-  void cancel() { reason_ = sampling::FinishReason::kCancelled; }
+  void cancel() { reason_ = FinishReason::kCancelled; }
 
-  bool done() const { return reason_ != sampling::FinishReason::kNone; }
+  bool done() const { return reason_.has_value(); }
   std::size_t generated() const { return result_.ids.size(); }
 
  private:
@@ -36,7 +38,7 @@ class OutputStream {
   const StreamCallback& on_token_;
   GenerationResult& result_;
   TextStream text_;
-  sampling::FinishReason reason_ = sampling::FinishReason::kNone;
+  std::optional<FinishReason> reason_;  // set once the sequence must end
 };
 
 }  // namespace ogai::generate

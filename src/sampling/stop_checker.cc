@@ -4,18 +4,21 @@
 
 #include "base/error.h"
 
-namespace ogai::sampling {
+namespace ogai {
 
 const char* finish_reason_name(FinishReason reason) {
   switch (reason) {
-    case FinishReason::kNone: return "";
     case FinishReason::kStop: return "stop";
     case FinishReason::kLength: return "length";
     case FinishReason::kEos: return "eos";
     case FinishReason::kCancelled: return "cancelled";
   }
-  return "";
+  return "unknown";
 }
+
+}  // namespace ogai
+
+namespace ogai::sampling {
 
 bool StopChecker::is_eos(int64_t token) const {
   return std::find(eos_ids.begin(), eos_ids.end(), token) != eos_ids.end();
@@ -33,14 +36,14 @@ void StopChecker::check_prompt(int64_t prompt_tokens) const {
   }
 }
 
-FinishReason StopChecker::check(int64_t token, int64_t generated, int64_t total, bool cancelled,
-                                bool stop_string_hit) const {
+std::optional<FinishReason> StopChecker::check(int64_t token, int64_t generated, int64_t total, bool cancelled,
+                                               bool stop_string_hit) const {
   if (cancelled) return FinishReason::kCancelled;
   if (is_eos(token)) return FinishReason::kEos;
   if (stop_string_hit) return FinishReason::kStop;
   if (max_new_tokens && generated >= *max_new_tokens) return FinishReason::kLength;
   if (context_limit && total >= *context_limit) return FinishReason::kLength;
-  return FinishReason::kNone;
+  return std::nullopt;
 }
 
 }  // namespace ogai::sampling

@@ -9,18 +9,9 @@
 #include <optional>
 #include <vector>
 
+#include "ogai/finish_reason.h"
+
 namespace ogai::sampling {
-
-enum class FinishReason {
-  kNone,       // keep generating
-  kStop,       // a stop string completed
-  kLength,     // max_new_tokens reached, or the sequence filled the context
-  kEos,        // the model produced an end-of-sequence id
-  kCancelled,  // the caller cancelled
-};
-
-// "stop", "length", "eos", "cancelled" ("" for kNone): the names the CLI and API report.
-const char* finish_reason_name(FinishReason reason);
 
 struct StopChecker {
   // End-of-sequence ids (package special tokens, generation_config.json, tokenizer). An EOS token
@@ -37,10 +28,10 @@ struct StopChecker {
   // room for one generated token (prompt_tokens >= context_limit), naming both numbers.
   void check_prompt(int64_t prompt_tokens) const;
 
-  // The finish reason after a token was sampled. generated counts the new tokens including this
+  // The finish reason after a token was sampled (nullopt: keep generating). generated counts the new tokens including this
   // one; total counts prompt + generated. Precedence: cancelled, eos, stop string, length.
-  FinishReason check(int64_t token, int64_t generated, int64_t total, bool cancelled,
-                     bool stop_string_hit) const;
+  std::optional<FinishReason> check(int64_t token, int64_t generated, int64_t total, bool cancelled,
+                                    bool stop_string_hit) const;
 };
 
 }  // namespace ogai::sampling

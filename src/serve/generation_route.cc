@@ -148,23 +148,28 @@ void Server::Impl::respond_from_pool(const std::shared_ptr<Job>& job, std::share
   });
 }
 
-http::Response Server::Impl::whole_response(Job& job) {
-  GenerationChannel::Update end = job.channel->poll();
-  if (end.error) throw *end.error;
+// Completions echo puts the prompt's text (and its logprobs) before the choice's.
+nlohmann::json Server::Impl::choice_logprobs(const Job& job, GenerationResult& result) const {
   nlohmann::json logprobs;
   LogprobsJson logprobs_json(*model, job.meta.endpoint);
-  if (job.request.echo) {  // completions: the prompt first (text and logprobs)
-    GenerationResult& result = *end.result;
+  if (job.request.echo) {
     if (job.request.options.logprobs) logprobs = logprobs_json.prompt(result.prompt_logprobs, result.prompt_ids);
     const std::string prompt = job.request.prompt_text ? *job.request.prompt_text
                                                        : model->detokenize(result.prompt_ids, true);
     result.text = prompt + result.text;
   }
   if (job.request.options.logprobs) {
-    nlohmann::json generated = logprobs_json(end.result->logprobs);
+    nlohmann::json generated = logprobs_json(result.logprobs);
     if (logprobs.is_null()) logprobs = std::move(generated);
     else LogprobsJson::append(logprobs, generated);
   }
+  return logprobs;
+}
+
+http::Response Server::Impl::whole_response(Job& job) {
+  GenerationChannel::Update end = job.channel->poll();
+  if (end.error) throw *end.error;
+  nlohmann::json logprobs = choice_logprobs(job, *end.result);
   http::Response res;
   std::optional<ChatReply> reply;
   if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
@@ -172,7 +177,7 @@ http::Response Server::Impl::whole_response(Job& job) {
   return res;
 }
 
-// n > 1 (not streamed, no echo): answered once every choice ended; a failed choice cancels the others.
+// n > 1, not streamed: answered once every choice ended; a failed choice cancels the others.
 void Server::Impl::answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
   auto remaining = std::make_shared<std::atomic<std::size_t>>(job->channels.size());
   for (auto& channel : job->channels) {
@@ -188,13 +193,12 @@ http::Response Server::Impl::choices_response(Job& job) {
   std::vector<GenerationResult> results;
   std::vector<nlohmann::json> logprobs;
   std::vector<ChatReply> replies;
-  LogprobsJson logprobs_json(*model, job.meta.endpoint);
   const ChatPrompt* parsed = parsed_prompt(job.request);
   for (auto& channel : job.channels) {
     GenerationChannel::Update end = channel->poll();
     if (end.error) throw *end.error;
     if (parsed) replies.push_back(parse_chat_reply(*parsed, end.result->text));
-    logprobs.push_back(job.request.options.logprobs ? logprobs_json(end.result->logprobs) : nlohmann::json(nullptr));
+    logprobs.push_back(choice_logprobs(job, *end.result));
     results.push_back(std::move(*end.result));
   }
   http::Response res;
@@ -202,8 +206,9 @@ http::Response Server::Impl::choices_response(Job& job) {
   return res;
 }
 
-// Answers once the first token exists, so a request the engine refuses (a sampling value out of
-// range, say) still gets its 4xx instead of a stream that fails.
+// Answers once choice 0's first token exists, so a request the engine refuses (a sampling value
+// out of range, say) still gets its 4xx instead of a stream that fails (the n choices differ only
+// in their seeds). Then every choice streams (stream_pump.h).
 void Server::Impl::answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
   job->channel->when_ready([this, job, exchange = std::move(exchange)] {
     on_route_pool([this, job, exchange] { start_stream(job, exchange); });
@@ -216,13 +221,16 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
     exchange->respond(error_response(*first.error));
     return job->release_handles();
   }
-  std::optional<LogprobsJson> logprobs;
-  if (job->request.options.logprobs) logprobs.emplace(*model, job->meta.endpoint);
-  std::unique_ptr<ChatReplyParser> parser;
-  if (const ChatPrompt* p = parsed_prompt(job->request)) parser = std::make_unique<ChatReplyParser>(*p);
-  auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
-                                           std::make_unique<StreamEncoder>(job->meta, job->request.include_usage),
-                                           std::move(logprobs), std::move(parser),
+  const ChatPrompt* parsed = parsed_prompt(job->request);
+  std::vector<StreamChoice> choices(job->channels.size());
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    StreamChoice& c = choices[i];
+    c.channel = job->channels[i];
+    c.encoder = std::make_unique<StreamEncoder>(job->meta, job->request.include_usage, static_cast<int>(i));
+    if (job->request.options.logprobs) c.logprobs.emplace(*model, job->meta.endpoint);
+    if (parsed) c.parser = std::make_unique<ChatReplyParser>(*parsed);
+  }
+  auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));

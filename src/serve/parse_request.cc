@@ -125,9 +125,6 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   read_stream(f, r);
   if (r.echo && r.stream)
     throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");
-  if (r.n > 1 && r.stream)
-    throw unsupported("n", "n: " + std::to_string(r.n) + " choices are answered whole only; use \"stream\": false");
-  if (r.n > 1 && r.echo) throw unsupported("n", "n: " + std::to_string(r.n) + " choices cannot be combined with echo");
   return r;
 }
 

@@ -58,8 +58,10 @@ void Server::Impl::start_responses_stream(const std::shared_ptr<Job>& job, std::
     exchange->respond(error_response(*first.error));
     return job->release_handles();
   }
-  auto pump = std::make_shared<StreamPump>(job->channel, std::move(exchange),
-                                           std::make_unique<ResponsesEncoder>(*job->responses), std::nullopt, nullptr,
+  std::vector<StreamChoice> choices(1);
+  choices[0].channel = job->channel;
+  choices[0].encoder = std::make_unique<ResponsesEncoder>(*job->responses);
+  auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });
   pump->start(std::move(first));

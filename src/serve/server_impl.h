@@ -60,6 +60,9 @@ struct Server::Impl {
   void finish_choice(Job& job, int choice, GenerationHandle& handle);
   void answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response whole_response(Job& job);
+  // A finished choice's logprobs value (null when not asked); with completions echo, the prompt's
+  // text goes before `result.text` and its logprobs before the choice's.
+  nlohmann::json choice_logprobs(const Job& job, GenerationResult& result) const;
   void answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response choices_response(Job& job);
   void answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);

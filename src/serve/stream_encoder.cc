@@ -4,26 +4,34 @@
 
 namespace ogai::serve {
 
+std::string StreamEncoder::event(nlohmann::json chunk) const {
+  chunk["choices"][0]["index"] = index_;
+  return sse_event(chunk);
+}
+
 std::string StreamEncoder::start() const {
   if (meta_.endpoint != Endpoint::kChat) return {};
-  return sse_event(chunk_json(meta_, "", nullptr, /*role=*/true, include_usage_));
+  return event(chunk_json(meta_, "", nullptr, /*role=*/true, include_usage_));
 }
 
 std::string StreamEncoder::text(std::string_view text, nlohmann::json logprobs) const {
   if (text.empty()) return {};
-  return sse_event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_, std::move(logprobs)));
+  return event(chunk_json(meta_, text, nullptr, /*role=*/false, include_usage_, std::move(logprobs)));
 }
 
 std::string StreamEncoder::delta(const ChatReplyDelta& delta, nlohmann::json logprobs) const {
   std::string out;
-  for (const auto& chunk : delta_chunks(meta_, delta, include_usage_, std::move(logprobs))) out += sse_event(chunk);
+  for (auto& chunk : delta_chunks(meta_, delta, include_usage_, std::move(logprobs))) out += event(std::move(chunk));
   return out;
 }
 
 std::string StreamEncoder::finish(const GenerationResult& result, const ChatReply* reply) const {
-  std::string out =
-      sse_event(chunk_json(meta_, "", chat_finish_reason(result.finish_reason, reply), /*role=*/false, include_usage_));
-  if (include_usage_) out += sse_event(usage_chunk_json(meta_, result.prompt_ids.size(), result.ids.size()));
+  return event(chunk_json(meta_, "", chat_finish_reason(result.finish_reason, reply), /*role=*/false, include_usage_));
+}
+
+std::string StreamEncoder::end(std::size_t prompt_tokens, std::size_t completion_tokens) const {
+  std::string out;
+  if (include_usage_) out += sse_event(usage_chunk_json(meta_, prompt_tokens, completion_tokens));
   return out + sse_done();
 }
 

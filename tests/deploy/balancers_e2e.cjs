@@ -29,6 +29,10 @@ const ogai = process.argv[2];
 const source = path.join(__dirname, '../..');
 const stories = path.join(process.env.OGAI_BINARY_DIR || path.join(source, 'build'), 'packages/stories260k');
 const seconds = Number(process.env.OGAI_DEPLOY_SECONDS || 8);
+// Time to first token is a performance figure: compared only in the opt-in benchmark run
+// (OGAI_DEPLOY_SECONDS set). In CI it is printed, not asserted: on a shared machine whose other
+// load changes between phases, a mean latency can come out either way by chance.
+const benchmark = process.env.OGAI_DEPLOY_SECONDS !== undefined;
 const clients = 64;
 const model = 'stories260k';
 process.env.OGAI_LOG = 'info';  // the replicas log what a drain found ("draining: N running, M waiting")
@@ -142,7 +146,7 @@ for (const kind of ['haproxy', 'nginx']) {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('prefix affinity at least doubles the prefix-cache hit rate and lowers time to first token', async (t) => {
+    it('prefix affinity at least doubles the prefix-cache hit rate (and, benchmarked, lowers time to first token)', async (t) => {
       const { picked, spread } = await balancedPrompts(url);
       prompts = picked;
       t.diagnostic(`24 candidate prompts hashed to ${JSON.stringify(spread)}; 8 picked`);
@@ -189,7 +193,7 @@ for (const kind of ['haproxy', 'nginx']) {
           assert.ok(Math.max(...n) >= 0.95 * n.reduce((x, y) => x + y, 0), `prompt ${p} spread: ${JSON.stringify(counts)}`);
         });
       assert.ok(rates[1] >= 2 * rates[0], `hit rate with affinity ${rates[1]} < 2 x ${rates[0]}`);
-      assert.ok(ttft[1] < ttft[0], `mean TTFT with affinity ${ttft[1]} ms >= ${ttft[0]} ms`);
+      if (benchmark) assert.ok(ttft[1] < ttft[0], `mean TTFT with affinity ${ttft[1]} ms >= ${ttft[0]} ms`);
     });
 
     it('routes a body without headers as its x-prefix-hash would (HAProxy hashes the body)', { skip: kind !== 'haproxy' && 'nginx needs the header' }, async () => {

@@ -9,12 +9,12 @@ namespace {
 
 TEST(StopCheckerTest, ReportsEachReasonWithItsPrecedence) {
   StopChecker checker{{2, 7}, 5, 10};
-  EXPECT_EQ(checker.check(3, 1, 4, false, false), FinishReason::kNone);
+  EXPECT_EQ(checker.check(3, 1, 4, false, false), std::nullopt);
   EXPECT_EQ(checker.check(7, 1, 4, false, false), FinishReason::kEos);
   EXPECT_EQ(checker.check(3, 1, 4, false, true), FinishReason::kStop);
   EXPECT_EQ(checker.check(3, 5, 8, false, false), FinishReason::kLength);   // max_new_tokens
   EXPECT_EQ(checker.check(3, 4, 10, false, false), FinishReason::kLength);  // context full
-  EXPECT_EQ(checker.check(3, 4, 9, false, false), FinishReason::kNone);
+  EXPECT_EQ(checker.check(3, 4, 9, false, false), std::nullopt);
   EXPECT_EQ(checker.check(2, 5, 10, true, true), FinishReason::kCancelled);
   EXPECT_EQ(checker.check(2, 5, 10, false, true), FinishReason::kEos);
   EXPECT_EQ(checker.check(3, 5, 10, false, true), FinishReason::kStop);
@@ -22,7 +22,7 @@ TEST(StopCheckerTest, ReportsEachReasonWithItsPrecedence) {
 
 TEST(StopCheckerTest, UnsetLimitsNeverEnd) {
   StopChecker checker;
-  EXPECT_EQ(checker.check(0, 1000000, 2000000, false, false), FinishReason::kNone);
+  EXPECT_EQ(checker.check(0, 1000000, 2000000, false, false), std::nullopt);
   EXPECT_FALSE(checker.is_eos(0));
 }
 
@@ -31,7 +31,7 @@ TEST(StopCheckerTest, NamesAreTheReportedStrings) {
   EXPECT_STREQ(finish_reason_name(FinishReason::kLength), "length");
   EXPECT_STREQ(finish_reason_name(FinishReason::kEos), "eos");
   EXPECT_STREQ(finish_reason_name(FinishReason::kCancelled), "cancelled");
-  EXPECT_STREQ(finish_reason_name(FinishReason::kNone), "");
+  EXPECT_STREQ(finish_reason_name(static_cast<FinishReason>(42)), "unknown");
 }
 
 TEST(StopCheckerTest, PromptThatFillsTheContextIsAClearError) {

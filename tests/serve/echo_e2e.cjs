@@ -2,7 +2,8 @@
 // evaluation harnesses send to score a text): the response text starts with the prompt, and with
 // `logprobs: N` the legacy logprobs cover the prompt tokens first (the first logprob and its top
 // entry null) then the generated ones; the values equal `ogai generate --json --logprobs N
-// --prompt-logprobs`; a prompt given as token ids works too; echo with stream is a 400.
+// --prompt-logprobs`; a prompt given as token ids works too; with n = 2 every choice echoes; echo with
+// stream is a 400.
 //   node echo_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
 'use strict';
 const { describe, it, before, after } = require('node:test');
@@ -101,6 +102,27 @@ describe('completions echo through ogai serve (stories260k)', () => {
     assert.equal(choice.text, PROMPT);
     assert.equal(choice.logprobs.tokens.join(''), PROMPT);
     checkPromptPart(choice.logprobs, ours, 1);
+  });
+
+  it('echo with n = 2: each choice echoes the prompt and equals the solo request with seed + i', async () => {
+    const body = { model: MODEL, prompt: PROMPT, echo: true, logprobs: 2, max_tokens: 6, temperature: 1.0, seed: 9 };
+    const r = await client.completions.create({ ...body, n: 2 });
+    assert.equal(r.choices.length, 2);
+    for (let i = 0; i < 2; i++) {
+      const solo = (await client.completions.create({ ...body, seed: 9 + i })).choices[0];
+      assert.equal(r.choices[i].index, i);
+      assert.ok(r.choices[i].text.startsWith(PROMPT));
+      assert.equal(r.choices[i].text, solo.text, `choice ${i}`);
+      const [lp, want] = [r.choices[i].logprobs, solo.logprobs];  // other rows in the batch: equal to the last bits or so
+      assert.deepEqual(lp.tokens, want.tokens, `choice ${i} tokens`);
+      assert.deepEqual(lp.text_offset, want.text_offset, `choice ${i} offsets`);
+      lp.token_logprobs.forEach((v, k) => (k === 0 ? assert.equal(v, null) : close(v, want.token_logprobs[k], `choice ${i} token ${k}`)));
+      lp.top_logprobs.slice(1).forEach((top, k) => {
+        assert.deepEqual(Object.keys(top).sort(), Object.keys(want.top_logprobs[k + 1]).sort(), `choice ${i} top ${k + 1}`);
+        for (const t of Object.keys(top)) close(top[t], want.top_logprobs[k + 1][t], `choice ${i} top ${k + 1}`);
+      });
+    }
+    assert.notEqual(r.choices[0].text, r.choices[1].text);
   });
 
   it('echo with stream is a 400 naming echo', async () => {

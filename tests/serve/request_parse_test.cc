@@ -140,8 +140,9 @@ TEST(ParseChat, WrongTypesNameTheField) {
 
 TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   const std::string head = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
-  EXPECT_EQ(chat_error(head + R"("n":2,"stream":true})").param, "n");
-  EXPECT_EQ(chat_error(head + R"("n":2,"stream":true})").code, "unsupported");
+  const ApiRequest streamed = parse_chat_request(head + R"("n":2,"stream":true,"stream_options":{"include_usage":true}})");
+  EXPECT_EQ(streamed.n, 2);
+  EXPECT_TRUE(streamed.stream && streamed.include_usage);
   EXPECT_EQ(chat_error(head + R"("n":0})").param, "n");
   EXPECT_EQ(chat_error(head + R"("n":1000})").param, "n");
   EXPECT_EQ(parse_chat_request(head + R"("n":3})").n, 3);
@@ -246,7 +247,8 @@ TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":6})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":-1})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":true})").param, "logprobs");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3,"echo":true})").param, "n");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","n":3,"echo":true})").n, 3);
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","n":3,"echo":true,"stream":true})").param, "echo");
   EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","n":3})").n, 3);
 }
 

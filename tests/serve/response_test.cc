@@ -70,7 +70,7 @@ TEST(Response, InvalidUtf8IsReplacedNotThrown) {
 TEST(StreamEncoder, ChatStreamOrder) {
   StreamEncoder enc({Endpoint::kChat, "chatcmpl-9", 2, "m"}, /*include_usage=*/true);
   auto e = events(enc.start() + enc.text("Hi") + enc.text("") + enc.text(" there") +
-                  enc.finish(result("Hi there", FinishReason::kStop, 4, 2)));
+                  enc.finish(result("Hi there", FinishReason::kStop, 4, 2)) + enc.end(4, 2));
   ASSERT_EQ(e.size(), 6u);
   auto role = nlohmann::json::parse(e[0]);
   EXPECT_EQ(role["object"], "chat.completion.chunk");
@@ -92,7 +92,7 @@ TEST(StreamEncoder, ChatStreamOrder) {
 TEST(StreamEncoder, CompletionStreamWithoutUsage) {
   StreamEncoder enc({Endpoint::kCompletion, "cmpl-9", 2, "m"}, /*include_usage=*/false);
   EXPECT_EQ(enc.start(), "");
-  auto e = events(enc.text("Once") + enc.finish(result("Once", FinishReason::kLength, 4, 1)));
+  auto e = events(enc.text("Once") + enc.finish(result("Once", FinishReason::kLength, 4, 1)) + enc.end(4, 1));
   ASSERT_EQ(e.size(), 3u);
   auto chunk = nlohmann::json::parse(e[0]);
   EXPECT_EQ(chunk["object"], "text_completion");
@@ -100,6 +100,20 @@ TEST(StreamEncoder, CompletionStreamWithoutUsage) {
   EXPECT_FALSE(chunk.contains("usage"));
   EXPECT_EQ(nlohmann::json::parse(e[1])["choices"][0]["finish_reason"], "length");
   EXPECT_EQ(e[2], "[DONE]");
+}
+
+TEST(StreamEncoder, ChoiceIndexOnEveryChunkAndOneEnd) {
+  StreamEncoder enc({Endpoint::kChat, "chatcmpl-9", 2, "m"}, /*include_usage=*/true, /*index=*/2);
+  auto e = events(enc.start() + enc.text("Hi") + enc.delta({" there", "", {}}) +
+                  enc.finish(result("Hi there", FinishReason::kLength, 4, 2)));
+  ASSERT_EQ(e.size(), 4u);  // the choice's events only: no usage, no [DONE]
+  for (const auto& event : e) EXPECT_EQ(nlohmann::json::parse(event)["choices"][0]["index"], 2) << event;
+  EXPECT_EQ(nlohmann::json::parse(e[3])["choices"][0]["finish_reason"], "length");
+  auto end = events(enc.end(4, 7));
+  ASSERT_EQ(end.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(end[0])["usage"]["completion_tokens"], 7);
+  EXPECT_EQ(end[1], "[DONE]");
+  EXPECT_EQ(StreamEncoder({Endpoint::kCompletion, "c", 2, "m"}, false, 1).end(4, 7), "data: [DONE]\n\n");
 }
 
 TEST(StreamEncoder, ErrorEvent) {

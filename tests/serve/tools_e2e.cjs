@@ -129,6 +129,25 @@ describe('tool calls through ogai serve', () => {
     }
   });
 
+  it('n = 2 streamed: each choice\'s tool-call deltas add up to that choice of the whole answer', async () => {
+    const req = { ...base, tools: [weather, add], tool_choice: 'required', temperature: 1.0, seed: 4, n: 2 };
+    const whole = await client.chat.completions.create(req);
+    const stream = await client.chat.completions.create({ ...req, stream: true });
+    const byChoice = [[], []];
+    for await (const chunk of stream) {
+      for (const c of chunk.choices) byChoice[c.index].push({ ...chunk, choices: [{ ...c, index: 0 }] });
+    }
+    for (let i = 0; i < 2; i++) {
+      const streamed = await collect((async function* () { yield* byChoice[i]; })());
+      const choice = whole.choices[i];
+      assert.equal(choice.finish_reason, 'tool_calls', JSON.stringify(choice));
+      assert.equal(streamed.finish, 'tool_calls', `choice ${i}`);
+      assert.deepEqual(streamed.calls.map((c) => c.function), choice.message.tool_calls.map((c) => c.function), `choice ${i}`);
+    }
+    assert.notDeepEqual(whole.choices[0].message.tool_calls.map((c) => c.function),
+                        whole.choices[1].message.tool_calls.map((c) => c.function), 'the seeds should give different calls');
+  });
+
   it('every format (chosen with tool_call_format) is forced and parsed back, whole and streamed', async () => {
     for (const tool_call_format of ['hermes', 'llama3_json', 'mistral']) {
       const req = { ...base, tools: [weather, add], tool_choice: 'required', tool_call_format, parallel_tool_calls: false };
