@@ -303,6 +303,54 @@ TEST_P(SpeculativeEngineTest, BatchEqualsSolo) {
     expect_same_speculative(batch[i], model->generate(prompts[i], o), prompts[i]);
 }
 
+// A drafter that fails on its `fail_at`-th proposal.
+class FailingDrafter : public generate::Drafter {
+ public:
+  explicit FailingDrafter(int fail_at) : fail_at_(fail_at) {}
+  void propose(const generate::DraftRequest& request, std::vector<std::int32_t>& out) const override {
+    if (++calls_ == fail_at_) throw Error(ErrorCode::kRuntime, "drafter", "injected failure");
+    out.push_back(request.history.back());
+  }
+
+ private:
+  int fail_at_;
+  mutable int calls_ = 0;
+};
+
+// A speculative row whose drafter throws ends alone with that error; the plain and speculative
+// rows beside it equal their solo runs.
+TEST(SpeculativeEngineErrors, AFailingDrafterEndsOnlyItsRow) {
+  auto model = load("stories260k");
+  const generate::SequenceModel sm = model->impl().sequence_model();
+  generate::EngineLimits limits;
+  limits.step_tokens = std::numeric_limits<std::size_t>::max();
+  generate::Engine engine(sm, limits);
+  const GenerationOptions ngram = speculative(greedy(12), SpeculativeOptions::Drafter::kNgram);
+  const std::vector<std::pair<std::string, GenerationOptions>> jobs = {
+      {"Once upon a time", greedy(12)}, {"the cat sat on the mat", greedy(12)}, {"Lily and", ngram}};
+  std::vector<std::shared_ptr<generate::LiveSequence>> sequences;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto ids = model->tokenize(jobs[i].first);
+    auto request = generate::resolve_request(jobs[i].second, model->impl().config.generation,
+                                             static_cast<std::int64_t>(ids.size()));
+    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
+    if (i == 1) sequences[i]->set_speculation({std::make_shared<FailingDrafter>(3), 2});
+    if (i == 2) sequences[i]->set_speculation(model->impl().speculation(ngram.speculative));
+    engine.add(sequences[i]);
+  }
+  for (int step = 0; !engine.idle() && step < 1000; ++step) engine.step();
+  ASSERT_TRUE(sequences[1]->error());
+  try {
+    std::rethrow_exception(sequences[1]->error());
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "drafter");
+  }
+  EXPECT_FALSE(sequences[0]->error());
+  EXPECT_FALSE(sequences[2]->error());
+  expect_same(sequences[0]->result(), model->generate(jobs[0].first, jobs[0].second), "plain row");
+  expect_same_speculative(sequences[2]->result(), model->generate(jobs[2].first, jobs[2].second), "ngram row");
+}
+
 INSTANTIATE_TEST_SUITE_P(Drafters, SpeculativeEngineTest,
                          ::testing::Values(SpeculativeCase{"stories260k", SpeculativeOptions::Drafter::kNgram},
                                            SpeculativeCase{"tiny-recurrent", SpeculativeOptions::Drafter::kNgram},
