@@ -19,7 +19,8 @@
 //       len(r) (the engine feeds write index len(r)); the present replaces the buffer.
 //   replace pairs: [rows, ...state_dims]; the present replaces the state.
 // Memory: rows x the longest row (append) or rows x capacity (buffers): it grows with the live
-// rows and their lengths, never with a row count or context fixed in advance.
+// rows and their lengths, never with a row count or context fixed in advance. Sliding-window
+// groups are no exception: each row keeps all its positions (kv_cache.h says why).
 // Not thread-safe; one BatchCache per engine.
 #pragma once
 
