@@ -11,6 +11,7 @@ struct Session::Impl {
   Ort::Session session{nullptr};
   std::vector<PortInfo> inputs;
   std::vector<PortInfo> outputs;
+  Location device;  // where the session runs (host unless a CUDA provider was appended)
 };
 
 }  // namespace ogai::ort
