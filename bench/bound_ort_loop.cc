@@ -49,7 +49,8 @@ BoundOrtLoop::BoundOrtLoop(const std::filesystem::path& model, const std::string
     std::string name = state_->session.GetInputNameAllocated(i, allocator).get();
     if (name == "position_ids") state_->positions = true;
     if (name.rfind("past_key_values.", 0) != 0) continue;
-    auto info = state_->session.GetInputTypeInfo(i).GetTensorTypeAndShapeInfo();
+    Ort::TypeInfo type = state_->session.GetInputTypeInfo(i);  // owns what info views
+    auto info = type.GetTensorTypeAndShapeInfo();
     auto shape = info.GetShape();
     std::string output = "present." + name.substr(std::strlen("past_key_values."));
     state_->pasts.push_back({name, output, info.GetElementType(), shape[1], shape[3]});
