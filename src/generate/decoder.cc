@@ -201,6 +201,7 @@ double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> i
   }
   const double seconds = binding.run();
   binding.take_outputs(outputs);
+  binding.clear();  // the binding would otherwise keep this step's pasts alive until the next step
   return seconds;
 }
 

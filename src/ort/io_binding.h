@@ -5,7 +5,8 @@
 // location is the host and a bound run computes what Session::run_into computes, byte for byte.
 //
 // Use per run: clear(), bind_input() each feed, bind_output()/bind_output_to() each output, run(),
-// then take_outputs(). Binding an input whose memory is not where the graph runs makes ORT copy it
+// then take_outputs() and clear() again: a binding holds a reference to every bound value (and
+// to ORT-allocated outputs) until it is cleared, which would keep a replaced KV past alive. Binding an input whose memory is not where the graph runs makes ORT copy it
 // there during run() (small host feeds such as ids and the mask on a GPU session).
 // Cost: creating a Binding is one ORT object; binding a value is a name lookup; nothing is copied
 // for values already at the right location. Not thread-safe: one Binding per running step; the

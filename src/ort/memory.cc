@@ -1,5 +1,7 @@
 #include "ort/memory.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -25,6 +27,38 @@ Tensor byte_view(const Tensor& t, std::size_t offset, std::size_t bytes) {
   return Tensor::view(DataType::kUint8, {static_cast<std::int64_t>(bytes)}, base + offset, t.location());
 }
 
+// cudaMemcpy of the CUDA runtime the CUDA provider already loaded (never loads one itself).
+using CudaMemcpy = int (*)(void* dst, const void* src, std::size_t bytes, int kind);
+CudaMemcpy loaded_cuda_memcpy() {
+  static const CudaMemcpy fn = [] {
+    for (const char* name : {"libcudart.so.12", "libcudart.so.13", "libcudart.so"})
+      if (void* handle = dlopen(name, RTLD_NOW | RTLD_NOLOAD))
+        if (void* symbol = dlsym(handle, "cudaMemcpy")) return reinterpret_cast<CudaMemcpy>(symbol);
+    return CudaMemcpy{nullptr};
+  }();
+  return fn;
+}
+
+// The fallback when CopyTensors has no transfer for the device: cudaMemcpy per range. False when
+// no CUDA runtime is loaded; throws when a copy fails.
+bool cuda_runtime_copy(const Tensor& src, Tensor& dst, std::span<const ByteRange> ranges, const std::string& why) {
+  CudaMemcpy copy = loaded_cuda_memcpy();
+  if (copy == nullptr) return false;
+  static std::once_flag once;
+  std::call_once(once, [&] { log(LogLevel::kInfo, "device copies use cudaMemcpy (CopyTensors: {})", why); });
+  constexpr int kCudaMemcpyDefault = 4;  // direction from the pointers (unified addressing)
+  const auto* from = static_cast<const std::uint8_t*>(src.raw_data());
+  auto* to = static_cast<std::uint8_t*>(dst.raw_data());
+  for (const auto& r : ranges) {
+    if (r.bytes == 0) continue;
+    const int error = copy(to + r.dst_offset, from + r.src_offset, r.bytes, kCudaMemcpyDefault);
+    if (error != 0)
+      fail(ErrorCode::kRuntime, "tensor copy " + location_name(src.location()) + " -> " + location_name(dst.location()),
+           "cudaMemcpy of {} bytes failed with CUDA error {}", r.bytes, error);
+  }
+  return true;
+}
+
 void runtime_copy(const Tensor& src, Tensor& dst, std::span<const ByteRange> ranges) {
   std::vector<Tensor> views;
   std::vector<const OrtValue*> from;
@@ -42,6 +76,8 @@ void runtime_copy(const Tensor& src, Tensor& dst, std::span<const ByteRange> ran
   if (status == nullptr) return;
   std::string message = api.GetErrorMessage(status);
   api.ReleaseStatus(status);
+  const bool cuda = src.location().device == Device::kCuda || dst.location().device == Device::kCuda;
+  if (cuda && cuda_runtime_copy(src, dst, ranges, message)) return;
   fail(ErrorCode::kUnsupported, "tensor copy " + location_name(src.location()) + " -> " + location_name(dst.location()),
        "ONNX Runtime's CopyTensors failed: {} (a device copy needs the execution provider's library registered "
        "with the environment; see docs/gpu.md)", message);

@@ -7,10 +7,12 @@
 // call over views at the range offsets. CopyTensors uses the data transfer that an execution
 // provider registered in the process environment; when none is registered for the device (a
 // CUDA provider appended to a session only, whose library was not registered with the
-// environment, see Memory::of) it fails and copy_ranges throws ogai::Error(kUnsupported) naming
-// both locations and ORT's message: ogai never falls back to a slower path silently, and never
-// dereferences device memory on the host.
-// Cost: O(bytes) per copy; a device copy is synchronous (no stream) and adds one ORT call.
+// environment, see Memory::of) it fails. Then, for CUDA, the cudaMemcpy of the CUDA runtime the
+// provider already loaded copies each range (logged once, with ORT's reason); without a loaded
+// CUDA runtime copy_ranges throws ogai::Error(kUnsupported) naming both locations and ORT's
+// message. Device memory is never dereferenced on the host.
+// Cost: O(bytes) per copy; a device copy is synchronous (no stream): one ORT call, or one
+// cudaMemcpy per range on the fallback.
 // Thread safety: copies and allocations are safe from several threads on disjoint tensors.
 #pragma once
 
