@@ -27,7 +27,8 @@ Binding::~Binding() {
 }
 
 Binding::Binding(Binding&& other) noexcept
-    : session_(other.session_), binding_(other.binding_), outputs_(other.outputs_),
+    : session_(other.session_), binding_(other.binding_), input_names_(std::move(other.input_names_)),
+      input_values_(std::move(other.input_values_)), inputs_(other.inputs_), outputs_(other.outputs_),
       device_outputs_(other.device_outputs_) {
   other.binding_ = nullptr;
 }
@@ -37,6 +38,9 @@ Binding& Binding::operator=(Binding&& other) noexcept {
     if (binding_ != nullptr) Ort::GetApi().ReleaseIoBinding(binding_);
     session_ = other.session_;
     binding_ = other.binding_;
+    input_names_ = std::move(other.input_names_);
+    input_values_ = std::move(other.input_values_);
+    inputs_ = other.inputs_;
     outputs_ = other.outputs_;
     device_outputs_ = other.device_outputs_;
     other.binding_ = nullptr;
@@ -47,12 +51,19 @@ Binding& Binding::operator=(Binding&& other) noexcept {
 void Binding::clear() {
   Ort::GetApi().ClearBoundInputs(binding_);
   Ort::GetApi().ClearBoundOutputs(binding_);
+  inputs_ = 0;
   outputs_ = 0;
   device_outputs_ = false;
 }
 
 void Binding::bind_input(const std::string& name, const Tensor& value) {
   check(Ort::GetApi().BindInput(binding_, name.c_str(), value.get()), *session_, "BindInput");
+  if (inputs_ == input_names_.size()) {
+    input_names_.emplace_back();
+    input_values_.emplace_back();
+  }
+  input_names_[inputs_] = name;  // reuses the slot's capacity
+  input_values_[inputs_++] = &value;
 }
 
 void Binding::bind_output(const std::string& name, Tensor& destination) {
@@ -71,7 +82,13 @@ void Binding::bind_output_to(const std::string& name, Location location) {
 double Binding::run() {
   const OrtApi& api = Ort::GetApi();
   const auto start = std::chrono::steady_clock::now();
-  check(api.RunWithBinding(session_->impl().session, nullptr, binding_), *session_, "run");
+  if (OrtStatus* status = api.RunWithBinding(session_->impl().session, nullptr, binding_)) {
+    std::string message = api.GetErrorMessage(status);
+    api.ReleaseStatus(status);
+    fail(ErrorCode::kRuntime, session_->origin(), "ONNX Runtime run failed: {}{}", message,
+         describe_mismatches(*session_, std::span(input_names_).first(inputs_),
+                             std::span(input_values_).first(inputs_)));
+  }
   if (device_outputs_) check(api.SynchronizeBoundOutputs(binding_), *session_, "SynchronizeBoundOutputs");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

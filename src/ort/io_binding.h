@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ort/location.h"
 #include "ort/tensor.h"
@@ -43,7 +44,8 @@ class Binding {
   // ORT allocates output `name` at `location`.
   void bind_output_to(const std::string& name, Location location);
   // Runs the session on what is bound; returns the seconds spent inside ORT's RunWithBinding.
-  // Throws ogai::Error(kRuntime) naming the model and ORT's message.
+  // Throws ogai::Error(kRuntime) naming the model, ORT's message and any bound input whose type
+  // or rank differs from the graph's.
   double run();
   // The bound outputs, in the order they were bound: every empty slot receives the tensor ORT
   // produced; a non-empty slot (a bind_output destination) is left as it is. slots.size() must be
@@ -53,6 +55,9 @@ class Binding {
  private:
   const Session* session_;
   OrtIoBinding* binding_ = nullptr;
+  std::vector<std::string> input_names_;  // first inputs_ are bound (slots reused across runs)
+  std::vector<const Tensor*> input_values_;
+  std::size_t inputs_ = 0;
   std::size_t outputs_ = 0;
   bool device_outputs_ = false;
 };

@@ -83,6 +83,9 @@ const PortInfo* find_port(const std::vector<PortInfo>& ports, std::string_view n
   return nullptr;
 }
 
+
+}  // namespace
+
 // Names the fed inputs whose type or rank differ from the graph's (ORT's message does not).
 std::string describe_mismatches(const Session& session, std::span<const std::string> names,
                                 std::span<const Tensor* const> inputs) {
@@ -99,8 +102,6 @@ std::string describe_mismatches(const Session& session, std::span<const std::str
   }
   return text;
 }
-
-}  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;

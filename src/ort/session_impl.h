@@ -14,4 +14,9 @@ struct Session::Impl {
   Location device;  // where the session runs (host unless a CUDA provider was appended)
 };
 
+// Names the fed inputs whose type or rank differ from the graph's (ORT's message does not), each
+// as "; input 'x' was fed …"; empty when all match.
+std::string describe_mismatches(const Session& session, std::span<const std::string> names,
+                                std::span<const Tensor* const> inputs);
+
 }  // namespace ogai::ort

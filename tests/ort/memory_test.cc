@@ -157,5 +157,21 @@ TEST(BindingTest, UnknownOutputNameIsARuntimeError) {
   }
 }
 
+TEST(BindingTest, AMistypedInputIsNamedInTheError) {
+  ort::Session session = ort::Session::open(kStories);
+  StoriesRun r = stories_prompt();
+  r.inputs[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 5});  // input_ids must be int64
+  ort::Binding binding(session);
+  for (std::size_t i = 0; i < r.inputs.size(); ++i) binding.bind_input(r.in_names[i], r.inputs[i]);
+  for (const auto& name : r.out_names) binding.bind_output_to(name, ort::Location{});
+  try {
+    binding.run();
+    FAIL() << "a float32 input_ids ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kRuntime);
+    EXPECT_NE(std::string(e.what()).find("input 'input_ids' was fed float32 [1, 5]"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ogai
