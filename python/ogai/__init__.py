@@ -16,6 +16,7 @@ from ._ogai import (  # noqa: F401  (re-exported)
     Model,
     Request,
     RequestStream,
+    SAMPLING_FIELDS,
     TextStream,
     Tokenizer,
     ValidationProblem,

@@ -5,8 +5,11 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <variant>
 
 #include <pybind11/stl.h>
+
+#include "ogai/sampling_fields.h"
 
 namespace ogai::python {
 
@@ -102,28 +105,23 @@ SpeculativeOptions::Drafter drafter_from(const std::string& name) {
 
 using Setter = std::function<void(GenerateArgs&, const char* function, const std::string& name, py::handle value)>;
 
-template <typename T>
-Setter number(std::optional<T> SamplingOptions::*field) {
-  return [field](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
-    a.options.sampling.*field = as<T>(f, n, "a number", v);
+// The setter of one ogai/sampling_fields.h entry: a number, or an int for int members.
+Setter sampling_setter(const SamplingField& field) {
+  if (auto* m = std::get_if<SamplingField::IntMember>(&field.member))
+    return [m = *m](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+      a.options.sampling.*m = as_int<int>(f, n, v);
+    };
+  return [m = std::get<SamplingField::FloatMember>(field.member)](GenerateArgs& a, const char* f, const std::string& n,
+                                                                  py::handle v) {
+    a.options.sampling.*m = as<float>(f, n, "a number", v);
   };
 }
 
-const std::map<std::string, Setter>& setters() {
-  static const std::map<std::string, Setter> table = {
+std::map<std::string, Setter> make_setters() {
+  std::map<std::string, Setter> table = {
       {"max_new_tokens", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.max_new_tokens = as_int<int>(f, n, v);
        }},
-      {"temperature", number(&SamplingOptions::temperature)},
-      {"top_k", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
-         a.options.sampling.top_k = as_int<int>(f, n, v);
-       }},
-      {"top_p", number(&SamplingOptions::top_p)},
-      {"min_p", number(&SamplingOptions::min_p)},
-      {"typical_p", number(&SamplingOptions::typical_p)},
-      {"repetition_penalty", number(&SamplingOptions::repetition_penalty)},
-      {"frequency_penalty", number(&SamplingOptions::frequency_penalty)},
-      {"presence_penalty", number(&SamplingOptions::presence_penalty)},
       {"do_sample", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.sampling.do_sample = as<bool>(f, n, "a bool", v);
        }},
@@ -166,6 +164,12 @@ const std::map<std::string, Setter>& setters() {
          a.stream = as<bool>(f, n, "a bool", v);
        }},
   };
+  for (const SamplingField& field : kSamplingFields) table.emplace(std::string(field.name), sampling_setter(field));
+  return table;
+}
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> table = make_setters();
   return table;
 }
 

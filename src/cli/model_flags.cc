@@ -5,12 +5,15 @@
 #include <chrono>
 #include <random>
 #include <cstdio>
+#include <variant>
+
+#include "ogai/sampling_fields.h"
 
 namespace ogai::cli {
 namespace {
 
 template <typename T>
-void add_optional(CLI::App& cmd, const char* name, std::optional<T>& target, const char* help) {
+void add_optional(CLI::App& cmd, const std::string& name, std::optional<T>& target, const std::string& help) {
   cmd.add_option_function<T>(name, [&target](const T& v) { target = v; }, help);
 }
 
@@ -47,14 +50,8 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   auto& o = flags.options;
   auto& s = o.sampling;
   add_optional(cmd, "--max-new-tokens", o.max_new_tokens, "most tokens to generate");
-  add_optional(cmd, "--temperature", s.temperature, "sampling temperature (0 = greedy)");
-  add_optional(cmd, "--top-k", s.top_k, "keep the k most likely tokens (0 = off)");
-  add_optional(cmd, "--top-p", s.top_p, "nucleus sampling mass in (0, 1]");
-  add_optional(cmd, "--min-p", s.min_p, "drop tokens below min_p times the top probability");
-  add_optional(cmd, "--typical-p", s.typical_p, "locally typical sampling mass in (0, 1]");
-  add_optional(cmd, "--repetition-penalty", s.repetition_penalty, "HF repetition penalty (> 0, 1 = off)");
-  add_optional(cmd, "--frequency-penalty", s.frequency_penalty, "OpenAI frequency penalty");
-  add_optional(cmd, "--presence-penalty", s.presence_penalty, "OpenAI presence penalty");
+  for (const SamplingField& field : kSamplingFields)
+    std::visit([&](auto member) { add_optional(cmd, field.flag(), s.*member, std::string(field.help)); }, field.member);
   cmd.add_option_function<std::int64_t>(
          "--seed",
          [&flags](std::int64_t v) {

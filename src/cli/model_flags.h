@@ -28,9 +28,9 @@ struct SamplingFlags {
 void add_model_flags(CLI::App& cmd, ModelFlags& flags);
 // Adds --chat-template FILE (the commands that render chats: generate, chat, serve).
 void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags);
-// Adds --max-new-tokens, --temperature, --top-k, --top-p, --min-p, --typical-p,
-// --repetition-penalty, --frequency-penalty, --presence-penalty, --seed, --stop (repeatable),
-// --ignore-eos, --truncate-prompt, --prefill-chunk, and the speculative flags.
+// Adds --max-new-tokens, one flag per ogai/sampling_fields.h entry (--temperature, --top-k, ...),
+// --seed, --stop (repeatable), --ignore-eos, --truncate-prompt, --prefill-chunk, --speculative,
+// --draft-tokens.
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags);
 
 // Adds --speculative ngram|assistant and --draft-tokens N (generate, serve).

@@ -55,7 +55,8 @@ StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& 
   std::span<ort::Tensor> presents(outputs_.data() + (outputs_.size() - pasts.size()), pasts.size());
   cache.bind_presents(presents);
   StepOutput out;
-  out.run_seconds = decoder_.run(inputs_, outputs_);
+  out.run_seconds = feed_ == Feed::kBound ? decoder_.run(binding_, inputs_, outputs_, cache.location())
+                                          : decoder_.run(inputs_, outputs_);
   cache.commit(presents);
   out.logits = std::move(outputs_[0]);
   if (!spec.hidden_output.empty()) out.hidden = std::move(outputs_[1]);

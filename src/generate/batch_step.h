@@ -10,7 +10,11 @@
 // A failure leaves the cache as it was before the step.
 // Cost per step: O(rows x longest) to write the mask when rows > 1 (a single row appends one
 // column); nothing else grows with the context.
-// Not thread-safe; one BatchStep (its scratch buffers) per engine.
+// The run goes through ONNX Runtime's IoBinding (Feed::kBound, the default): the pasts are bound
+// where the cache keeps them and the presents are produced there (shared buffers written in
+// place), logits on the host. Feed::kPlain runs without binding, host outputs: the reference the
+// bound step is compared against (tests), never faster.
+// Not thread-safe; one BatchStep (its scratch buffers and binding) per engine.
 #pragma once
 
 #include <span>
@@ -23,7 +27,9 @@ namespace ogai::generate {
 
 class BatchStep {
  public:
-  explicit BatchStep(const Decoder& decoder) : decoder_(decoder) {}
+  enum class Feed { kBound, kPlain };
+  explicit BatchStep(const Decoder& decoder, Feed feed = Feed::kBound)
+      : decoder_(decoder), feed_(feed), binding_(decoder.session()) {}
 
   // `tokens` holds one token per row of `cache`, in row order.
   StepOutput run(std::span<const std::int64_t> tokens, kv::BatchCache& cache);
@@ -32,6 +38,8 @@ class BatchStep {
   void build_mask(const kv::BatchCache& cache);
 
   const Decoder& decoder_;
+  Feed feed_;
+  ort::Binding binding_;
   std::vector<std::int64_t> mask_;       // [rows, longest + 1]
   std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
   std::vector<std::int64_t> positions_;  // [rows]

@@ -68,7 +68,7 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
 }
 
 Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
-    : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)) {
+    : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)), memory_(ort::Memory::of(session_)) {
   check_against_session();
   const auto& logits_shape = session_.find_output(spec_.logits_output)->shape;
   if (spec_.vocab_size == 0 && !logits_shape.empty() && logits_shape.back() > 0) spec_.vocab_size = logits_shape.back();
@@ -168,7 +168,8 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     std::vector<ort::Tensor> outputs(output_names_.size());
     std::span<ort::Tensor> presents(outputs.data() + (outputs.size() - pasts.size()), pasts.size());
     cache.bind_presents(presents);
-    const double run_seconds = session_.run_into(input_names_, inputs, output_names_, outputs);
+    ort::Binding binding(session_);
+    const double run_seconds = run(binding, inputs, outputs, ort::Location{});
     cache.commit(presents, seq);
     StepOutput out;
     out.run_seconds = run_seconds;
@@ -184,6 +185,24 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
 double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const {
   OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
   return session_.run_into(input_names_, inputs, output_names_, outputs);
+}
+
+double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
+                    ort::Location presents_at) const {
+  OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
+  binding.clear();
+  for (std::size_t i = 0; i < inputs.size(); ++i) binding.bind_input(input_names_[i], *inputs[i]);
+  const std::size_t first_present = output_names_.size() - spec_.cache.pairs.size();
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].empty())
+      binding.bind_output(output_names_[i], outputs[i]);
+    else
+      binding.bind_output_to(output_names_[i], i < first_present ? ort::Location{} : presents_at);
+  }
+  const double seconds = binding.run();
+  binding.take_outputs(outputs);
+  binding.clear();  // the binding would otherwise keep this step's pasts alive until the next step
+  return seconds;
 }
 
 }  // namespace ogai::generate

@@ -6,6 +6,7 @@
 // Hugging Face derives them from the mask), runs the graph, commits the KV presents and returns
 // the logits. Feeds are views over the caller's buffers (no copies for batch 1). Thread-safe for concurrent steps on
 // different batches (the ORT session is); a Decoder is immutable after construction.
+// Runs go through ONNX Runtime's IoBinding (io_binding.h); step() keeps its KvCache on the host.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,8 @@
 
 #include "generate/decoder_spec.h"
 #include "kv/kv_cache.h"
+#include "ort/io_binding.h"
+#include "ort/memory.h"
 #include "ort/session.h"
 
 namespace ogai::generate {
@@ -62,6 +65,8 @@ class Decoder {
 
   const DecoderSpec& spec() const { return spec_; }
   const ort::Session& session() const { return session_; }
+  // Where the session runs: a decode batch's state is allocated there (kv::BatchCache).
+  const ort::Memory& state_memory() const { return memory_; }
 
   // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
@@ -73,7 +78,14 @@ class Decoder {
   // [cache lengths], then one past per KV pair), `outputs` in output order (logits, [hidden],
   // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
   // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
+  // Host outputs, no IO binding: the reference the bound run is tested against.
   double run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const;
+  // Same through `binding` (io_binding.h): inputs stay where they are; a non-empty output slot
+  // is bound as the destination; empty ones are allocated by ORT, logits and hidden states on
+  // the host (the sampler reads them there), presents at `presents_at` (the state's location,
+  // so that device-resident KV never crosses to the host). Identical bytes to run() on CPU.
+  double run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
+             ort::Location presents_at) const;
   std::size_t output_count() const { return output_names_.size(); }
 
  private:
@@ -81,6 +93,7 @@ class Decoder {
 
   DecoderSpec spec_;
   ort::Session session_;
+  ort::Memory memory_;  // session_'s device (declared after it)
   std::vector<std::string> input_names_;   // tokens, [mask], [positions], [write indices], [lengths], pasts...
   std::vector<std::string> output_names_;  // logits, [hidden], presents...
 };

@@ -5,9 +5,13 @@
 // lookup() finds the entry sharing the longest prefix with a prompt and returns a copy (an
 // explicit copy of its KV) holding exactly that prefix, leaving at least one prompt token to feed
 // (its logits start generation). Hybrid-aware through the state service's own rules: groups that
-// append along the sequence (full and sliding attention, whose KV ogai keeps whole: no position
-// is evicted) rewind to any prefix; recurrent (replace) state only to the entry's exact length,
-// so such an entry is reused only when all of it is a prefix of the prompt.
+// append along the sequence rewind to any prefix; recurrent (replace) state only to the entry's
+// exact length, so such an entry is reused only when all of it is a prefix of the prompt.
+// Sliding-window groups: ogai keeps their KV whole (kv_cache.h; docs/architecture.md, "Sliding
+// windows"), so an entry holds every position 0 .. length - 1 of every group and a prompt sharing
+// P tokens reuses exactly P, however far past the window (the next position attends to
+// P - window + 1 .. P, all held). Nothing is cut for the window because nothing is evicted;
+// `evictable_prefix` is not acted on. (tests/generate/sliding_prefix_test.cc)
 // insert() keeps a finished state, replacing entries that are a prefix of it; entries are
 // evicted least recently used first while the bytes held exceed the bound.
 // Cost: lookup is O(entries x prompt) token comparisons plus the copy of the chosen state.

@@ -7,7 +7,7 @@
 
 namespace ogai::kv {
 
-BatchCache::BatchCache(const CacheSpec& spec) : spec_(&spec) {
+BatchCache::BatchCache(const CacheSpec& spec, ort::Memory memory) : spec_(&spec), memory_(std::move(memory)) {
   for (const auto& pair : spec.pairs)
     left_padded_ = left_padded_ || (pair.update == Update::kAppend && spec.mode == StorageMode::kAppend);
   left_padded_ = left_padded_ && !spec.prefix_rows;
@@ -38,7 +38,16 @@ std::int64_t BatchCache::longest() const {
 }
 
 void BatchCache::adopt(KvCache&& solo) {
-  for (std::size_t i = 0; i < store_.size(); ++i) store_[i] = std::move(solo.pasts_[i]);
+  for (std::size_t i = 0; i < store_.size(); ++i) {
+    ort::Tensor& past = solo.pasts_[i];
+    if (past.location() == memory_.location()) {
+      store_[i] = std::move(past);
+      continue;
+    }
+    store_[i] = memory_.allocate(past.dtype(), past.shape());
+    const ort::ByteRange all{0, 0, past.byte_size()};
+    ort::copy_ranges(past, store_[i], {&all, 1});
+  }
   lengths_.assign(1, solo.length_);
   width_ = solo.length_;
   capacity_ = solo.capacity_;
@@ -53,8 +62,8 @@ void BatchCache::relay(std::span<const std::int64_t> order, const KvCache* joini
     const PairSpec& pair = spec_->pairs[i];
     if (shared(pair)) continue;
     const bool append = pair.update == Update::kAppend;
-    ort::Tensor next = append ? ort::Tensor::zeros(pair.dtype, row_shape(pair, rows, width))
-                              : ort::Tensor::allocate(pair.dtype, row_shape(pair, rows, 0));
+    ort::Tensor next = append ? memory_.zeros(pair.dtype, row_shape(pair, rows, width))
+                              : memory_.allocate(pair.dtype, row_shape(pair, rows, 0));
     for (std::int64_t k = 0; k < rows; ++k) {
       const std::int64_t from = order[static_cast<std::size_t>(k)];
       const ort::Tensor& src = from < 0 ? joining->pasts_[i] : store_[i];
@@ -75,7 +84,7 @@ void BatchCache::grow_shared(std::int64_t row_capacity, std::int64_t capacity) {
   for (std::size_t i = 0; i < store_.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
     if (!shared(pair)) continue;
-    ort::Tensor bigger = ort::Tensor::zeros(pair.dtype, {row_capacity, pair.kv_heads, capacity, pair.head_dim});
+    ort::Tensor bigger = memory_.zeros(pair.dtype, {row_capacity, pair.kv_heads, capacity, pair.head_dim});
     for (std::int64_t r = 0; r < rows(); ++r) copy_row_positions(store_[i], r, 0, bigger, r, 0, length(r));
     store_[i] = std::move(bigger);
   }
@@ -155,7 +164,7 @@ KvCache BatchCache::extract(std::int64_t row) const {
 
 KvCache BatchCache::take_row(std::int64_t row) {
   OGAI_CHECK(row >= 0 && row < rows());
-  const bool whole = rows() == 1 && width_ == length(0) &&
+  const bool whole = rows() == 1 && width_ == length(0) && memory_.location().host() &&
                      (spec_->mode != StorageMode::kSharedBuffer || row_capacity_ == 1);
   if (!whole) {
     KvCache c = extract(row);
@@ -203,7 +212,8 @@ void BatchCache::rebuild_views() {
       views_[i] = ort::Tensor();
       feed_[i] = nullptr;
     } else if (shared(pair)) {
-      views_[i] = ort::Tensor::view(pair.dtype, {rows(), pair.kv_heads, capacity_, pair.head_dim}, store_[i].raw_data());
+      views_[i] = ort::Tensor::view(pair.dtype, {rows(), pair.kv_heads, capacity_, pair.head_dim}, store_[i].raw_data(),
+                                    store_[i].location());
       feed_[i] = &views_[i];
     } else {
       feed_[i] = &store_[i];
@@ -217,7 +227,8 @@ void BatchCache::bind_presents(std::span<ort::Tensor> slots) {
   OGAI_CHECK(slots.size() == store_.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
-    slots[i] = shared(pair) ? ort::Tensor::view(pair.dtype, views_[i].shape(), store_[i].raw_data()) : ort::Tensor();
+    slots[i] = shared(pair) ? ort::Tensor::view(pair.dtype, views_[i].shape(), store_[i].raw_data(), store_[i].location())
+                            : ort::Tensor();
   }
 }
 

@@ -19,7 +19,13 @@
 //       len(r) (the engine feeds write index len(r)); the present replaces the buffer.
 //   replace pairs: [rows, ...state_dims]; the present replaces the state.
 // Memory: rows x the longest row (append) or rows x capacity (buffers): it grows with the live
-// rows and their lengths, never with a row count or context fixed in advance.
+// rows and their lengths, never with a row count or context fixed in advance. Sliding-window
+// groups are no exception: each row keeps all its positions (kv_cache.h says why).
+// Where: every tensor lives in `memory` (ort::Memory, memory.h): the host, or the device the
+// decoder runs on, so that decode steps never move KV across (the graph's presents are bound
+// there, io_binding.h). Sequences' own KvCaches stay on the host: joining copies the row's KV to
+// the batch's memory once (a move when both are the host and the row is the first), leaving
+// copies it back; on a device every re-lay and growth is a device-to-device copy.
 // Not thread-safe; one BatchCache per engine.
 #pragma once
 
@@ -28,16 +34,19 @@
 #include <vector>
 
 #include "kv/kv_cache.h"
+#include "ort/memory.h"
 
 namespace ogai::kv {
 
 class BatchCache {
  public:
-  explicit BatchCache(const CacheSpec& spec);
+  explicit BatchCache(const CacheSpec& spec, ort::Memory memory = ort::Memory::host());
   BatchCache(const BatchCache&) = delete;
   BatchCache& operator=(const BatchCache&) = delete;
 
   const CacheSpec& spec() const { return *spec_; }
+  // Where the state lives (present outputs of a step are bound there).
+  ort::Location location() const { return memory_.location(); }
   std::int64_t rows() const { return static_cast<std::int64_t>(lengths_.size()); }
   std::int64_t length(std::int64_t row) const { return lengths_[static_cast<std::size_t>(row)]; }
   std::int64_t longest() const;
@@ -48,10 +57,11 @@ class BatchCache {
   std::int64_t width() const { return width_; }
 
   // Adds a sequence's batch-1 cache as row rows(). Its tensors are taken without a copy when the
-  // batch is empty (one-sequence decoding costs nothing), copied into the batch otherwise.
+  // batch is empty and the batch lives on the host (one-sequence decoding costs nothing), copied
+  // into the batch otherwise.
   void add_row(KvCache&& solo);
   // Removes row `row` and returns its state as a batch-1 KvCache of exactly length(row) positions
-  // (a copy of the row, or its tensors when it is the only row).
+  // on the host (a copy of the row, or its tensors when it is the only row of a host batch).
   KvCache take_row(std::int64_t row);
   // Removes row `row` without keeping its state.
   void remove_row(std::int64_t row);
@@ -85,6 +95,7 @@ class BatchCache {
   KvCache extract(std::int64_t row) const;
 
   const CacheSpec* spec_;
+  ort::Memory memory_;
   bool left_padded_ = false;
   std::vector<std::int64_t> lengths_;  // per row
   std::uint64_t membership_ = 0;

@@ -15,6 +15,11 @@
 //       step's present. It cannot be rewound to an earlier position (only reset to 0, or restored
 //       from a copy()).
 // All rows share one length (padding positions count; the attention mask says which are real).
+// Every group holds every position from 0, sliding-window groups included: nothing is evicted,
+// whatever the group's evictable_prefix says, because a v1 graph's sliding layers read their keys
+// from the start of the buffer up to the one attention mask's length and apply the window
+// themselves (tests/fixtures/sliding_past_test.cc; docs/architecture.md, "Sliding windows").
+// A sliding group's memory therefore grows with the whole length, like a full group's.
 // rewind() shortens the state (a copy for kAppend storage, free for buffers); copy() snapshots it
 // (an explicit, full copy). Not thread-safe; one KvCache per running batch.
 #pragma once

@@ -1,9 +1,10 @@
 #include "kv/row_copy.h"
 
 #include <algorithm>
-#include <cstring>
+#include <vector>
 
 #include "base/error.h"
+#include "ort/memory.h"
 
 namespace ogai::kv {
 namespace {
@@ -26,13 +27,12 @@ void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64
          positions, src_row, src_at, ort::shape_string(s), dst_row, dst_at, ort::shape_string(d));
   if (positions == 0) return;
   const std::size_t vec = static_cast<std::size_t>(s[3]) * dtype_size(src.dtype());
-  const auto* from = static_cast<const std::uint8_t*>(src.raw_data());
-  auto* to = static_cast<std::uint8_t*>(dst.raw_data());
-  for (std::int64_t h = 0; h < s[1]; ++h) {
-    const std::size_t src_off = static_cast<std::size_t>((src_row * s[1] + h) * s[2] + src_at) * vec;
-    const std::size_t dst_off = static_cast<std::size_t>((dst_row * d[1] + h) * d[2] + dst_at) * vec;
-    std::memcpy(to + dst_off, from + src_off, static_cast<std::size_t>(positions) * vec);
-  }
+  std::vector<ort::ByteRange> ranges(static_cast<std::size_t>(s[1]));
+  for (std::int64_t h = 0; h < s[1]; ++h)
+    ranges[static_cast<std::size_t>(h)] = {static_cast<std::size_t>((src_row * s[1] + h) * s[2] + src_at) * vec,
+                                           static_cast<std::size_t>((dst_row * d[1] + h) * d[2] + dst_at) * vec,
+                                           static_cast<std::size_t>(positions) * vec};
+  ort::copy_ranges(src, dst, ranges);
 }
 
 void copy_row(const ort::Tensor& src, std::int64_t src_row, ort::Tensor& dst, std::int64_t dst_row) {
@@ -45,8 +45,8 @@ void copy_row(const ort::Tensor& src, std::int64_t src_row, ort::Tensor& dst, st
          ort::shape_string(s), dst_row, ort::shape_string(d));
   const std::size_t bytes = row_bytes(src);
   if (bytes == 0) return;
-  std::memcpy(static_cast<std::uint8_t*>(dst.raw_data()) + static_cast<std::size_t>(dst_row) * bytes,
-              static_cast<const std::uint8_t*>(src.raw_data()) + static_cast<std::size_t>(src_row) * bytes, bytes);
+  const ort::ByteRange range{static_cast<std::size_t>(src_row) * bytes, static_cast<std::size_t>(dst_row) * bytes, bytes};
+  ort::copy_ranges(src, dst, {&range, 1});
 }
 
 }  // namespace ogai::kv

@@ -1,5 +1,7 @@
 // Copies between batch rows of state tensors: how the engine moves one sequence's state into and
 // out of the batch it decodes in. The only other place besides sequence_copy.h that moves KV bytes.
+// Either tensor may be on the host or a device: the bytes move through ort::copy_ranges (a
+// memcpy per (row, head) range on the host, one ONNX Runtime CopyTensors call otherwise; memory.h).
 #pragma once
 
 #include <cstdint>

@@ -73,7 +73,9 @@ struct GroupAbi {
   std::string layout;
   Aliasing aliasing = Aliasing::kForbidden;
   UpdateKind update = UpdateKind::kGrow;
-  bool prefix_reusable = false, evictable_prefix = false;  // evictable_prefix: oldest positions may be dropped
+  // evictable_prefix: the package allows dropping the oldest positions; the engine keeps them
+  // anyway (kv/kv_cache.h), and neither flag is consulted at run time.
+  bool prefix_reusable = false, evictable_prefix = false;
   std::optional<std::int64_t> rollback_positions;
   bool snapshot = false, fork = false;
   std::vector<std::string> cascade;

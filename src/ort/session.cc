@@ -27,41 +27,45 @@ PortInfo port_info(const std::string& name, const Ort::TypeInfo& type) {
   return port;
 }
 
-void append_execution_provider(Ort::SessionOptions& so, const SessionOptions& options, const std::string& origin) {
+// Returns where the session will run.
+Location append_execution_provider(Ort::SessionOptions& so, const SessionOptions& options, const std::string& origin) {
   const std::string& ep = options.execution_provider;
-  if (ep == "cpu") return;
+  if (ep == "cpu") return {};
   if (ep != "cuda")
     fail(ErrorCode::kInvalidArgument, "execution provider", "'{}' is not one of cpu, cuda", ep);
   CudaSupport cuda = cuda_support();
   if (!cuda.usable()) {
     if (!options.allow_cpu_fallback) fail_cpu_only(cuda);
     log(LogLevel::kWarn, "{}: CUDA unavailable (the ONNX Runtime in use is CPU-only); falling back to CPU as asked", origin);
-    return;
+    return {};
   }
   try {
     OrtCUDAProviderOptions cuda_options{};
     cuda_options.device_id = options.device_id;
     so.AppendExecutionProvider_CUDA(cuda_options);
+    return {Device::kCuda, options.device_id};
   } catch (const Ort::Exception& e) {
     if (!options.allow_cpu_fallback) fail_cuda_start(origin, e.what());
     log(LogLevel::kWarn, "{}: CUDA unavailable ({}); falling back to CPU as asked", origin, e.what());
   }
+  return {};
 }
 
-Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin) {
+Ort::SessionOptions make_options(const SessionOptions& options, const std::string& origin, Location& device) {
   environment();  // the process-wide env registers ORT's default logger, which appending an EP needs
   Ort::SessionOptions so;
   if (options.intra_op_threads > 0) so.SetIntraOpNumThreads(options.intra_op_threads);
   if (options.inter_op_threads > 0) so.SetInterOpNumThreads(options.inter_op_threads);
   so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
   if (options.enable_profiling) so.EnableProfiling("ogai_profile");
-  append_execution_provider(so, options, origin);
+  device = append_execution_provider(so, options, origin);
   return so;
 }
 
-std::unique_ptr<Session::Impl> finish(Ort::Session session, std::string origin) {
+std::unique_ptr<Session::Impl> finish(Ort::Session session, std::string origin, Location device) {
   auto impl = std::make_unique<Session::Impl>();
   impl->origin = std::move(origin);
+  impl->device = device;
   impl->session = std::move(session);
   Ort::AllocatorWithDefaultOptions allocator;
   for (std::size_t i = 0; i < impl->session.GetInputCount(); ++i)
@@ -78,6 +82,9 @@ const PortInfo* find_port(const std::vector<PortInfo>& ports, std::string_view n
     if (p.name == name) return &p;
   return nullptr;
 }
+
+
+}  // namespace
 
 // Names the fed inputs whose type or rank differ from the graph's (ORT's message does not).
 std::string describe_mismatches(const Session& session, std::span<const std::string> names,
@@ -96,8 +103,6 @@ std::string describe_mismatches(const Session& session, std::span<const std::str
   return text;
 }
 
-}  // namespace
-
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
@@ -111,18 +116,20 @@ Session Session::open(const std::filesystem::path& model, const SessionOptions& 
     return from_bytes(onnx::textproto_to_binary(model), options, model.parent_path(), model.string());
   std::string origin = model.string();
   return guard(origin, [&] {
-    Ort::SessionOptions so = make_options(options, origin);
-    return Session(finish(Ort::Session(environment(), model.c_str(), so), origin));
+    Location device;
+    Ort::SessionOptions so = make_options(options, origin, device);
+    return Session(finish(Ort::Session(environment(), model.c_str(), so), origin, device));
   });
 }
 
 Session Session::from_bytes(std::string_view bytes, const SessionOptions& options,
                             const std::filesystem::path& external_data_dir, std::string origin) {
   return guard(origin, [&] {
-    Ort::SessionOptions so = make_options(options, origin);
+    Location device;
+    Ort::SessionOptions so = make_options(options, origin, device);
     std::string dir = external_data_dir.empty() ? "." : external_data_dir.string();
     so.AddConfigEntry("session.model_external_initializers_file_folder_path", dir.c_str());
-    return Session(finish(Ort::Session(environment(), bytes.data(), bytes.size(), so), origin));
+    return Session(finish(Ort::Session(environment(), bytes.data(), bytes.size(), so), origin, device));
   });
 }
 
@@ -131,6 +138,7 @@ const std::vector<PortInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<PortInfo>& Session::outputs() const { return impl_->outputs; }
 const PortInfo* Session::find_input(std::string_view name) const { return find_port(impl_->inputs, name); }
 const PortInfo* Session::find_output(std::string_view name) const { return find_port(impl_->outputs, name); }
+Location Session::device() const { return impl_->device; }
 
 std::vector<Tensor> Session::run(std::span<const std::string> input_names, std::span<const Tensor* const> inputs,
                                  std::span<const std::string> output_names) const {

@@ -62,6 +62,9 @@ class Session {
   const std::vector<PortInfo>& outputs() const;
   const PortInfo* find_input(std::string_view name) const;
   const PortInfo* find_output(std::string_view name) const;
+  // Where the graph runs: the host for the CPU provider (or a CUDA request that fell back to
+  // CPU), the CUDA device otherwise. Device-resident state is allocated there (memory.h).
+  Location device() const;
 
   // Runs the graph. `input_names[i]` is fed `inputs[i]`; returns the outputs named in
   // `output_names`, in that order, as new ORT-allocated CPU tensors.

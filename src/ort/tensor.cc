@@ -2,15 +2,11 @@
 
 #include <cstring>
 
+#include "ort/memory_info.h"
 #include "ort/ort_api.h"
 
 namespace ogai::ort {
 namespace {
-
-const OrtMemoryInfo* cpu_memory() {
-  static Ort::MemoryInfo info = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
-  return info;
-}
 
 ONNXTensorElementDataType ort_type(DataType dtype) {
   return static_cast<ONNXTensorElementDataType>(static_cast<int>(dtype));
@@ -38,7 +34,8 @@ Tensor::~Tensor() {
 }
 
 Tensor::Tensor(Tensor&& other) noexcept
-    : value_(other.value_), dtype_(other.dtype_), shape_(std::move(other.shape_)), data_(other.data_) {
+    : value_(other.value_), dtype_(other.dtype_), shape_(std::move(other.shape_)), data_(other.data_),
+      location_(other.location_) {
   other.value_ = nullptr;
   other.data_ = nullptr;
 }
@@ -50,6 +47,7 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
     dtype_ = other.dtype_;
     shape_ = std::move(other.shape_);
     data_ = other.data_;
+    location_ = other.location_;
     other.value_ = nullptr;
     other.data_ = nullptr;
   }
@@ -73,13 +71,17 @@ Tensor Tensor::zeros(DataType dtype, Shape shape) {
   return t;
 }
 
-Tensor Tensor::view(DataType dtype, Shape shape, void* data) {
+Tensor Tensor::view(DataType dtype, Shape shape, void* data) { return view(dtype, std::move(shape), data, {}); }
+
+Tensor Tensor::view(DataType dtype, Shape shape, void* data, Location location) {
   static std::uint64_t empty_storage = 0;
   std::size_t bytes = static_cast<std::size_t>(ort::element_count(shape)) * dtype_size(dtype);
   if (bytes == 0) data = &empty_storage;
   return guard("view tensor " + shape_string(shape), [&] {
-    Ort::Value value = Ort::Value::CreateTensor(cpu_memory(), data, bytes, shape.data(), shape.size(), ort_type(dtype));
+    Ort::Value value = Ort::Value::CreateTensor(memory_info(location), data, bytes, shape.data(), shape.size(),
+                                                ort_type(dtype));
     Tensor t;
+    t.location_ = location;
     t.value_ = value.release();
     t.dtype_ = dtype;
     t.shape_ = std::move(shape);
@@ -111,11 +113,15 @@ Tensor Tensor::adopt(OrtValue* raw) {
     t.dtype_ = static_cast<DataType>(static_cast<int>(info.GetElementType()));
     t.shape_ = info.GetShape();
     t.data_ = value.GetTensorMutableRawData();
+    t.location_ = location_of(value.GetTensorMemoryInfo());
   });
   return t;
 }
 
 void Tensor::check_type(DataType expected) const {
+  if (!location_.host())
+    fail(ErrorCode::kInternal, "tensor", "a {} tensor {} is on {}, not readable on the host", dtype_name(dtype_),
+         shape_string(shape_), location_name(location_));
   if (expected != dtype_ && !(expected == DataType::kFloat16 && dtype_ == DataType::kBfloat16))
     fail(ErrorCode::kInvalidArgument, "tensor", "element type is {}, accessed as {}", dtype_name(dtype_),
          dtype_name(expected));

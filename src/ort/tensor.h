@@ -3,6 +3,9 @@
 //
 // A Tensor either owns its memory (allocate/zeros/copy_of) or is a view over memory the caller
 // keeps alive (view). Move-only: copying a tensor's bytes is explicit (copy_of).
+// Its bytes live at location(): the factories here make host tensors; device tensors come from
+// ort::Memory (memory.h) or from a device-bound run (io_binding.h). Typed access (span) is for
+// host tensors only; raw_data() of a device tensor is a device address.
 // This header does not include ONNX Runtime's headers; only src/ort/*.cc do.
 #pragma once
 
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "ort/location.h"
 
 struct OrtValue;
 
@@ -39,23 +43,26 @@ class Tensor {
   // Non-owning view over `data` (at least element_count(shape) * dtype_size(dtype) bytes), which
   // must outlive the tensor.
   static Tensor view(DataType dtype, Shape shape, void* data);
+  // Same over memory at `location` (e.g. a part of a device buffer).
+  static Tensor view(DataType dtype, Shape shape, void* data, Location location);
   // Owning CPU copy of `values` with the given shape (sizes must agree).
   template <typename T>
   static Tensor copy_of(std::span<const T> values, Shape shape);
   // Owning CPU copy of another tensor's bytes.
   static Tensor copy_of(const Tensor& other);
-  // Takes ownership of an OrtValue produced by ORT (used inside src/ort).
+  // Takes ownership of an OrtValue produced by ORT (used inside src/ort); reads its location.
   static Tensor adopt(OrtValue* value);
 
   bool empty() const { return value_ == nullptr; }
   DataType dtype() const { return dtype_; }
+  Location location() const { return location_; }
   const Shape& shape() const { return shape_; }
   std::int64_t element_count() const;
   std::size_t byte_size() const { return static_cast<std::size_t>(element_count()) * dtype_size(dtype_); }
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
 
-  // Typed access; throws ogai::Error if T does not match dtype().
+  // Typed access; throws ogai::Error if T does not match dtype() or the tensor is not on the host.
   template <typename T>
   std::span<T> span();
   template <typename T>
@@ -71,6 +78,7 @@ class Tensor {
   DataType dtype_ = DataType::kUndefined;
   Shape shape_;  // cached at construction
   void* data_ = nullptr;
+  Location location_;  // cached at construction
 };
 
 // C++ type -> DataType for the types tensors are created from.

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <climits>
 
+#include "ogai/sampling_fields.h"
 #include "serve/api_request.h"
 #include "serve/json_fields.h"
 #include "serve/parse_prompt.h"
@@ -67,14 +68,11 @@ void read_max_tokens(const FieldReader& f, GenerationOptions& o, bool echo) {
 }
 
 void read_sampling(const FieldReader& f, SamplingOptions& s) {
-  s.temperature = f.float_number("temperature");
-  s.top_p = f.float_number("top_p");
-  s.top_k = to_int(f, "top_k");
-  s.min_p = f.float_number("min_p");
-  s.typical_p = f.float_number("typical_p");
-  s.repetition_penalty = f.float_number("repetition_penalty");
-  s.frequency_penalty = f.float_number("frequency_penalty");
-  s.presence_penalty = f.float_number("presence_penalty");
+  for (const SamplingField& field : kSamplingFields) {
+    const char* name = field.name.data();
+    if (auto* m = std::get_if<SamplingField::FloatMember>(&field.member)) s.**m = f.float_number(name);
+    if (auto* m = std::get_if<SamplingField::IntMember>(&field.member)) s.**m = to_int(f, name);
+  }
   if (auto seed = f.integer("seed")) s.seed = static_cast<std::uint64_t>(*seed);  // negative seeds wrap
   s.logit_bias = read_logit_bias(f);
 }

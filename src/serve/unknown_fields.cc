@@ -2,28 +2,37 @@
 
 #include <algorithm>
 
+#include "ogai/sampling_fields.h"
+
 namespace ogai::serve {
 namespace {
 
+// Besides these, every ogai/sampling_fields.h name (with_sampling_fields).
 constexpr std::string_view kChatFields[] = {
-    "model", "messages", "max_completion_tokens", "max_tokens", "temperature", "top_p", "seed", "stop",
-    "frequency_penalty", "presence_penalty", "logit_bias", "stream", "stream_options", "top_k", "min_p",
-    "typical_p", "repetition_penalty", "ignore_eos", "logprobs", "top_logprobs", "n", "response_format",
+    "model", "messages", "max_completion_tokens", "max_tokens", "seed", "stop", "logit_bias", "stream",
+    "stream_options", "ignore_eos", "logprobs", "top_logprobs", "n", "response_format",
     "add_generation_prompt", "continue_final_message", "functions", "audio",
     "tools", "tool_choice", "parallel_tool_calls", "chat_template_kwargs", "tool_call_format", "function_call",
     "user", "metadata", "store", "service_tier"};
 
 constexpr std::string_view kCompletionFields[] = {
-    "model", "prompt", "max_completion_tokens", "max_tokens", "temperature", "top_p", "seed", "stop",
-    "frequency_penalty", "presence_penalty", "logit_bias", "stream", "stream_options", "top_k", "min_p",
-    "typical_p", "repetition_penalty", "ignore_eos", "logprobs", "echo", "n", "best_of", "suffix",
+    "model", "prompt", "max_completion_tokens", "max_tokens", "seed", "stop", "logit_bias", "stream",
+    "stream_options", "ignore_eos", "logprobs", "echo", "n", "best_of", "suffix",
     "response_format", "user", "metadata", "store", "service_tier"};
+
+std::vector<std::string_view> with_sampling_fields(std::span<const std::string_view> fields) {
+  std::vector<std::string_view> all(fields.begin(), fields.end());
+  for (const SamplingField& field : kSamplingFields) all.push_back(field.name);
+  return all;
+}
 
 }  // namespace
 
 std::span<const std::string_view> known_fields(Endpoint endpoint) {
-  if (endpoint == Endpoint::kChat) return kChatFields;
-  return kCompletionFields;
+  static const std::vector<std::string_view> chat = with_sampling_fields(kChatFields);
+  static const std::vector<std::string_view> completion = with_sampling_fields(kCompletionFields);
+  if (endpoint == Endpoint::kChat) return chat;
+  return completion;
 }
 
 std::vector<std::string> unknown_fields(const nlohmann::json& body, std::span<const std::string_view> known) {
