@@ -10,14 +10,16 @@ function(ogai_stage name)
 endfunction()
 
 # ogai_test(NAME SOURCES ... DEPS ... [LABELS ...]): one GoogleTest binary registered with CTest.
-# Tests get OGAI_SHARED_DIR, OGAI_SOURCE_DIR and OGAI_BINARY_DIR as string macros.
+# Tests get OGAI_SHARED_DIR, OGAI_SOURCE_DIR and OGAI_BINARY_DIR as macros read from the environment
+# CTest sets (tests/support/test_dirs.h), so their objects do not depend on the checkout's path.
 function(ogai_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
-  target_compile_definitions(${name} PRIVATE OGAI_SHARED_DIR="${OGAI_SHARED_DIR}"
-                             OGAI_SOURCE_DIR="${PROJECT_SOURCE_DIR}" OGAI_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  target_compile_options(${name} PRIVATE -include ${PROJECT_SOURCE_DIR}/tests/support/test_dirs.h)
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT
+                       "OGAI_SHARED_DIR=${OGAI_SHARED_DIR};OGAI_SOURCE_DIR=${PROJECT_SOURCE_DIR};OGAI_BINARY_DIR=${PROJECT_BINARY_DIR}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()

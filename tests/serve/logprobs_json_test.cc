@@ -2,6 +2,8 @@
 // channel's rule for which entries are reported (with the text they released).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "serve/api_response.h"
 #include "serve/generation_channel.h"
 #include "serve/logprobs_json.h"
@@ -10,7 +12,7 @@ namespace ogai::serve {
 namespace {
 
 const Model& stories() {
-  static auto model = Model::load(OGAI_BINARY_DIR "/packages/stories260k");
+  static auto model = Model::load(std::filesystem::path(OGAI_BINARY_DIR) / "packages/stories260k");
   return *model;
 }
 

@@ -2,6 +2,8 @@
 // a Gemma-style chat template, vocabulary 515, context 512).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "serve/prompt.h"
 
 namespace ogai::serve {
@@ -9,7 +11,7 @@ namespace {
 
 class PromptTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { model_ = Model::load(OGAI_SOURCE_DIR "/tests/data/packages/tiny-e2b"); }
+  static void SetUpTestSuite() { model_ = Model::load(std::filesystem::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b"); }
   static void TearDownTestSuite() { model_.reset(); }
   static std::shared_ptr<const Model> model_;
 

@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 
 class ServerLifecycle : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { model_ = Model::load(OGAI_SOURCE_DIR "/tests/data/packages/tiny-e2b"); }
+  static void SetUpTestSuite() { model_ = Model::load(std::filesystem::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b"); }
   static void TearDownTestSuite() { model_.reset(); }
   static ServerOptions local() {
     ServerOptions o;
