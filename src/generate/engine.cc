@@ -28,7 +28,7 @@ std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
 }  // namespace
 
 Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix)
-    : limits_(limits), prefix_(prefix), batch_(model.decoder.spec().cache, model.decoder.state_memory()), step_(model.decoder) {
+    : limits_(limits), prefix_(model.decoder.spec().cache.prefix_reusable ? prefix : nullptr), batch_(model.decoder.spec().cache, model.decoder.state_memory()), step_(model.decoder) {
   if (limits_.max_rows < 1) fail(ErrorCode::kInvalidArgument, "max_sequences", "{} must be at least 1", limits_.max_rows);
   if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
   std::tie(bytes_per_position_, fixed_bytes_) = state_geometry(model.decoder.spec().cache);

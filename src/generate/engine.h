@@ -52,7 +52,8 @@ struct EngineCounters {
 
 class Engine {
  public:
-  // `prefix` (may be null) is consulted when a sequence is admitted and fed finished states.
+  // `prefix` (may be null) is consulted when a sequence is admitted and fed finished states;
+  // ignored for a package whose groups do not all say reuse.prefix_reusable (kv::CacheSpec).
   Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix = nullptr);
 
   void add(std::shared_ptr<LiveSequence> sequence);

@@ -205,6 +205,8 @@ PackageConfig make_package_config(const metadata::Package& package) {
   for (const auto& pair : abi.kv_pairs) d.cache.pairs.push_back(make_kv_pair(pair, group_of(abi, pair.group), origin));
   for (const auto& pair : abi.state_pairs)
     d.cache.pairs.push_back(make_state_pair(pair, group_of(abi, pair.group), origin));
+  for (const auto& pair : abi.kv_pairs) d.cache.prefix_reusable &= group_of(abi, pair.group).prefix_reusable;
+  for (const auto& pair : abi.state_pairs) d.cache.prefix_reusable &= group_of(abi, pair.group).prefix_reusable;
   if (abi.static_cache) {
     d.write_indices_input = abi.static_cache->write_indices_input;
     d.cache_lengths_input = abi.static_cache->kv_length_input;

@@ -47,6 +47,10 @@ struct CacheSpec {
   // prefix of its buffer (right padding), never left-padded.
   bool prefix_rows = false;
   std::int64_t max_length = 0;  // context limit (positions); 0 = unknown
+  // Every group the decoder runs says `reuse.prefix_reusable: true`: a finished sequence's state
+  // may seed another sequence's prompt (the prefix cache). False: the engine neither keeps nor
+  // hands out this package's states (a Context still continues its own).
+  bool prefix_reusable = true;
 };
 
 }  // namespace ogai::kv

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 
@@ -38,6 +40,7 @@ struct Job {
   GenerationOptions options;
   int join = 0;
   int cancel = -1;
+  std::vector<std::int32_t> ids = {};  // the prompt as token ids instead of `prompt`, when set
 };
 
 GenerationOptions greedy(int n) {
@@ -73,7 +76,7 @@ Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate:
   for (int step = 0; added < jobs.size() || !engine.idle(); ++step) {
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       if (jobs[i].join == step) {
-        auto ids = model.tokenize(jobs[i].prompt);
+        auto ids = jobs[i].ids.empty() ? model.tokenize(jobs[i].prompt) : jobs[i].ids;
         auto request = generate::resolve_request(jobs[i].options, model.impl().config.generation,
                                                  static_cast<std::int64_t>(ids.size()));
         sequences[i] = std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{});
@@ -160,12 +163,59 @@ TEST_P(ContinuousBatchTest, PrefixCacheHitEqualsMiss) {
   expect_same(turn2[0], model->generate(second, greedy(8)), "turn 2");
   expect_same(turn2[1], model->generate("a", greedy(5)), "unrelated");
   const auto stats = prefix.stats();
-  const bool recurrent = GetParam() == "tiny-recurrent";
-  if (!recurrent) {
-    EXPECT_GT(turn2[0].cached_prompt_tokens, 0);
-    EXPECT_GE(stats.hits, 1u);
+  if (GetParam() == "tiny-recurrent") {
+    // Its groups say reuse.prefix_reusable: false: the cache is neither filled nor consulted.
+    EXPECT_EQ(turn2[0].cached_prompt_tokens, 0);
+    EXPECT_EQ(stats.hits + stats.misses + stats.entries, 0u);
+    return;
   }
+  EXPECT_GT(turn2[0].cached_prompt_tokens, 0);
+  EXPECT_GE(stats.hits, 1u);
   EXPECT_GE(stats.misses, 1u);
+}
+
+// tiny-recurrent with every group marked reuse.prefix_reusable: true (a copy of the package):
+// recurrent state is reused only at the cached entry's exact length, so a turn that re-sends the
+// whole previous conversation hits with all of it, and the output equals a run without the cache.
+TEST(ContinuousBatchPrefixCache, ReusableRecurrentStateHitsAtItsExactLength) {
+  const fs::path source = package_path("tiny-recurrent");
+  const fs::path copy = fs::path(OGAI_BINARY_DIR) / "test_tmp" / "tiny-recurrent-reusable";
+  fs::remove_all(copy);
+  fs::create_directories(copy);
+  for (const auto& entry : fs::directory_iterator(source)) fs::copy(entry.path(), copy / entry.path().filename(), fs::copy_options::recursive);
+  std::string yaml;
+  {
+    std::ifstream in(source / "inference_metadata.yaml");
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto at = line.find("prefix_reusable: false");
+      if (at != std::string::npos) line.replace(at, 22, "prefix_reusable: true");
+      yaml += line + "\n";
+      const auto replace = line.find("update: {kind: replace}");
+      if (replace != std::string::npos)
+        yaml += std::string(replace, ' ') + "reuse: {prefix_reusable: true, evictable_prefix: false}\n";
+    }
+  }
+  fs::remove(copy / "inference_metadata.yaml");
+  std::ofstream(copy / "inference_metadata.yaml") << yaml;
+  auto model = Model::load(copy);
+  generate::PrefixCache prefix(64u << 20);
+  const std::string first = "the cat sat on the mat";
+  auto turn1 = run_schedule(*model, {{first, greedy(8), 0}}, &prefix).results[0];
+  ASSERT_EQ(prefix.stats().entries, 1u);
+  std::vector<std::int32_t> held = turn1.prompt_ids;  // the finished state: every token but the last
+  held.insert(held.end(), turn1.ids.begin(), turn1.ids.end() - 1);
+  std::vector<std::int32_t> second = held;  // the conversation re-sent whole, then a new turn
+  second.push_back(turn1.ids.back());
+  for (std::int32_t id : model->tokenize(" and then")) second.push_back(id);
+  auto turn2 = run_schedule(*model, {{"", greedy(8), 0, -1, second}}, &prefix).results[0];
+  expect_same(turn2, model->generate(std::span<const std::int32_t>(second), greedy(8)), "turn 2");
+  EXPECT_EQ(turn2.cached_prompt_tokens, static_cast<std::int64_t>(held.size()));
+  // A prompt that shares only part of the entry cannot rewind the recurrent state: a miss.
+  auto partial = run_schedule(*model, {{"the cat sat on a rug", greedy(4), 0}}, &prefix).results[0];
+  expect_same(partial, model->generate("the cat sat on a rug", greedy(4)), "partial");
+  EXPECT_EQ(partial.cached_prompt_tokens, 0);
+  EXPECT_EQ(prefix.stats().hits, 1u);
 }
 
 // A prefix cache too small for every finished state evicts the least recently used ones; results
