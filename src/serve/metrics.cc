@@ -94,6 +94,8 @@ void Metrics::observe_generation(const GenerationResult& result) {
   }
   prompt_tokens_ += result.prompt_ids.size();
   generated_tokens_ += result.ids.size();
+  draft_tokens_ += static_cast<std::uint64_t>(result.draft_tokens);
+  accepted_draft_tokens_ += static_cast<std::uint64_t>(result.accepted_draft_tokens);
   const Timings& t = result.timings;
   queue_hist_.observe(t.queue_ms / 1000.0);
   if (result.ids.empty()) return;
@@ -130,6 +132,10 @@ std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStat
   out += fmt::format("ogai_prompt_tokens_total {}\n", prompt_tokens_.load());
   header(out, "ogai_generated_tokens_total", "counter", "Tokens generated.");
   out += fmt::format("ogai_generated_tokens_total {}\n", generated_tokens_.load());
+  header(out, "ogai_spec_decode_draft_tokens_total", "counter", "Speculative decoding: tokens the drafter proposed.");
+  out += fmt::format("ogai_spec_decode_draft_tokens_total {}\n", draft_tokens_.load());
+  header(out, "ogai_spec_decode_accepted_tokens_total", "counter", "Speculative decoding: proposed tokens accepted.");
+  out += fmt::format("ogai_spec_decode_accepted_tokens_total {}\n", accepted_draft_tokens_.load());
   header(out, "ogai_requests_in_flight", "gauge", "Generations running now.");
   out += fmt::format("ogai_requests_in_flight {}\n", in_flight);
   header(out, "ogai_queue_depth", "gauge", "Requests waiting for a free generation slot.");
@@ -144,6 +150,10 @@ std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStat
   out += fmt::format("vllm:prompt_tokens_total{} {}\n", braces, prompt_tokens_.load());
   header(out, "vllm:generation_tokens_total", "counter", "Tokens generated.");
   out += fmt::format("vllm:generation_tokens_total{} {}\n", braces, generated_tokens_.load());
+  header(out, "vllm:spec_decode_num_draft_tokens_total", "counter", "Speculative decoding: tokens proposed.");
+  out += fmt::format("vllm:spec_decode_num_draft_tokens_total{} {}\n", braces, draft_tokens_.load());
+  header(out, "vllm:spec_decode_num_accepted_tokens_total", "counter", "Speculative decoding: tokens accepted.");
+  out += fmt::format("vllm:spec_decode_num_accepted_tokens_total{} {}\n", braces, accepted_draft_tokens_.load());
   ttft_hist_.write(out, "vllm:time_to_first_token_seconds", "Time to first token: queue, prefill, first sampling.",
                    labels);
   itl_hist_.write(out, "vllm:inter_token_latency_seconds",

@@ -3,6 +3,8 @@
 //   ogai_generations_total{finish_reason}       counter  eos / stop / length / cancelled
 //   ogai_prompt_tokens_total                    counter
 //   ogai_generated_tokens_total                 counter
+//   ogai_spec_decode_draft_tokens_total         counter  speculative decoding: tokens proposed
+//   ogai_spec_decode_accepted_tokens_total      counter  ... and accepted by the model
 //   ogai_requests_in_flight                     gauge    generations running now
 //   ogai_queue_depth                            gauge    requests waiting for a worker
 //   ogai_time_to_first_token_seconds            summary  prefill + first sampling
@@ -24,6 +26,7 @@
 //   vllm:kv_cache_usage_perc (and the older vllm:gpu_cache_usage_perc) gauge ogai_kv_cache_bytes / budget, 0-1
 //   vllm:prefix_cache_queries_total / _hits_total           counter prompt tokens looked up / found cached
 //   vllm:prompt_tokens_total, vllm:generation_tokens_total  counter
+//   vllm:spec_decode_num_draft_tokens_total / _num_accepted_tokens_total counter (as ogai_spec_decode_*)
 //   vllm:request_success_total{finished_reason}             counter stop / length / abort
 //   vllm:time_to_first_token_seconds                        histogram queue + prefill + first sampling
 //   vllm:inter_token_latency_seconds                        histogram a generation's mean gap, once per gap
@@ -64,6 +67,8 @@ class Metrics {
   std::map<std::string, std::uint64_t> finishes_;                  // finish reason -> count
   std::atomic<std::uint64_t> prompt_tokens_{0};
   std::atomic<std::uint64_t> generated_tokens_{0};
+  std::atomic<std::uint64_t> draft_tokens_{0};
+  std::atomic<std::uint64_t> accepted_draft_tokens_{0};
   Summary ttft_;
   Summary decode_rate_;
   Summary queue_wait_;

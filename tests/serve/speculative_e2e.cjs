@@ -74,6 +74,22 @@ for (const [name, pkg, args, withChat] of [
       for (const s of [plain, spec]) assert.equal((await stopServer(s, 'SIGTERM')).code, 0, s.stderr());
     });
     it('answers greedy requests with the plain server\'s text', async () => { await compare(plain, spec, withChat); });
+    it('counts proposed and accepted draft tokens in /metrics (the plain server none)', async () => {
+      const counter = async (server, name) => {
+        const text = await (await fetch(server.url + '/metrics')).text();
+        const line = text.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
+        assert.ok(line, `${name} missing from /metrics`);
+        return Number(line.split(' ').pop());
+      };
+      await compare(plain, spec, withChat);
+      const drafted = await counter(spec, 'ogai_spec_decode_draft_tokens_total');
+      const accepted = await counter(spec, 'ogai_spec_decode_accepted_tokens_total');
+      assert.ok(drafted > 0, 'the speculative server proposed no tokens');
+      assert.ok(accepted >= 0 && accepted <= drafted, `${accepted} accepted of ${drafted}`);
+      assert.equal(await counter(spec, 'vllm:spec_decode_num_draft_tokens_total'), drafted);
+      assert.equal(await counter(spec, 'vllm:spec_decode_num_accepted_tokens_total'), accepted);
+      assert.equal(await counter(plain, 'ogai_spec_decode_draft_tokens_total'), 0);
+    });
   });
 }
 
