@@ -236,12 +236,25 @@ for (const kind of ['haproxy', 'nginx']) {
       let restarted = null;
       const restart = (async () => {
         await sleep(1000);
-        // SIGTERM while it holds requests (its keys are a few of the prompts).
-        await waitFor('requests on the replica to drain', async () => {
-          const text = (await http(victim.url + '/metrics')).text;
-          return total(text, 'vllm:num_requests_running') + total(text, 'vllm:num_requests_waiting') > 0;
-        }, 10000);
+        // SIGTERM while it holds requests: besides the load's short ones (which may all have ended
+        // between a scrape and the signal), one long streamed request of its own, sent straight
+        // to it; the signal goes once its first text has arrived, and it must still end whole.
+        const res = await fetch(victim.url + '/v1/chat/completions', {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...chatBody(model, 'You tell stories.', 'Tell a long story.', 300), ignore_eos: true }) });
+        assert.equal(res.status, 200);
+        const reader = res.body.getReader();
+        let body = new TextDecoder().decode((await reader.read()).value);
+        const rest = (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return body;
+            body += new TextDecoder().decode(value);
+          }
+        })();
         const end = await stopServer(victim, 'SIGTERM');
+        const streamed = await rest;
+        assert.match(streamed, /"finish_reason":"length"[\s\S]*data: \[DONE\]/, 'the long request did not end whole');
         assert.equal(end.code, 0, end.stderr);
         assert.match(end.stderr, /SIGTERM received, draining[\s\S]*drained, stopping[\s\S]*stopped/);
         const m = /ogai \[info\] \[r2\] serve: draining: (\d+) running, (\d+) waiting/.exec(end.stderr);

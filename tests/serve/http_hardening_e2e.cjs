@@ -137,6 +137,9 @@ describe('ogai serve transport: framing', () => {
     while (sent < limit && parseResponses(r.received()).length === 0 && r.closed() === null && !socket.destroyed) {
       sent += 0x4000;
       if (!socket.write(chunk)) await Promise.race([new Promise((res) => socket.once('drain', res)), r.waitFor((d) => d.length > 0, 2000)]);
+      // Let the answer's 'data' event run: without this the loop can keep writing into a server
+      // that already answered and lingers, discarding (a loaded ci once counted 18 MB this way).
+      await new Promise((res) => setImmediate(res));
     }
     await r.waitFor((d) => parseResponses(d).length > 0, 5000);
     socket.destroy();
