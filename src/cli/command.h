@@ -34,5 +34,6 @@ void add_chat_command(CLI::App& app, CommandResult& result);
 void add_bench_command(CLI::App& app, CommandResult& result);
 void add_serve_command(CLI::App& app, CommandResult& result);
 void add_run_command(CLI::App& app, CommandResult& result);
+void add_quantize_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli
