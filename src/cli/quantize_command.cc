@@ -94,6 +94,19 @@ void print_graph(const GraphReport& g) {
   }
 }
 
+// The process's peak resident memory (VmHWM of /proc/self/status: this program's own, not what a
+// parent had before exec), in bytes; 0 when unknown.
+std::uint64_t peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib * 1024;
+}
+
 class ProgressBar {
  public:
   ProgressBar() : tty_(isatty(STDERR_FILENO) == 1) {}
@@ -143,9 +156,10 @@ int run_quantize(QuantizeArgs& args) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "ogai quantize: wrote %s: %zu nodes in %zu graphs to 4-bit (block %d, %s, accuracy_level %d), "
-               "%s -> %s, %zu files copied, %.1f s\n", args.dst.c_str(), nodes, report.graphs.size(),
+               "%s -> %s, %zu files copied, %.1f s, peak memory %s\n", args.dst.c_str(), nodes, report.graphs.size(),
                args.options.block.block_size, args.options.block.symmetric ? "symmetric" : "asymmetric",
-               args.options.accuracy_level, mib(before).c_str(), mib(after).c_str(), report.files_copied, seconds);
+               args.options.accuracy_level, mib(before).c_str(), mib(after).c_str(), report.files_copied, seconds,
+               mib(peak_rss()).c_str());
   return kExitOk;
 }
 

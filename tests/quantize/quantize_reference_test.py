@@ -10,6 +10,7 @@ float16 weights, external-data sources, --exclude, and the refusals (nothing eli
 exists without --force, a write that fails part way) leaving no package or temporary directory.
 """
 import os
+import re
 import resource
 import shutil
 import signal
@@ -244,6 +245,25 @@ def check_refusals():
     print("ok refusals: DST exists, --force, --exclude, missing SRC, failed write:", p.stderr.strip().splitlines()[-1])
 
 
+def check_peak_memory():
+    """Weights stream: quantizing one 64 MiB weight adds well under 1.5x its size to the peak RSS."""
+    small, big = os.path.join(WORK, "mem_small"), os.path.join(WORK, "mem_big")
+    save(matmul_model(np.ones((64, 64), F32)), small, external=True)
+    w = np.lib.format.open_memmap(os.path.join(WORK, "w.npy"), mode="w+", dtype=F32, shape=(4096, 4096))
+    w[:] = 0.01
+    save(matmul_model(np.asarray(w)), big, external=True)
+    del w
+    peak_of = lambda p: float(re.search(r"peak memory ([0-9.]+) MiB", p.stderr).group(1)) * 2**20
+    base = peak_of(quantize(small, small + "_q4"))
+    peak = peak_of(quantize(big, big + "_q4"))
+    tensor, output = 4096 * 4096 * 4, 4096 * 4096 // 2 + 4096 * 128 * 4
+    assert 0 < base < peak, (base, peak)
+    assert peak - base < 1.5 * tensor + output, f"peak RSS grew {(peak - base) / 2**20:.0f} MiB for a 64 MiB weight"
+    print(f"ok peak memory: +{(peak - base) / 2**20:.0f} MiB over a tiny model's for one 64 MiB weight")
+    for d in (big, big + "_q4"):
+        shutil.rmtree(d)
+
+
 def main():
     for k, n, block, sym, level, ext in [(172, 40, 16, True, 0, False), (172, 40, 32, False, 0, True),
                                          (64, 48, 64, True, 0, True), (200, 33, 128, False, 1, False),
@@ -252,6 +272,7 @@ def main():
     check_float16()
     check_tied_lm_head_and_embeddings()
     check_refusals()
+    check_peak_memory()
     shutil.rmtree(WORK)
 
 
