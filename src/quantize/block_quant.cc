@@ -33,8 +33,8 @@ void quantize_block(const float* values, std::int64_t count, const BlockQuantOpt
       hi = std::max(hi, values[i]);
     }
     scale = (hi - lo) / static_cast<float>(kMaxCode);
-    zero_point = scale == 0.0f ? 8
-                               : std::clamp(static_cast<int>(std::nearbyint(-lo / scale)), 0, kMaxCode);
+    zero_point =
+        scale == 0.0f ? 8 : std::clamp(static_cast<int>(std::nearbyint(-lo / scale)), 0, kMaxCode);
   }
   const float inverse = scale == 0.0f ? 0.0f : 1.0f / scale;
   std::memset(codes, 0, static_cast<std::size_t>(options.block_size / 2));
@@ -46,21 +46,26 @@ void quantize_block(const float* values, std::int64_t count, const BlockQuantOpt
 
 QuantizedRows empty_result(std::int64_t rows, std::int64_t cols, const BlockQuantOptions& options) {
   if (options.block_size < 16 || (options.block_size & (options.block_size - 1)) != 0)
-    fail(ErrorCode::kInvalidArgument, "--block-size", "{} is not a power of two >= 16", options.block_size);
+    fail(ErrorCode::kInvalidArgument, "--block-size", "{} is not a power of two >= 16",
+         options.block_size);
   QuantizedRows out;
   out.rows = rows;
   out.cols = cols;
   out.blocks = (cols + options.block_size - 1) / options.block_size;
   out.codes.resize(static_cast<std::size_t>(rows * out.blocks * options.block_size / 2));
   out.scales.resize(static_cast<std::size_t>(rows * out.blocks));
-  if (!options.symmetric) out.zero_points.resize(static_cast<std::size_t>(rows * out.zero_point_bytes_per_row()));
+  if (!options.symmetric)
+    out.zero_points.resize(static_cast<std::size_t>(rows * out.zero_point_bytes_per_row()));
   return out;
 }
 
-void quantize_into(QuantizedRows& out, std::int64_t row, const float* values, const BlockQuantOptions& options) {
+void quantize_into(QuantizedRows& out, std::int64_t row, const float* values,
+                   const BlockQuantOptions& options) {
   const std::int64_t row_codes = out.blocks * options.block_size / 2;
-  quantize_row(values, out.cols, options, out.codes.data() + row * row_codes, out.scales.data() + row * out.blocks,
-               options.symmetric ? nullptr : out.zero_points.data() + row * out.zero_point_bytes_per_row());
+  quantize_row(
+      values, out.cols, options, out.codes.data() + row * row_codes,
+      out.scales.data() + row * out.blocks,
+      options.symmetric ? nullptr : out.zero_points.data() + row * out.zero_point_bytes_per_row());
 }
 
 float element(const std::uint8_t* bytes, DataType dtype, std::size_t index) {
@@ -76,21 +81,23 @@ float element(const std::uint8_t* bytes, DataType dtype, std::size_t index) {
 
 void check_dtype(DataType dtype) {
   if (dtype != DataType::kFloat32 && dtype != DataType::kFloat16)
-    fail(ErrorCode::kUnsupported, "", "only float32 and float16 weights are quantized, not {}", dtype_name(dtype));
+    fail(ErrorCode::kUnsupported, "", "only float32 and float16 weights are quantized, not {}",
+         dtype_name(dtype));
 }
 
 }  // namespace
 
-void quantize_row(const float* values, std::int64_t cols, const BlockQuantOptions& options, std::uint8_t* codes,
-                  float* scales, std::uint8_t* zero_points) {
+void quantize_row(const float* values, std::int64_t cols, const BlockQuantOptions& options,
+                  std::uint8_t* codes, float* scales, std::uint8_t* zero_points) {
   const std::int64_t blocks = (cols + options.block_size - 1) / options.block_size;
   if (zero_points) std::memset(zero_points, 0, static_cast<std::size_t>((blocks + 1) / 2));
   for (std::int64_t b = 0; b < blocks; ++b) {
     const std::int64_t begin = b * options.block_size;
     int zero_point = 8;
-    quantize_block(values + begin, std::min<std::int64_t>(options.block_size, cols - begin), options,
-                   codes + b * options.block_size / 2, scales[b], zero_point);
-    if (zero_points) zero_points[b / 2] |= static_cast<std::uint8_t>((b % 2) ? zero_point << 4 : zero_point);
+    quantize_block(values + begin, std::min<std::int64_t>(options.block_size, cols - begin),
+                   options, codes + b * options.block_size / 2, scales[b], zero_point);
+    if (zero_points)
+      zero_points[b / 2] |= static_cast<std::uint8_t>((b % 2) ? zero_point << 4 : zero_point);
   }
 }
 
@@ -101,7 +108,8 @@ QuantizedRows quantize_rows(const void* data, DataType dtype, std::int64_t rows,
   const auto* bytes = static_cast<const std::uint8_t*>(data);
   std::vector<float> row(static_cast<std::size_t>(cols));
   for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < cols; ++c) row[c] = element(bytes, dtype, static_cast<std::size_t>(r * cols + c));
+    for (std::int64_t c = 0; c < cols; ++c)
+      row[c] = element(bytes, dtype, static_cast<std::size_t>(r * cols + c));
     quantize_into(out, r, row.data(), options);
   }
   return out;
@@ -119,7 +127,8 @@ QuantizedRows quantize_columns(const void* data, DataType dtype, std::int64_t k,
     for (std::int64_t row = 0; row < k; ++row)
       for (std::int64_t j = 0; j < width; ++j)
         panel[j * k + row] = element(bytes, dtype, static_cast<std::size_t>(row * n + n0 + j));
-    for (std::int64_t j = 0; j < width; ++j) quantize_into(out, n0 + j, panel.data() + j * k, options);
+    for (std::int64_t j = 0; j < width; ++j)
+      quantize_into(out, n0 + j, panel.data() + j * k, options);
   }
   return out;
 }

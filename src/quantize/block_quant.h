@@ -6,7 +6,8 @@
 // (q - zero_point) * scale. Codes are packed two per byte, the even element in the low nibble.
 // Zero points are packed the same way per row: ceil(blocks / 2) bytes, block b in byte b / 2.
 //   symmetric:  scale = v / -8 for the block's value v of largest magnitude, zero point 8 (the
-//               MatMulNBits default, so no zero_points input is written); codes span [-8, 7] * scale.
+//               MatMulNBits default, so no zero_points input is written); codes span [-8, 7] *
+//               scale.
 //   asymmetric: the range [min(0, lo), max(0, hi)] in 15 steps, zero point round(-min / scale).
 // Rounding is to nearest, ties to even (q = rint(v * (1 / scale)) + zero point, clamped to 0..15),
 // computed in float32 so a NumPy float32 reference reproduces it bit for bit.

@@ -23,15 +23,18 @@ DataWriter::~DataWriter() {
 void DataWriter::append(const void* data, std::size_t size) {
   if (!file_) {
     file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) fail(ErrorCode::kRuntime, path_.string(), "cannot create the file: {}", std::strerror(errno));
+    if (!file_)
+      fail(ErrorCode::kRuntime, path_.string(), "cannot create the file: {}", std::strerror(errno));
   }
   if (size > 0 && std::fwrite(data, 1, size, file_) != size)
     fail(ErrorCode::kRuntime, path_.string(), "writing failed: {}", std::strerror(errno));
   offset_ += size;
 }
 
-::onnx::TensorProto DataWriter::write(const std::string& name, DataType dtype, const std::vector<std::int64_t>& dims,
-                                      std::span<const std::uint8_t> bytes, const ::onnx::TensorProto* base) {
+::onnx::TensorProto DataWriter::write(const std::string& name, DataType dtype,
+                                      const std::vector<std::int64_t>& dims,
+                                      std::span<const std::uint8_t> bytes,
+                                      const ::onnx::TensorProto* base) {
   ::onnx::TensorProto t;
   if (base) t = *base;
   t.set_name(name);
@@ -66,7 +69,8 @@ void DataWriter::finish() {
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
   if (!flushed || !closed)
-    fail(ErrorCode::kRuntime, path_.string(), "writing failed: {}", std::strerror(flushed ? errno : error));
+    fail(ErrorCode::kRuntime, path_.string(), "writing failed: {}",
+         std::strerror(flushed ? errno : error));
 }
 
 }  // namespace ogai::quantize

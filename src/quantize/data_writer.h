@@ -26,8 +26,10 @@ class DataWriter {
 
   // A TensorProto named `name` holding `bytes` (little-endian elements of `dtype`, `dims`).
   // `base` (optional) supplies the other fields of a copied initializer (doc_string, ...).
-  ::onnx::TensorProto write(const std::string& name, DataType dtype, const std::vector<std::int64_t>& dims,
-                            std::span<const std::uint8_t> bytes, const ::onnx::TensorProto* base = nullptr);
+  ::onnx::TensorProto write(const std::string& name, DataType dtype,
+                            const std::vector<std::int64_t>& dims,
+                            std::span<const std::uint8_t> bytes,
+                            const ::onnx::TensorProto* base = nullptr);
   // Flushes and closes the file; throws when the data did not reach it.
   void finish();
   std::uint64_t bytes_written() const { return total_; }

@@ -13,10 +13,10 @@ using Graph = ::onnx::GraphProto;
 using Node = ::onnx::NodeProto;
 
 struct GraphIndex {
-  std::map<std::string, int> producer;                  // value -> node
-  std::map<std::string, std::vector<int>> consumers;    // value -> nodes
+  std::map<std::string, int> producer;                // value -> node
+  std::map<std::string, std::vector<int>> consumers;  // value -> nodes
   std::set<std::string> graph_inputs, logits_outputs;
-  std::int64_t vocab = -1;                              // last dim of a logits output, when fixed
+  std::int64_t vocab = -1;  // last dim of a logits output, when fixed
 };
 
 GraphIndex index_graph(const Graph& graph) {
@@ -75,7 +75,9 @@ std::string matched_pattern(const QuantizeOptions& options, const std::vector<st
   return "";
 }
 
-bool float_weight(DataType dtype) { return dtype == DataType::kFloat32 || dtype == DataType::kFloat16; }
+bool float_weight(DataType dtype) {
+  return dtype == DataType::kFloat32 || dtype == DataType::kFloat16;
+}
 
 // Checks the weight of `d` (already named) and fills k, n, dtype; returns the reason it is not
 // quantizable, or "".
@@ -83,8 +85,10 @@ std::string weight_problem(NodeDecision& d, const std::map<std::string, WeightIn
   auto it = inits.find(d.weight);
   if (it == inits.end()) return "its weight is not a constant initializer";
   const WeightInfo& w = it->second;
-  if (w.dims.size() != 2) return fmt::format("weight {} has rank {}, not 2", d.weight, w.dims.size());
-  if (!float_weight(w.dtype)) return fmt::format("weight {} is {}, not float32 or float16", d.weight, dtype_name(w.dtype));
+  if (w.dims.size() != 2)
+    return fmt::format("weight {} has rank {}, not 2", d.weight, w.dims.size());
+  if (!float_weight(w.dtype))
+    return fmt::format("weight {} is {}, not float32 or float16", d.weight, dtype_name(w.dtype));
   d.dtype = w.dtype;
   const bool rows_are_n = d.transposed || d.kind == NodeDecision::Kind::kGather;
   d.k = rows_are_n ? w.dims[1] : w.dims[0];
@@ -94,7 +98,8 @@ std::string weight_problem(NodeDecision& d, const std::map<std::string, WeightIn
 }
 
 NodeDecision plan_matmul(const Graph& graph, int i, const GraphIndex& index,
-                         const std::map<std::string, WeightInfo>& inits, const QuantizeOptions& options) {
+                         const std::map<std::string, WeightInfo>& inits,
+                         const QuantizeOptions& options) {
   const Node& node = graph.node(i);
   NodeDecision d;
   d.node = i;
@@ -124,11 +129,13 @@ NodeDecision plan_matmul(const Graph& graph, int i, const GraphIndex& index,
   return d;
 }
 
-bool is_embedding_gather(const Graph& graph, int i, const GraphIndex& index, const std::map<std::string, WeightInfo>& inits) {
+bool is_embedding_gather(const Graph& graph, int i, const GraphIndex& index,
+                         const std::map<std::string, WeightInfo>& inits) {
   const Node& node = graph.node(i);
   if (node.op_type() != "Gather" || !node.domain().empty() || node.input_size() != 2) return false;
   auto it = inits.find(node.input(0));
-  if (it == inits.end() || it->second.dims.size() != 2 || !index.graph_inputs.count(node.input(1))) return false;
+  if (it == inits.end() || it->second.dims.size() != 2 || !index.graph_inputs.count(node.input(1)))
+    return false;
   return node.input(1).find("input_ids") != std::string::npos || it->second.dims[0] == index.vocab;
 }
 
@@ -145,8 +152,9 @@ NodeDecision plan_gather(const Graph& graph, int i, const std::map<std::string, 
   if (!d.reason.empty()) return d;
   if (attribute_int(node, "axis", 0) != 0) return d.reason = "a Gather on an axis other than 0", d;
   if (d.k % options.block.block_size != 0)
-    return d.reason = fmt::format("the embedding width {} is not a multiple of the block size {}", d.k,
-                                  options.block.block_size), d;
+    return d.reason = fmt::format("the embedding width {} is not a multiple of the block size {}",
+                                  d.k, options.block.block_size),
+           d;
   if (auto p = matched_pattern(options, {node.name(), node.output(0), d.weight}); !p.empty())
     return d.reason = fmt::format("excluded by --exclude {}", p), d;
   if (!options.embeddings) return d.reason = "the token embedding (pass --embeddings)", d;

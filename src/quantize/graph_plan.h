@@ -39,14 +39,14 @@ struct WeightInfo {
 struct NodeDecision {
   enum class Kind { kMatMul, kGather };
   Kind kind = Kind::kMatMul;
-  int node = -1;             // index in graph.node
-  std::string label;         // node name, or its first output when unnamed
-  std::string weight;        // the initializer (for a transposed B: the table it transposes)
-  bool transposed = false;   // B = Transpose(weight): the weight's rows are MatMulNBits' rows
-  int transpose_node = -1;   // that Transpose, when transposed
+  int node = -1;            // index in graph.node
+  std::string label;        // node name, or its first output when unnamed
+  std::string weight;       // the initializer (for a transposed B: the table it transposes)
+  bool transposed = false;  // B = Transpose(weight): the weight's rows are MatMulNBits' rows
+  int transpose_node = -1;  // that Transpose, when transposed
   bool lm_head = false, embedding = false;
   bool quantize = false;
-  std::string reason;        // why not, when !quantize
+  std::string reason;         // why not, when !quantize
   std::int64_t k = 0, n = 0;  // MatMul: B is [k, n]; Gather: the table is [n rows, k cols]
   DataType dtype = DataType::kUndefined;
 };
@@ -57,7 +57,8 @@ struct GraphPlan {
   bool changes_graph() const { return quantized() > 0; }
 };
 
-GraphPlan plan_graph(const ::onnx::GraphProto& graph, const std::map<std::string, WeightInfo>& initializers,
+GraphPlan plan_graph(const ::onnx::GraphProto& graph,
+                     const std::map<std::string, WeightInfo>& initializers,
                      const QuantizeOptions& options);
 
 }  // namespace ogai::quantize

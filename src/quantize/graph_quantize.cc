@@ -35,7 +35,8 @@ std::string unique_name(const std::string& base, std::set<std::string>& taken) {
   return name;
 }
 
-Node rewritten_node(const Node& old, const NodeDecision& d, const QuantNames& names, const QuantizeOptions& o) {
+Node rewritten_node(const Node& old, const NodeDecision& d, const QuantNames& names,
+                    const QuantizeOptions& o) {
   Node node;
   node.set_name(old.name());
   node.set_domain(kMsDomain);
@@ -79,7 +80,8 @@ void collect_inputs(const Graph& graph, std::set<std::string>& used) {
 
 // Applies the plan's node rewrites to the skeleton graph; returns the names of the quantized
 // tensors per decision (index-aligned with plan.decisions; empty names for skipped ones).
-std::vector<QuantNames> rewrite_nodes(Graph& graph, const GraphPlan& plan, const std::set<std::string>& init_names,
+std::vector<QuantNames> rewrite_nodes(Graph& graph, const GraphPlan& plan,
+                                      const std::set<std::string>& init_names,
                                       const QuantizeOptions& options) {
   std::set<std::string> taken = init_names;
   for (const auto& node : graph.node())
@@ -89,7 +91,9 @@ std::vector<QuantNames> rewrite_nodes(Graph& graph, const GraphPlan& plan, const
   for (std::size_t i = 0; i < plan.decisions.size(); ++i) {
     const NodeDecision& d = plan.decisions[i];
     if (!d.quantize) continue;
-    const std::string base = d.weight + (d.kind == NodeDecision::Kind::kGather ? "_gather" : d.transposed ? "_t" : "");
+    const std::string base = d.weight + (d.kind == NodeDecision::Kind::kGather ? "_gather"
+                                         : d.transposed                        ? "_t"
+                                                                               : "");
     names[i].codes = unique_name(base + "_Q4", taken);
     names[i].scales = unique_name(base + "_scales", taken);
     if (!options.block.symmetric) names[i].zero_points = unique_name(base + "_zero_points", taken);
@@ -120,8 +124,9 @@ std::span<const std::uint8_t> bytes_of(const std::vector<float>& v) {
 }
 
 // Writes the quantized tensors of decision `d` from the weight's bytes.
-std::uint64_t write_quantized(DataWriter& writer, Graph& graph, const NodeDecision& d, const QuantNames& names,
-                              std::span<const std::uint8_t> weight, const QuantizeOptions& options) {
+std::uint64_t write_quantized(DataWriter& writer, Graph& graph, const NodeDecision& d,
+                              const QuantNames& names, std::span<const std::uint8_t> weight,
+                              const QuantizeOptions& options) {
   const std::uint64_t before = writer.bytes_written();
   QuantizedRows q = d.transposed || d.kind == NodeDecision::Kind::kGather
                         ? quantize_rows(weight.data(), d.dtype, d.n, d.k, options.block)
@@ -136,15 +141,19 @@ std::uint64_t write_quantized(DataWriter& writer, Graph& graph, const NodeDecisi
   if (d.dtype == DataType::kFloat16) {
     std::vector<std::uint16_t> half(q.scales.size());
     for (std::size_t i = 0; i < half.size(); ++i) half[i] = float_to_half(q.scales[i]);
-    *graph.add_initializer() = writer.write(names.scales, DataType::kFloat16, scale_dims,
-                                            {reinterpret_cast<const std::uint8_t*>(half.data()), half.size() * 2});
+    *graph.add_initializer() =
+        writer.write(names.scales, DataType::kFloat16, scale_dims,
+                     {reinterpret_cast<const std::uint8_t*>(half.data()), half.size() * 2});
   } else {
-    *graph.add_initializer() = writer.write(names.scales, DataType::kFloat32, scale_dims, bytes_of(q.scales));
+    *graph.add_initializer() =
+        writer.write(names.scales, DataType::kFloat32, scale_dims, bytes_of(q.scales));
   }
   if (!names.zero_points.empty()) {
-    std::vector<std::int64_t> zp_dims = gather ? std::vector<std::int64_t>{q.rows, q.zero_point_bytes_per_row()}
-                                               : std::vector<std::int64_t>{q.rows * q.zero_point_bytes_per_row()};
-    *graph.add_initializer() = writer.write(names.zero_points, DataType::kUint8, zp_dims, q.zero_points);
+    std::vector<std::int64_t> zp_dims =
+        gather ? std::vector<std::int64_t>{q.rows, q.zero_point_bytes_per_row()}
+               : std::vector<std::int64_t>{q.rows * q.zero_point_bytes_per_row()};
+    *graph.add_initializer() =
+        writer.write(names.zero_points, DataType::kUint8, zp_dims, q.zero_points);
   }
   return writer.bytes_written() - before;
 }
@@ -167,8 +176,9 @@ GraphPlan plan_model(SourceModel& source, const QuantizeOptions& options) {
   return plan_graph(source.skeleton().graph(), inits, options);
 }
 
-void quantize_model(SourceModel& source, const QuantizeOptions& options, const std::filesystem::path& out_model,
-                    GraphReport& report, const Progress& progress) {
+void quantize_model(SourceModel& source, const QuantizeOptions& options,
+                    const std::filesystem::path& out_model, GraphReport& report,
+                    const Progress& progress) {
   ::onnx::ModelProto& model = source.skeleton();
   Graph& graph = *model.mutable_graph();
   std::set<std::string> init_names;
@@ -186,13 +196,14 @@ void quantize_model(SourceModel& source, const QuantizeOptions& options, const s
   for (const auto& t : source.initializers()) {
     const std::string& name = t.meta.name();
     const std::span<const std::uint8_t> bytes = source.data(t);
-    const std::uint64_t expected = static_cast<std::uint64_t>(t.element_count()) * dtype_size(t.dtype);
+    const std::uint64_t expected =
+        static_cast<std::uint64_t>(t.element_count()) * dtype_size(t.dtype);
     for (std::size_t i = 0; i < report.plan.decisions.size(); ++i) {
       const NodeDecision& d = report.plan.decisions[i];
       if (!d.quantize || d.weight != name) continue;
       if (bytes.size() != expected)
-        fail(ErrorCode::kInvalidPackage, source.path().string(), "initializer {} holds {} bytes, its shape needs {}", name,
-             bytes.size(), expected);
+        fail(ErrorCode::kInvalidPackage, source.path().string(),
+             "initializer {} holds {} bytes, its shape needs {}", name, bytes.size(), expected);
       report.weight_bytes_before += bytes.size();
       report.weight_bytes_after += write_quantized(writer, graph, d, names[i], bytes, options);
     }

@@ -31,7 +31,8 @@ GraphPlan plan_model(SourceModel& source, const QuantizeOptions& options);
 
 // Writes the rewritten model to `out_model` and its weights to `out_model` + ".data".
 // Throws ogai::Error (naming the file) when reading or writing fails.
-void quantize_model(SourceModel& source, const QuantizeOptions& options, const std::filesystem::path& out_model,
-                    GraphReport& report, const Progress& progress);
+void quantize_model(SourceModel& source, const QuantizeOptions& options,
+                    const std::filesystem::path& out_model, GraphReport& report,
+                    const Progress& progress);
 
 }  // namespace ogai::quantize

@@ -50,7 +50,8 @@ std::string reason_summary(const std::vector<GraphJob>& jobs) {
   for (const auto& job : jobs) {
     std::map<std::string, int> reasons;
     for (const auto& d : job.report.plan.decisions) ++reasons[d.reason];
-    text += fmt::format("; {}: {} MatMul/embedding nodes", job.relative.string(), job.report.plan.decisions.size());
+    text += fmt::format("; {}: {} MatMul/embedding nodes", job.relative.string(),
+                        job.report.plan.decisions.size());
     for (const auto& [reason, count] : reasons) text += fmt::format(", {} {}", count, reason);
   }
   return text;
@@ -60,7 +61,8 @@ void copy_into(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
   std::error_code error;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
-  if (error) fail(ErrorCode::kRuntime, to.string(), "copying {} failed: {}", from.string(), error.message());
+  if (error)
+    fail(ErrorCode::kRuntime, to.string(), "copying {} failed: {}", from.string(), error.message());
 }
 
 void move_into_place(const fs::path& tmp, const fs::path& dst) {
@@ -69,26 +71,32 @@ void move_into_place(const fs::path& tmp, const fs::path& dst) {
   if (fs::exists(dst)) {
     old = dst.parent_path() / fmt::format(".{}.replaced-{}", dst.filename().string(), getpid());
     fs::rename(dst, old, error);
-    if (error) fail(ErrorCode::kRuntime, dst.string(), "cannot move the existing package aside: {}", error.message());
+    if (error)
+      fail(ErrorCode::kRuntime, dst.string(), "cannot move the existing package aside: {}",
+           error.message());
   }
   fs::rename(tmp, dst, error);
   if (error) {
     if (!old.empty()) fs::rename(old, dst, error);
-    fail(ErrorCode::kRuntime, dst.string(), "cannot rename {} into place: {}", tmp.string(), error.message());
+    fail(ErrorCode::kRuntime, dst.string(), "cannot rename {} into place: {}", tmp.string(),
+         error.message());
   }
   if (!old.empty()) fs::remove_all(old, error);
 }
 
 }  // namespace
 
-PackageReport quantize_package(const fs::path& src, const fs::path& dst, const QuantizeOptions& options, bool force,
-                               const Progress& progress, const Verify& verify) {
+PackageReport quantize_package(const fs::path& src, const fs::path& dst,
+                               const QuantizeOptions& options, bool force, const Progress& progress,
+                               const Verify& verify) {
   if (!fs::is_directory(src)) fail(ErrorCode::kNotFound, src.string(), "not a package directory");
-  if (fs::exists(dst) && !force) fail(ErrorCode::kInvalidArgument, dst.string(), "exists (pass --force to replace it)");
+  if (fs::exists(dst) && !force)
+    fail(ErrorCode::kInvalidArgument, dst.string(), "exists (pass --force to replace it)");
   const fs::path abs_src = fs::weakly_canonical(src), abs_dst = fs::weakly_canonical(dst);
   if (abs_dst == abs_src || abs_dst.string().starts_with(abs_src.string() + "/") ||
       abs_src.string().starts_with(abs_dst.string() + "/"))
-    fail(ErrorCode::kInvalidArgument, dst.string(), "must lie outside the source package {}", src.string());
+    fail(ErrorCode::kInvalidArgument, dst.string(), "must lie outside the source package {}",
+         src.string());
 
   std::vector<GraphJob> jobs;
   const std::vector<fs::path> files = package_files(src);
@@ -101,9 +109,12 @@ PackageReport quantize_package(const fs::path& src, const fs::path& dst, const Q
   }
   std::size_t eligible = 0;
   for (const auto& job : jobs) eligible += job.report.plan.quantized();
-  if (jobs.empty()) fail(ErrorCode::kUnsupported, src.string(), "the package holds no binary .onnx graph to quantize");
+  if (jobs.empty())
+    fail(ErrorCode::kUnsupported, src.string(),
+         "the package holds no binary .onnx graph to quantize");
   if (eligible == 0)
-    fail(ErrorCode::kUnsupported, src.string(), "no graph has an eligible MatMul{}", reason_summary(jobs));
+    fail(ErrorCode::kUnsupported, src.string(), "no graph has an eligible MatMul{}",
+         reason_summary(jobs));
 
   // Files the rewritten graphs replace: themselves and their external data.
   std::set<fs::path> replaced;
@@ -118,7 +129,8 @@ PackageReport quantize_package(const fs::path& src, const fs::path& dst, const Q
 
   const fs::path parent = abs_dst.parent_path();
   fs::create_directories(parent);
-  const fs::path tmp = parent / fmt::format(".{}.quantize-{}", abs_dst.filename().string(), getpid());
+  const fs::path tmp =
+      parent / fmt::format(".{}.quantize-{}", abs_dst.filename().string(), getpid());
   fs::remove_all(tmp);
   fs::create_directory(tmp);
   DirectoryGuard guard(tmp);

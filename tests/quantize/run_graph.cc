@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   try {
     const std::string dtype_text = argv[3];
     const DataType dtype = dtype_text == "float16" ? DataType::kFloat16
-                           : dtype_text == "int64" ? DataType::kInt64 : DataType::kFloat32;
+                           : dtype_text == "int64" ? DataType::kInt64
+                                                   : DataType::kFloat32;
     ort::Shape shape;
     int i = 4;
     for (; i < argc && std::string(argv[i]) != "--"; ++i) shape.push_back(std::stoll(argv[i]));
@@ -32,7 +33,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> out_names{session.outputs().at(0).name};
     const ort::Tensor* inputs[] = {&tensor};
     std::vector<ort::Tensor> out = session.run(in_names, inputs, out_names);
-    write_file(argv[i + 1], std::string_view(static_cast<const char*>(out[0].raw_data()), out[0].byte_size()));
+    write_file(argv[i + 1],
+               std::string_view(static_cast<const char*>(out[0].raw_data()), out[0].byte_size()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "quantize_run_graph: %s\n", e.what());
     return 1;
