@@ -19,6 +19,9 @@ struct LoadOptions {
   int device_id = 0;                       // CUDA device
   int intra_op_threads = 0;                // ONNX Runtime intra-op threads; 0 = ORT's default
   int inter_op_threads = 0;                // ONNX Runtime inter-op threads; 0 = ORT's default
+  // > 0: the context (prompt + generated positions) is capped at this many positions, below the
+  // package's own (vLLM's --max-model-len); more than the package's is an error. 0 = the package's.
+  std::int64_t max_context_length = 0;
   // Non-empty: the chat template to use instead of the package's (a .jinja file, or a
   // tokenizer_config.json / chat_template.json holding one); special tokens still come from the
   // package's tokenizer_config.json. Default: the package's own template, if any.

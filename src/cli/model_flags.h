@@ -17,6 +17,8 @@ struct ModelFlags {
   int threads = 0;
   bool allow_cpu_fallback = false;
   std::string chat_template;  // --chat-template FILE: instead of the package's template
+  int device = 0;                  // --device N: the accelerator (with --ep cuda)
+  std::int64_t ctx_size = 0;       // --ctx-size N: cap on the context; 0 = the package's
 };
 
 struct SamplingFlags {
@@ -24,7 +26,7 @@ struct SamplingFlags {
   bool random_seed = false;  // --seed -1: options.sampling.seed was drawn at random
 };
 
-// Adds PKG (positional), --ep, --threads, --allow-cpu-fallback.
+// Adds PKG (positional), --ep, --threads, --device, --ctx-size, --allow-cpu-fallback.
 void add_model_flags(CLI::App& cmd, ModelFlags& flags);
 // Adds --chat-template FILE (the commands that render chats: generate, chat, serve).
 void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags);

@@ -33,6 +33,7 @@ struct ServeFlags {
   serve::ServerOptions server;
   std::string log_format = "text";
   double drain_timeout_s = 30;  // SIGTERM: the longest wait for admitted generations; 0 = stop at once
+  std::vector<std::string> model_names;  // --model-name, repeatable: the name, then aliases
 };
 
 sigset_t stop_signals() {
@@ -89,7 +90,11 @@ void raise_descriptor_limit(int connections) {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-int run_serve(const ServeFlags& f) {
+int run_serve(ServeFlags& f) {
+  if (!f.model_names.empty()) {
+    f.server.model_name = f.model_names.front();
+    f.server.model_aliases.assign(f.model_names.begin() + 1, f.model_names.end());
+  }
   // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
@@ -130,7 +135,10 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(1, serve::kMaxConcurrentLimit))->capture_default_str();
   cmd->add_option("--queue", s.queue, "requests that may wait beyond those (more get 429)")
       ->check(CLI::Range(0, serve::kQueueLimit))->capture_default_str();
-  cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
+  cmd->add_option("--model-name", flags->model_names,
+                  "the model id clients send (default: the package folder's name); repeat it for aliases, "
+                  "answers name the first")
+      ->allow_extra_args(false);
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
   cmd->add_option("--max-connections", s.max_connections, "open connections at once (more get 503)")

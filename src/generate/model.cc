@@ -11,6 +11,7 @@
 #include "generate/package_config.h"
 #include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
+#include "ort/session.h"
 #include "tokenizer/token_bytes.h"
 
 namespace ogai {
@@ -74,6 +75,22 @@ GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, cons
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
+namespace {
+
+// --ctx-size: the stop rules, admission and KV growth all read these two limits.
+void cap_context(generate::PackageConfig& config, std::int64_t cap) {
+  if (cap == 0) return;
+  std::int64_t& limit = config.generation.context_limit;
+  if (cap < 0) fail(ErrorCode::kInvalidArgument, "max_context_length", "{} must be at least 1", cap);
+  if (limit > 0 && cap > limit)
+    fail(ErrorCode::kInvalidArgument, "max_context_length",
+         "{} exceeds the package's context of {} positions (it can only be lowered)", cap, limit);
+  limit = cap;
+  config.decoder.max_length = config.decoder.cache.max_length = cap;
+}
+
+}  // namespace
+
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
   report(options, "metadata", 0.0);
   generate::PackageConfig config = generate::make_package_config(metadata::load_package(package));
@@ -85,6 +102,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   else if (config.has_chat_template)
     chat_template = chat::ChatTemplate::load(config.root);
   config.generation.eos_ids = resolve_eos_ids(config, tokenizer);
+  cap_context(config, options.max_context_length);
   report(options, "model", 0.3);
   ort::SessionOptions so;
   so.execution_provider = options.execution_provider;
@@ -106,6 +124,8 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
       impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
+
+std::string onnxruntime_version() { return ort::runtime_version(); }
 
 const ModelInfo& Model::info() const { return impl_->info; }
 

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_parse.h"
+#include "metadata/file_kind.h"
 
 namespace ogai::metadata {
 
@@ -13,7 +14,10 @@ namespace fs = std::filesystem;
 fs::path find_metadata_file(const fs::path& dir_or_file) {
   std::error_code ec;
   if (!fs::exists(dir_or_file, ec)) fail(ErrorCode::kNotFound, dir_or_file.string(), "no such file or directory");
-  if (!fs::is_directory(dir_or_file, ec)) return dir_or_file;
+  if (!fs::is_directory(dir_or_file, ec)) {
+    refuse_non_metadata_file(dir_or_file);
+    return dir_or_file;
+  }
   for (const char* name : {"inference_metadata.yaml", "inference_metadata.yml", "inference_metadata.json"})
     if (fs::is_regular_file(dir_or_file / name, ec)) return dir_or_file / name;
   fail(ErrorCode::kNotFound, dir_or_file.string(),

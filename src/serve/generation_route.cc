@@ -48,7 +48,7 @@ void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<ht
     const std::string& body = exchange->request().body;
     ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(body) : parse_completion_request(body);
     apply_surface(request, *exchange);
-    if (request.model != name) throw model_not_found(request.model, name);
+    if (!serves(request.model)) throw model_not_found(request.model, name);
     std::vector<std::int32_t> prompt = prompt_ids(*model, request);
     std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
     if (job->request.stream)

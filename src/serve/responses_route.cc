@@ -23,7 +23,7 @@ void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& excha
   try {
     ResponsesRequest parsed = parse_responses_request(exchange->request().body);
     apply_surface(parsed.request, *exchange);
-    if (parsed.request.model != name) throw model_not_found(parsed.request.model, name);
+    if (!serves(parsed.request.model)) throw model_not_found(parsed.request.model, name);
     std::vector<std::int32_t> prompt = prompt_ids(*model, parsed.request);
     std::shared_ptr<Job> job = admit(std::move(parsed.request), std::move(prompt));
     const std::string hex = job->meta.id.substr(job->meta.id.find('-') + 1);

@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,9 @@ constexpr Route kRoutes[] = {
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
     {"/v1/responses", "/v1/responses", "POST"},
+    {"/version", "/version", "GET"},
+    {"/tokenize", "/tokenize", "POST"},
+    {"/detokenize", "/detokenize", "POST"},
 };
 
 const Route* find_route(const std::string& path) {
@@ -168,6 +172,10 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
       routes(kRouteThreads), id_rng(std::random_device{}()) {
   check_speculative(*model, options.speculative);
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
+  names.push_back(name);
+  for (const std::string& alias : options.model_aliases)
+    if (alias.empty()) fail(ErrorCode::kInvalidArgument, "model_aliases", "an alias must not be empty");
+    else if (!serves(alias)) names.push_back(alias);
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
@@ -216,6 +224,9 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(
         text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
                       "text/plain; version=0.0.4; charset=utf-8"));
+  if (label == "/version") return exchange->respond(answer_version());
+  if (label == "/tokenize" || label == "/detokenize")
+    return on_route_pool([this, label, exchange] { handle_utility(label, exchange); });
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}")
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
@@ -234,9 +245,13 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
 // `id` empty: the list.
 http::Response Server::Impl::answer_models(const std::string& id) const {
   const std::int64_t context = model->info().context_length;
-  if (id.empty()) return text_response(to_text(model_list_json(name, created, context)));
-  if (id != name) return error_response(model_not_found(id, name));
-  return text_response(to_text(model_json(name, created, context)));
+  if (id.empty()) return text_response(to_text(model_list_json(names, created, context)));
+  if (!serves(id)) return error_response(model_not_found(id, name));
+  return text_response(to_text(model_json(id, created, context)));
+}
+
+bool Server::Impl::serves(const std::string& id) const {
+  return std::find(names.begin(), names.end(), id) != names.end();
 }
 
 http::Response Server::Impl::failure_response(const http::Failure& failure) const {

@@ -58,6 +58,7 @@ struct ServerOptions {
   int max_concurrent = 16;                    // requests decoded together (engine rows), [1, kMaxConcurrentLimit]
   int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
+  std::vector<std::string> model_aliases;     // more ids accepted as "model" (answers name model_name)
   std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413 (chunked too, as they arrive)
   int max_connections = 512;                  // open connections, [1, kMaxConnectionsLimit]; one more -> 503
   double idle_timeout_s = 5;                  // a connection with no next request for this long is closed

@@ -50,6 +50,11 @@ struct Server::Impl {
   void answer_route(const std::shared_ptr<http::Exchange>& exchange);
   http::Response answer_models(const std::string& id) const;
   http::Response failure_response(const http::Failure& failure) const;
+  // GET /version, POST /tokenize and /detokenize (utility_routes.cc); the last two on the pool.
+  http::Response answer_version() const;
+  http::Response answer_tokenize(const std::string& body) const;
+  http::Response answer_detokenize(const std::string& body) const;
+  void handle_utility(const std::string& label, const std::shared_ptr<http::Exchange>& exchange);
   // Readiness and drain (readiness.cc).
   http::Response answer_ready() const;
   void name_replica();  // replica_id and common_fields, once the port is bound
@@ -82,7 +87,9 @@ struct Server::Impl {
 
   std::shared_ptr<const Model> model;
   ServerOptions options;
-  std::string name;
+  std::string name;                // what answers name as "model"
+  std::vector<std::string> names;  // every id accepted as "model": name, then the aliases
+  bool serves(const std::string& id) const;
   std::int64_t created = 0;
   int port = -1;  // bound by bind()
   std::string replica_id;                  // set by bind(), read-only after
