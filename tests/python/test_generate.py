@@ -177,5 +177,5 @@ def test_truncate_prompt_keeps_the_end_as_the_cli_does(stories):
     assert len(result.prompt_token_ids) < len(ids)
     assert result.prompt_token_ids == ids[len(ids) - len(result.prompt_token_ids):]
     assert len(result.prompt_token_ids) + 4 <= context
-    with pytest.raises(ogai.InvalidArgumentError, match="truncate_prompt"):
+    with pytest.raises(TypeError, match="truncate_prompt must be a bool"):
         stories.generate(ids, max_new_tokens=4, truncate_prompt="yes")
