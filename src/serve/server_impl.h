@@ -15,7 +15,9 @@
 #include "serve/api_request.h"
 #include "serve/api_response.h"
 #include "serve/generation_channel.h"
+#include "serve/grammar_pool.h"
 #include "serve/http/http_server.h"
+#include "serve/memory_return.h"
 #include "serve/metrics.h"
 #include "serve/request_gate.h"
 #include "serve/responses_api.h"
@@ -56,6 +58,8 @@ struct Server::Impl {
 
   // Generation (generation_route.cc), on the route pool.
   void handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange);
+  void compile_then_admit(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
+  void admit_and_answer(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
   std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
   void finish_choice(Job& job, int choice, GenerationHandle& handle);
   void answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
@@ -82,6 +86,7 @@ struct Server::Impl {
 
   std::shared_ptr<const Model> model;
   ServerOptions options;
+  JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
   std::string name;
   std::int64_t created = 0;
   int port = -1;  // bound by bind()
@@ -91,9 +96,11 @@ struct Server::Impl {
   Scheduler scheduler;
   Metrics metrics;
   RequestGate gate;  // request id, CORS, API key, access log: before every route
+  MemoryReturn memory_return;  // freed heap back to the OS after large requests
   http::HttpServer http;
   // Declared after http: joined first, so no step outlives the connections it answers.
   boost::asio::thread_pool routes;
+  GrammarPool grammars;  // compiles response formats and tool schemas (grammar_pool.h); joined first
 
   std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;
