@@ -301,4 +301,3 @@ describe('ogai serve transport: slow, idle and too many clients', () => {
     }
   });
 });
-});
