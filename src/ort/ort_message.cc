@@ -9,13 +9,13 @@ constexpr std::size_t kMaxBytes = 400;
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// At `i`, "path/file.cc:123" (a word with a '/' and a ':' line number): its length, else 0.
+// At `i`, "/path/file.cc:123" (a word from '/' to a ':' line number): its length, else 0.
 std::size_t source_location(std::string_view s, std::size_t i) {
   std::size_t end = i;
   while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
   const std::string_view word = s.substr(i, end - i);
   const std::size_t colon = word.rfind(':');
-  if (word.find('/') == std::string_view::npos || colon == std::string_view::npos || colon + 1 == word.size())
+  if (!word.starts_with('/') || colon == std::string_view::npos || colon + 1 == word.size())
     return 0;
   for (std::size_t k = colon + 1; k < word.size(); ++k)
     if (!std::isdigit(static_cast<unsigned char>(word[k]))) return 0;
