@@ -116,4 +116,31 @@ struct GenerationOptions {
 // the keyword and its JSON pointer). For checking a request before queueing it.
 void check_response_format(const ResponseFormat& format);
 
+// A bound on the structured-output compilations a thread makes while a CompileBudgetScope lives
+// (check_response_format, and those of Engine::submit, Model::generate and Model::prepare_chat
+// for a response format or tools): one that runs past `seconds` throws ogai::Error
+// kInvalidArgument ("... took longer than the limit of S s (LIMIT_NAME)"), one whose
+// `cancelled()` turns true throws kCancelled. Polled every few thousand grammar rules, so it
+// ends within milliseconds of its limit. For servers that must not let one request's schema
+// hold a thread.
+struct CompileBudget {
+  double seconds = 0;               // 0: no time limit
+  std::string limit_name;           // how the caller names the limit (a flag), for the message
+  std::function<bool()> cancelled;  // may be empty
+};
+
+class CompileBudgetScope {
+ public:
+  explicit CompileBudgetScope(CompileBudget budget);  // scopes nest: the innermost one applies
+  ~CompileBudgetScope();
+  CompileBudgetScope(const CompileBudgetScope&) = delete;
+  CompileBudgetScope& operator=(const CompileBudgetScope&) = delete;
+
+  struct State;  // internal
+
+ private:
+  State* state_;
+  State* previous_;
+};
+
 }  // namespace ogai
