@@ -17,6 +17,7 @@ struct ModelFlags {
   int threads = 0;
   bool allow_cpu_fallback = false;
   std::string chat_template;  // --chat-template FILE: instead of the package's template
+  std::string response_template;  // --response-template FILE: parses replies (docs/tool_calls.md)
 };
 
 struct SamplingFlags {

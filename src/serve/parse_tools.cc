@@ -82,7 +82,8 @@ void read_chat_tools(const FieldReader& f, ApiRequest& r) {
     r.chat.tool_call_format = parse_tool_call_format(*format);
     if (!r.chat.tool_call_format)
       throw invalid_request("tool_call_format",
-                            "tool_call_format: '" + *format + "' is not one of hermes, llama3_json, mistral");
+                            "tool_call_format: '" + *format + "' is not one of hermes, llama3_json, mistral, qwen3_xml, "
+                            "harmony, deepseek_r1, command_r, gemma4");
   }
   const auto mode = r.chat.tool_choice.mode;
   if ((mode == ToolChoice::Mode::kRequired || mode == ToolChoice::Mode::kFunction) && r.options.response_format)
