@@ -197,6 +197,14 @@ TEST(ResponseTemplate, ArgumentsStreamInPiecesConvertedToJson) {
   EXPECT_GT(s.argument_pieces, 10);  // byte by byte: the arguments came as they were written
 }
 
+TEST(ResponseTemplate, AnAnchorMissingFromThePromptStillAnchorsTheReplyStart) {
+  // llama3_json chosen for a ChatML prompt: the prompt has no Llama anchor, so it is read whole,
+  // and the reply (not the prompt) is what `^` anchors to.
+  const Json m = parse_every_way(builtin_template("llama3_json", false), "<|im_start|>user\nhi<|im_end|>\n",
+                                 "{\"name\": \"add\", \"parameters\":  { \"a\"\n\t :58 ,\"b\":49}}");
+  expect_calls(m, {{"add", {{"a", 58}, {"b", 49}}}}, m.dump());
+}
+
 TEST(ResponseTemplate, ReasoningForEveryFamily) {
   struct Case {
     const char* family;

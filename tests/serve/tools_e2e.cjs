@@ -370,3 +370,31 @@ describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
     assert.equal(streamed.content, whole.content);
   });
 });
+
+describe('reasoning_effort reaches the template', () => {
+  let server;
+  let tmp;
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai_effort_'));
+    const dir = path.join(tmp, 'pkg');
+    fs.cpSync(tiny, dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'chat_template.jinja'),
+                     "{{ messages[0]['content'] }}{% if reasoning_effort is defined %} effort: {{ reasoning_effort }}, " +
+                     "think {{ reasoning_effort }}{% endif %}\n");
+    server = await startServer(ogai, dir, ['--model-name', 'e', ...kServeFlags]);
+  });
+  after(async () => { await stopServer(server); fs.rmSync(tmp, { recursive: true, force: true }); });
+
+  it('a different effort renders a different prompt; a bad one is a 400 naming the field', async () => {
+    const ask = (extra) => postJson(server.url + '/v1/chat/completions',
+      { model: 'e', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, ...extra });
+    const none = await ask({});
+    const high = await ask({ reasoning_effort: 'high' });
+    assert.equal(none.status, 200);
+    assert.equal(high.status, 200);
+    assert.notEqual(none.json.usage.prompt_tokens, high.json.usage.prompt_tokens);
+    const bad = await ask({ reasoning_effort: 'extreme' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /reasoning_effort/);
+  });
+});

@@ -305,6 +305,11 @@ void ResponseParser::reset_after_prefix() {
   leftover_.clear();
   stopped_ = false;
   any_region_ = open_ >= 0;
+  if (open_ < 0) {  // the reply starts the subject: `^` anchors at its start
+    text_.erase(0, pos_);
+    pos_ = 0;
+    zero_open_at_ = std::string::npos;
+  }
 }
 
 ChatReplyDelta ResponseParser::feed(std::string_view text) {
