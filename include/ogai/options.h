@@ -26,6 +26,11 @@ struct LoadOptions {
   // tokenizer_config.json / chat_template.json holding one); special tokens still come from the
   // package's tokenizer_config.json. Default: the package's own template, if any.
   std::string chat_template;
+  // Non-empty: the response template that parses replies (a JSON file holding
+  // {"response_template": {...}}, a tokenizer_config.json, or the template itself). Default: the
+  // package's tokenizer_config.json response_template, else its response_schema, else the
+  // built-in detected from the chat template (docs/tool_calls.md).
+  std::string response_template;
   // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
   std::function<void(std::string_view stage, double fraction)> progress;
 };

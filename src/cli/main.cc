@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   cli::CommandResult result;
   cli::add_inspect_command(app, result);
   cli::add_template_command(app, result);
+  cli::add_parse_reply_command(app, result);
   cli::add_validate_command(app, result);
   cli::add_import_command(app, result);
   cli::add_tokenize_command(app, result);

@@ -53,6 +53,10 @@ void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags) {
                  "chat template file (.jinja, or a tokenizer_config.json / chat_template.json) to use instead of "
                  "the package's")
       ->check(CLI::ExistingFile);
+  cmd.add_option("--response-template", flags.response_template,
+                 "response template that parses replies (a JSON file holding response_template, or a "
+                 "tokenizer_config.json) instead of the package's or the built-in")
+      ->check(CLI::ExistingFile);
 }
 
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
@@ -102,6 +106,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.device_id = flags.device;
   options.max_context_length = flags.ctx_size;
   options.chat_template = flags.chat_template;
+  options.response_template = flags.response_template;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

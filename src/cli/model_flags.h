@@ -19,6 +19,7 @@ struct ModelFlags {
   std::string chat_template;  // --chat-template FILE: instead of the package's template
   int device = 0;                  // --device N: the accelerator (with --ep cuda)
   std::int64_t ctx_size = 0;       // --ctx-size N: cap on the context; 0 = the package's
+  std::string response_template;  // --response-template FILE: parses replies (docs/tool_calls.md)
 };
 
 struct SamplingFlags {

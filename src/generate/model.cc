@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "chat/chat_template.h"
+#include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
 #include "generate/model_impl.h"
 #include "generate/package_config.h"
@@ -38,6 +39,19 @@ void refuse_prefill_features(const generate::ResolvedRequest& request, const cha
     fail(ErrorCode::kUnsupported, "prompt_logprobs", "prompt log-probabilities are not supported with {}", mode);
   if (request.prefill_only)
     fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with {}", mode);
+}
+
+// The response template named by --response-template, else the package's (null: the built-in
+// detected per request).
+std::shared_ptr<const ReplyLayout> load_layout(const std::string& file, const std::filesystem::path& package) {
+  if (!file.empty()) {
+    auto layout = chat::reply::load_reply_layout(file);
+    if (!layout)
+      fail(ErrorCode::kInvalidArgument, file, "holds neither response_template nor response_schema");
+    return std::make_shared<ReplyLayout>(std::move(*layout));
+  }
+  auto layout = chat::reply::load_reply_layout(package);
+  return layout ? std::make_shared<ReplyLayout>(std::move(*layout)) : nullptr;
 }
 
 void report(const LoadOptions& options, std::string_view stage, double fraction) {
@@ -110,7 +124,9 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   so.device_id = options.device_id;
   so.intra_op_threads = options.intra_op_threads;
   so.inter_op_threads = options.inter_op_threads;
+  std::shared_ptr<const ReplyLayout> layout = load_layout(options.response_template, config.root);
   auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template), so);
+  impl->reply_layout = std::move(layout);
   impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(impl->tokenizer);
   report(options, "model", 1.0);
   ModelInfo& info = impl->info;

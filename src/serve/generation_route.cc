@@ -19,7 +19,7 @@ namespace {
 // section or tools were offered; else the message content is the text as generated.
 const ChatPrompt* parsed_prompt(const ApiRequest& request) {
   const auto& p = request.chat_prompt;
-  return p && (p->parse_tool_calls || !p->reasoning_open.empty()) ? &*p : nullptr;
+  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
 }
 
 ApiError queue_full(int max_concurrent, int queue) {
