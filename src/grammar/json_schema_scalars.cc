@@ -17,7 +17,7 @@ std::optional<std::int64_t> SchemaCompiler::count(const Json& s, const char* key
   return it->get<std::int64_t>();
 }
 
-Sequence SchemaCompiler::string_schema(const Json& s, const std::string& ptr) {
+std::optional<Sequence> SchemaCompiler::string_schema(const Json& s, const std::string& ptr) {
   const auto min = count(s, "minLength", ptr), max = count(s, "maxLength", ptr);
   const bool has_pattern = s.contains("pattern"), has_format = s.contains("format");
   if ((min || max) + has_pattern + has_format > 1)
@@ -36,11 +36,11 @@ Sequence SchemaCompiler::string_schema(const Json& s, const std::string& ptr) {
     if (!f.is_string()) invalid(ptr + "/format", "expected a string");
     auto seq = j_.string_with_format(f.get<std::string>(), "#" + ptr + "/format");
     if (!seq)
-      unsupported(ptr + "/format", "format '" + f.get<std::string>() + "' (supported: date, time, date-time, uuid, email)");
+      unsupported(ptr + "/format", "format '" + f.get<std::string>() + "'");
     return *seq;
   }
-  if (!min && !max) return {j_.string()};
-  if (min && max && *max < *min) invalid(ptr, "maxLength is below minLength");
+  if (!min && !max) return Sequence{j_.string()};
+  if (min && max && *max < *min) return std::nullopt;
   Sequence out = b_.literal("\"");
   GrammarBuilder::append(out, j_.string_with_length(min.value_or(0), max.value_or(-1)));
   return out;
@@ -55,7 +55,8 @@ std::optional<double> SchemaCompiler::bound(const Json& s, const char* key, cons
   return v;
 }
 
-Sequence SchemaCompiler::integer_schema(const Json& s, const std::string& ptr) {
+std::optional<Sequence> SchemaCompiler::integer_schema(const Json& s, const std::string& ptr) {
+  if (s.contains("multipleOf")) return multiple_schema(s, ptr, true);
   std::optional<std::int64_t> lo, hi;
   auto raise = [&](std::int64_t v) { lo = lo ? std::max(*lo, v) : v; };
   auto lower = [&](std::int64_t v) { hi = hi ? std::min(*hi, v) : v; };
@@ -63,13 +64,14 @@ Sequence SchemaCompiler::integer_schema(const Json& s, const std::string& ptr) {
   if (auto v = bound(s, "exclusiveMinimum", ptr)) raise(static_cast<std::int64_t>(std::floor(*v)) + 1);
   if (auto v = bound(s, "maximum", ptr)) lower(static_cast<std::int64_t>(std::floor(*v)));
   if (auto v = bound(s, "exclusiveMaximum", ptr)) lower(static_cast<std::int64_t>(std::ceil(*v)) - 1);
-  if (!lo && !hi) return {j_.integer()};
+  if (!lo && !hi) return Sequence{j_.integer()};
   Sequence out = j_.integer_range(lo, hi, "#" + ptr + "-range");
-  if (out.empty()) invalid(ptr, "no integer satisfies the bounds");
+  if (out.empty()) return std::nullopt;
   return out;
 }
 
-Sequence SchemaCompiler::number_schema(const Json& s, const std::string& ptr) {
+std::optional<Sequence> SchemaCompiler::number_schema(const Json& s, const std::string& ptr) {
+  if (s.contains("multipleOf")) return multiple_schema(s, ptr, false);
   std::optional<NumberBound> lo, hi;
   auto integral = [&](const char* key) -> std::optional<std::int64_t> {
     auto v = bound(s, key, ptr);
@@ -88,9 +90,14 @@ Sequence SchemaCompiler::number_schema(const Json& s, const std::string& ptr) {
   if (auto v = integral("exclusiveMinimum")) tighter_lo({*v, true});
   if (auto v = integral("maximum")) tighter_hi({*v, false});
   if (auto v = integral("exclusiveMaximum")) tighter_hi({*v, true});
-  if (!lo && !hi) return {j_.number()};
+  if (!lo && !hi) return Sequence{j_.number()};
   if (lo && hi && (lo->value > hi->value || (lo->value == hi->value && (lo->exclusive || hi->exclusive))))
-    invalid(ptr, "no number satisfies the bounds");
+    return std::nullopt;
   return j_.number_range(lo, hi, "#" + ptr + "-range");
 }
+std::optional<Sequence> SchemaCompiler::multiple_schema(const Json& s, const std::string& ptr, bool integer) {
+  (void)integer;
+  unsupported(ptr + "/multipleOf", "keyword 'multipleOf'");
+}
+
 }  // namespace ogai::grammar::schema

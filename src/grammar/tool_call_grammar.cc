@@ -24,7 +24,9 @@ Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
     fail(ErrorCode::kInvalidArgument, kWhere, "every function needs a string 'name'");
   const std::string where = function.value("where", std::string(kWhere) + ".parameters");
   const Json params = function.value("parameters", Json::object({{"type", "object"}}));
-  Element args = embed_grammar(b, compile_json_schema(params.dump(), where));
+  JsonSchemaOptions options;
+  options.whitespace = kToolCallWhitespace;  // as the call's own text: blanks as models write them, bounded
+  Element args = embed_grammar(b, compile_json_schema(params.dump(), where, options));
   const std::string name = Json(function["name"].get<std::string>()).dump();
   Sequence s = b.literal(text_of(spec, "call_open") + "{\"name\": " + name + ", " +
                          Json(text_of(spec, "arguments_key")).dump() + ": ");

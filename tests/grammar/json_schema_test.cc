@@ -9,13 +9,15 @@
 namespace ogai::grammar {
 namespace {
 
-std::shared_ptr<const CompiledGrammar> schema(std::string_view text) {
-  return CompiledGrammar::compile(compile_json_schema(text, "test"));
+std::shared_ptr<const CompiledGrammar> schema(std::string_view text, int whitespace = 0) {
+  JsonSchemaOptions options;
+  options.whitespace = whitespace;
+  return CompiledGrammar::compile(compile_json_schema(text, "test", options));
 }
 
 TEST(JsonSchema, ObjectPropertiesRequiredAndOrder) {
   auto g = schema(R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"boolean"}},
-                      "required":["b"],"additionalProperties":false})");
+                      "required":["b"],"additionalProperties":false})", 8);
   EXPECT_TRUE(full_match(g, R"({"b":"x"})"));
   EXPECT_TRUE(full_match(g, R"({"a": 1, "b": "x", "c": true})"));
   EXPECT_TRUE(full_match(g, "{\n  \"a\": -12,\n  \"b\": \"\"\n}"));
@@ -40,7 +42,7 @@ TEST(JsonSchema, MapWithAdditionalPropertiesSchema) {
 }
 
 TEST(JsonSchema, ArraysItemsPrefixItemsAndCounts) {
-  auto g = schema(R"({"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3})");
+  auto g = schema(R"({"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3})", 1);
   EXPECT_TRUE(full_match(g, "[1,2]"));
   EXPECT_TRUE(full_match(g, "[1, 2, 3]"));
   EXPECT_FALSE(full_match(g, "[1]"));
