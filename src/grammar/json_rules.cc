@@ -1,6 +1,7 @@
 #include "grammar/json_rules.h"
 
 #include <algorithm>
+#include <map>
 
 #include "base/error.h"
 #include "grammar/codepoints.h"
@@ -390,6 +391,29 @@ Sequence JsonRules::number_range(std::optional<NumberBound> lo, std::optional<Nu
   }
   if (alts.empty()) return {};
   return {GrammarBuilder::ref(b_.rule(name, std::move(alts)))};
+}
+
+Sequence JsonRules::multiples(std::uint64_t factor, const std::string& name) {
+  // digits[r]: the rest of the digits after a prefix whose value is r modulo factor.
+  std::vector<std::uint32_t> rest(factor);
+  for (std::uint64_t r = 0; r < factor; ++r) rest[r] = b_.add_rule(name + "-r" + std::to_string(r));
+  auto next = [&](std::uint64_t r, char lo, char hi) {  // one alternative per target residue
+    std::map<std::uint64_t, ByteSet> by_target;
+    for (char d = lo; d <= hi; ++d) by_target[(r * 10 + static_cast<std::uint64_t>(d - '0')) % factor].add(static_cast<std::uint8_t>(d));
+    std::vector<Sequence> alts;
+    for (const auto& [t, set] : by_target) alts.push_back({b_.bytes(set), GrammarBuilder::ref(rest[t])});
+    return alts;
+  };
+  for (std::uint64_t r = 0; r < factor; ++r) {
+    if (r == 0) b_.add_alternative(rest[r], {});
+    for (auto& alt : next(r, '0', '9')) b_.add_alternative(rest[r], std::move(alt));
+  }
+  std::vector<Sequence> starts = next(0, '1', '9');
+  starts.push_back(b_.literal("0"));
+  const std::uint32_t unsigned_rule = b_.rule(name + "-uint", std::move(starts));
+  Sequence out = b_.optional(b_.literal("-"), "minus");
+  out.push_back(GrammarBuilder::ref(unsigned_rule));
+  return out;
 }
 
 std::uint32_t JsonRules::trie_rule(const std::vector<std::string>& lits, std::size_t begin, std::size_t end,

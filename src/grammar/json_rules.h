@@ -53,6 +53,9 @@ class JsonRules {
   Sequence integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi, const std::string& name);
   // Numbers within integer-valued bounds (inclusive or exclusive), without exponent.
   Sequence number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi, const std::string& name);
+  // The integers that are multiples of `factor` (1 to 10000), exact: a residue automaton over
+  // the decimal digits (factor rules).
+  Sequence multiples(std::uint64_t factor, const std::string& name);
   // Exactly one of `literals` (raw bytes each), as a trie of rules.
   Sequence literal_set(std::vector<std::string> literals, const std::string& name);
 

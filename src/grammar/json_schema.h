@@ -18,18 +18,13 @@
 #include <vector>
 
 #include "grammar/grammar.h"
+#include "ogai/options.h"
 
 namespace ogai::grammar {
 
 inline constexpr int kMaxSchemaDepth = 64;
 
-// A schema keyword whose value is not enforced (today: `format` values outside the enforced
-// list), with the JSON pointer where it sits ("#/properties/site/format").
-struct UnenforcedKeyword {
-  std::string keyword;  // "format"
-  std::string value;    // "uri-template"
-  std::string pointer;
-};
+using ogai::UnenforcedKeyword;  // a `format` ogai does not enforce and its pointer (ogai/options.h)
 
 struct JsonSchemaOptions {
   // Blanks (space, tab, newline, carriage return) allowed between tokens, at most this many in a

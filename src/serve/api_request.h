@@ -51,6 +51,7 @@ struct ApiRequest {
   bool add_generation_prompt = true;
   bool continue_final_message = false;
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
+  std::vector<UnenforcedKeyword> unenforced;  // response_format schema keywords not enforced (annotations)
 };
 
 ApiRequest parse_chat_request(const std::string& body);

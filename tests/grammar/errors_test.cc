@@ -57,7 +57,7 @@ TEST(SchemaErrors, UnsupportedKeywordsAreNamedWithTheirPointer) {
   };
   const Case cases[] = {
       {R"j({"type":"object","properties":{"a":{"not":{"properties":{"b":{}}}}}})j", "'not'", "#/properties/a/not"},
-      {R"j({"type":"number","multipleOf":3})j", "'multipleOf'", "#/multipleOf"},
+      {R"j({"type":"number","multipleOf":1e-20})j", "'multipleOf' 1e-20", "#/multipleOf"},
       {R"j({"type":"object","unevaluatedProperties":false})j", "'unevaluatedProperties'", "#/unevaluatedProperties"},
       {R"j({"items":{"$dynamicRef":"#meta"}})j", "'$dynamicRef'", "#/items/$dynamicRef"},
       {R"j({"type":"object","minProperties":2})j", "'minProperties' above 1", "#/minProperties"},
@@ -68,7 +68,7 @@ TEST(SchemaErrors, UnsupportedKeywordsAreNamedWithTheirPointer) {
       {R"j({"type":"string","pattern":"a","maxLength":3})j", "combining", "#'"},
       {R"j({"$ref":"http://example.com/s.json"})j", "remote '$ref'", "#/$ref"},
       {R"j({"properties":{"a":{"$ref":"other.json#/x"}}})j", "remote '$ref' 'other.json#/x'", "#/properties/a/$ref"},
-      {R"j({"type":"number","minimum":0.5})j", "'minimum' 0.5", "#/minimum"},
+      {R"j({"type":"number","exclusiveMinimum":0.1,"exclusiveMaximum":0.1000001})j", "non-integer bounds", "#'"},
       {R"j({"oneOf":[{"type":"string"},{"type":"string","maxLength":2}]})j", "'oneOf'", "#/oneOf"},
       {R"j({"type":"string","not":{"enum":["a"]}})j", "'not' excluding the value \"a\"", "#/not"},
   };

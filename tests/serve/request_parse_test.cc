@@ -312,6 +312,24 @@ TEST(ParseResponseFormat, UnenforceableSchemasAre400NamingTheKeyword) {
   EXPECT_NE(e.message.find("no terminal"), std::string::npos) << e.message;
 }
 
+TEST(ParseResponseFormat, UnenforcedFormatsAndWhitespaceAreRead) {
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  ApiRequest r = parse_chat_request(chat + R"("response_format":{"type":"json_schema","whitespace":4,
+      "json_schema":{"name":"p","schema":{"properties":{"u":{"format":"uri-template"},"d":{"format":"date"},
+      "l":{"type":"array","items":{"format":"x-\u00e9vil\n"}}}}}}})");
+  ASSERT_TRUE(r.options.response_format);
+  EXPECT_EQ(r.options.response_format->whitespace, 4);
+  ASSERT_EQ(r.unenforced.size(), 2u);
+  EXPECT_EQ(r.unenforced[0].value, "uri-template");
+  EXPECT_EQ(r.unenforced[0].pointer, "#/properties/u/format");
+  const std::string header = unenforced_header(r.unenforced);
+  EXPECT_EQ(header.find("format 'uri-template' at '#/properties/u/format'; format 'x-"), 0u) << header;
+  for (char c : header) EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << header;  // safe as a header value
+  EXPECT_TRUE(parse_chat_request(chat + R"("response_format":{"type":"json_object"}})").unenforced.empty());
+  EXPECT_EQ(parse_error(chat + R"("response_format":{"type":"json_object","whitespace":300}})").param,
+            "response_format.whitespace");
+}
+
 }  // namespace
 }  // namespace ogai::serve
 
