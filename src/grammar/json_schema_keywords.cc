@@ -15,14 +15,14 @@ const std::set<std::string>& enforced_keywords() {
       "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
       "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains",
       "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "pattern", "format",
-      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"};
+      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "unevaluatedProperties",
+      "unevaluatedItems"};
   return k;
 }
 
 // Validation keywords of some draft that ogai does not enforce: a schema using them is refused.
 const std::set<std::string>& refused_keywords() {
-  static const std::set<std::string> k = {"unevaluatedProperties", "unevaluatedItems", "$dynamicRef",
-                                          "$recursiveRef", "disallow", "extends", "divisibleBy"};
+  static const std::set<std::string> k = {"$dynamicRef", "$recursiveRef", "disallow", "extends", "divisibleBy"};
   return k;
 }
 

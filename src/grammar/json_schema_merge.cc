@@ -60,7 +60,8 @@ Json SchemaCompiler::flatten(const Json& s, const std::string& ptr, int depth) {
   if (!s.is_object()) invalid(ptr, "expected a schema (an object or a boolean), got " + compact(s));
   Json n = normalize(s, ptr);
   Json base = n;
-  for (const char* k : {"$ref", "allOf", "not", "if", "then", "else"}) base.erase(k);
+  for (const char* k : {"$ref", "allOf", "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems"})
+    base.erase(k);
   if (base.contains("enum") && base.at("enum").empty()) return false;
   if (n.contains("$ref")) {
     const std::string pointer = ref_pointer(n.at("$ref"), ptr + "/$ref");
@@ -85,6 +86,14 @@ Json SchemaCompiler::flatten(const Json& s, const std::string& ptr, int depth) {
       unsupported(ptr + "/not", "keyword 'not' (ogai negates a type, const/enum values or required properties)");
     base = merge(base, *neg, ptr);
   }
+  // unevaluated*: what this schema and the subschemas merged into it leave unevaluated. Stated as
+  // additionalProperties / items of the merged schema: the names (items) they cover include all the
+  // unevaluated ones, so this is as strict or stricter (anyOf/oneOf branch properties merged later
+  // are covered too: a subset).
+  if (base.is_object() && n.contains("unevaluatedProperties") && !base.contains("additionalProperties"))
+    base["additionalProperties"] = n.at("unevaluatedProperties");
+  if (base.is_object() && n.contains("unevaluatedItems") && !base.contains("items"))
+    base["items"] = n.at("unevaluatedItems");
   return base;
 }
 

@@ -50,8 +50,13 @@ namespace ogai {
 void check_response_format(const ResponseFormat& format) { grammar::compile_response_format(format); }
 
 std::vector<UnenforcedKeyword> check_response_format_annotations(const ResponseFormat& format) {
-  std::vector<UnenforcedKeyword> out;
-  grammar::compile_response_format(format, &out);
+  std::vector<UnenforcedKeyword> all, out;
+  grammar::compile_response_format(format, &all);
+  for (auto& u : all) {  // a subschema compiled twice (merged, or a $ref target) reports once
+    bool seen = false;
+    for (const auto& o : out) seen = seen || (o.pointer == u.pointer && o.value == u.value);
+    if (!seen) out.push_back(std::move(u));
+  }
   return out;
 }
 

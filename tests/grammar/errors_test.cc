@@ -58,7 +58,7 @@ TEST(SchemaErrors, UnsupportedKeywordsAreNamedWithTheirPointer) {
   const Case cases[] = {
       {R"j({"type":"object","properties":{"a":{"not":{"properties":{"b":{}}}}}})j", "'not'", "#/properties/a/not"},
       {R"j({"type":"number","multipleOf":1e-20})j", "'multipleOf' 1e-20", "#/multipleOf"},
-      {R"j({"type":"object","unevaluatedProperties":false})j", "'unevaluatedProperties'", "#/unevaluatedProperties"},
+      {R"j({"type":"object","properties":{"a":{"$recursiveRef":"#"}}})j", "'$recursiveRef'", "#/properties/a/$recursiveRef"},
       {R"j({"items":{"$dynamicRef":"#meta"}})j", "'$dynamicRef'", "#/items/$dynamicRef"},
       {R"j({"type":"object","minProperties":2})j", "'minProperties' above 1", "#/minProperties"},
       {R"j({"type":"object","properties":{"a":{}},"minProperties":2})j", "'minProperties' 2", "#/minProperties"},

@@ -191,11 +191,11 @@ class RegexAndGrammarOutputs(unittest.TestCase):
 
 class FailsClosed(unittest.TestCase):
     def test_api_names_the_keyword(self):
-        schema = {"type": "object", "properties": {"a": {"type": "object", "unevaluatedProperties": False}}}
+        schema = {"type": "object", "properties": {"a": {"type": "object", "$dynamicRef": "#m"}}}
         reply = RUN(package=STORIES, format={"kind": "json_schema", "text": json.dumps(schema)})
         self.assertEqual(reply.get("code"), "unsupported", reply)
-        self.assertIn("'unevaluatedProperties'", reply["error"])
-        self.assertIn("#/properties/a/unevaluatedProperties", reply["error"])
+        self.assertIn("'$dynamicRef'", reply["error"])
+        self.assertIn("#/properties/a/$dynamicRef", reply["error"])
 
     def test_cli_exits_1_naming_the_keyword(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
