@@ -4,15 +4,12 @@
 #pragma once
 
 #include <memory>
-#include <vector>
 
 #include "grammar/compiled_grammar.h"
 #include "ogai/options.h"
 
 namespace ogai::grammar {
 
-// `unenforced`, when set, receives the schema keywords treated as annotations.
-std::shared_ptr<const CompiledGrammar> compile_response_format(const ResponseFormat& format,
-                                                               std::vector<UnenforcedKeyword>* unenforced = nullptr);
+std::shared_ptr<const CompiledGrammar> compile_response_format(const ResponseFormat& format);
 
 }  // namespace ogai::grammar

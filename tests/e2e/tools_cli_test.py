@@ -90,11 +90,11 @@ class ToolsCliTest(unittest.TestCase):
         self.assertIn("tool_choice.function.name", r.stderr)
         with open(self.tools, "w", encoding="utf-8") as f:
             json.dump([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
-                                                                                    "$dynamicRef": "#m"}}}], f)
+                                                                                    "minProperties": 1}}}], f)
         r = self.generate()
         self.assertEqual(r.returncode, 1)
         self.assertIn("tools[0].function.parameters", r.stderr)
-        self.assertIn("'$dynamicRef' at '#/$dynamicRef'", r.stderr)
+        self.assertIn("'minProperties' at '#/minProperties'", r.stderr)
         with open(self.tools, "w", encoding="utf-8") as f:
             json.dump([{"type": "function", "function": {}}], f)
         r = self.generate()
