@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "chat/jinja/unicode.h"
+
 namespace ogai::chat::reply {
 namespace {
 
@@ -52,23 +54,7 @@ int hex_value(char c) {
   return -1;
 }
 
-void append_utf8(std::string& s, std::uint32_t cp) {
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+using jinja::append_utf8;  // one UTF-8 encoder for the chat stage (chat/jinja/unicode.h)
 
 // The length of the longest suffix of `s` that is a proper prefix of `marker`.
 std::size_t partial_suffix(std::string_view s, std::string_view marker) {
