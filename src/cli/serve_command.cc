@@ -168,7 +168,8 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
          "open connections at once (more get 503; default: what the descriptor limit allows, less 256)")
       ->check(CLI::Range(1, serve::kMaxConnectionsLimit));
   cmd->add_option("--max-connections-per-peer", s.max_connections_per_peer,
-                  "open connections from one client address (0 = --max-connections / 8, at least 8); a new one "
+                  "open connections from one client address not answering a request (0 = --max-connections / 8, at "
+                  "least 8); a new one "
                   "beyond takes the place of that peer's oldest connection still sending its header")
       ->check(CLI::Range(0, serve::kMaxConnectionsLimit))->capture_default_str();
   cmd->add_option("--idle-timeout", s.idle_timeout_s, "seconds a connection may wait before its next request")

@@ -2,11 +2,13 @@
 // answers from another thread, a late second answer ignored, a dropped Exchange answered 500, a
 // streamed write to a client that left reported as failed, a client that does not read cut at
 // the write deadline, a slow-header client cut at the header deadline while others are answered,
-// and stop() waiting for an answer in progress (idle connections closed at once).
+// and stop() waiting for an answer in progress (idle connections closed at once); the per-peer
+// cap counting only connections not answering a request (a reverse proxy's streams).
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,6 +61,13 @@ class Client {
     for (ssize_t n; (n = recv(fd_, buf, sizeof(buf), 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
     return out;
   }
+  // Whether the server closed the connection (end of stream, nothing sent) within `ms`.
+  bool closed_within(std::chrono::milliseconds ms) {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(ms.count())) != 1) return false;
+    char byte;
+    return recv(fd_, &byte, 1, MSG_DONTWAIT) == 0;
+  }
   // Reads until `needle` arrived or the server closed.
   std::string read_until(const std::string& needle) {
     std::string out;
@@ -81,8 +90,10 @@ std::string get(const std::string& path) { return "GET " + path + " HTTP/1.1\r\n
 
 class Transport : public ::testing::Test {
  protected:
+  virtual void adjust(Limits&) {}
   void SetUp() override {
     Limits limits;
+    adjust(limits);
     limits.header_timeout = 300ms;
     limits.idle_timeout = 2000ms;
     limits.write_timeout = 300ms;
@@ -139,6 +150,11 @@ class Transport : public ::testing::Test {
       held_ready_.set_value();
       return;
     }
+    if (path == "/park") {  // held unanswered, as a proxied stream in progress
+      std::lock_guard lock(mutex_);
+      parked_.push_back(std::move(e));
+      return;
+    }
     if (path == "/watch") {  // held unanswered; says when its client is gone
       e->on_client_gone([this] { gone_.set_value(std::chrono::steady_clock::now()); });
       std::lock_guard lock(mutex_);
@@ -188,6 +204,7 @@ class Transport : public ::testing::Test {
   std::mutex mutex_;
   std::vector<std::string> answered_;
   std::shared_ptr<Exchange> held_;
+  std::vector<std::shared_ptr<Exchange>> parked_;
   std::promise<void> held_ready_;
   std::promise<std::chrono::steady_clock::time_point> gone_;
   std::promise<void> first_written_;
@@ -286,7 +303,6 @@ TEST_F(Transport, StopWaitsForTheAnswerInProgressAndClosesIdleConnections) {
   std::lock_guard lock(mutex_);
   EXPECT_EQ(answered_.back(), "/hold 200");
 }
-
 }  // namespace
 }  // namespace ogai::serve::http
 
@@ -330,6 +346,51 @@ TEST_F(Transport, AnswersAHalfClosedClientAndFiresNothing) {
   const std::string got = c.read_all();
   EXPECT_NE(got.find("100 Continue"), std::string::npos) << got;
   EXPECT_NE(got.find("held"), std::string::npos) << got;
+}
+
+// One client address (a balancer in front) with a cap of 4 connections not answering a request.
+class PeerCap : public Transport {
+ protected:
+  void adjust(Limits& limits) override {
+    limits.max_connections_per_peer = 4;
+    limits.probe_reserve = 0;
+  }
+  std::size_t parked() {
+    std::lock_guard lock(mutex_);
+    return parked_.size();
+  }
+};
+
+TEST_F(PeerCap, RequestsBeingAnsweredDoNotCountAgainstThePeersCap) {
+  std::vector<std::unique_ptr<Client>> streams;
+  for (std::size_t i = 0; i < 6; ++i) {  // more than the cap, each being answered before the next connects
+    streams.push_back(std::make_unique<Client>(port_));
+    streams.back()->send(get("/park"));
+    for (int wait = 0; wait < 200 && parked() <= i; ++wait) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(parked(), i + 1);
+  }
+  Client next(port_);
+  next.send(kGet);
+  EXPECT_NE(next.read_until("path /a").find("path /a"), std::string::npos) << "a 7th request was not admitted";
+  std::lock_guard lock(mutex_);
+  for (auto& e : parked_) {
+    Response r;
+    r.body = "parked";
+    e->respond(r);
+  }
+  parked_.clear();
+}
+
+TEST_F(PeerCap, IdleConnectionsStillCountAndTheOldestMakesRoom) {
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<Client>(port_));  // the cap, sending nothing
+  std::this_thread::sleep_for(300ms);  // past the eviction grace
+  Client next(port_);
+  next.send(kGet);
+  EXPECT_NE(next.read_until("path /a").find("path /a"), std::string::npos);
+  int closed = 0;  // the oldest idle connection made room: closed now, not at the 2 s idle deadline
+  for (auto& c : idle) closed += c->closed_within(100ms) ? 1 : 0;
+  EXPECT_EQ(closed, 1);
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ void Connection::read_next() {
   path_.clear();
   gone_.reset();
   header_pending_ = true;
+  in_exchange_ = false;
   status_ = 0;
   head_only_ = chunked_ = failed_ = form_ = false;
   state_ = State::kWaiting;
@@ -271,6 +272,7 @@ void Connection::on_body(error_code ec) {
 
 void Connection::dispatch() {
   state_ = State::kAnswering;
+  in_exchange_ = true;
   stream_.expires_never();
   auto message = parser_->release();
   Request r;

@@ -43,6 +43,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void set_probe_only() { probe_only_ = true; }
   // Whether it is still waiting for a whole request header (idle, or reading one): evictable.
   bool header_pending() const { return header_pending_.load(); }
+  // Whether a whole request has arrived and is being answered (a reverse proxy's streams).
+  bool in_exchange() const { return in_exchange_.load(); }
   // Closes it if it still is header-pending (to make room for a new connection); false if it was
   // already being evicted. Any thread.
   bool evict();
@@ -127,6 +129,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<char> drain_;  // what a lingering client still sends, discarded
   bool probe_only_ = false;
   std::atomic<bool> header_pending_{true};
+  std::atomic<bool> in_exchange_{false};
   std::atomic<bool> evicting_{false};
   std::shared_ptr<ClientGone> gone_;  // of the request being answered
   bool watching_ = false;     // a read watching the client is pending

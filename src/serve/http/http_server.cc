@@ -41,6 +41,7 @@ struct HttpServer::Impl {
   Place place_for(const std::string& peer);  // mutex held
   bool evict_oldest(const std::string* peer);  // mutex held
   std::size_t per_peer() const;
+  std::size_t waiting_from(const std::string& peer) const;  // mutex held
   void admit(tcp::socket socket, const std::string& peer, bool reserve);
   void refuse(tcp::socket socket);
   void stop_all();
@@ -59,7 +60,6 @@ struct HttpServer::Impl {
     std::chrono::steady_clock::time_point opened;
   };
   std::map<std::uint64_t, Open> open;  // by id: the oldest first
-  std::map<std::string, std::size_t> peers;  // open connections per client address
   std::size_t reserved = 0;  // open connections in the probe reserve
   std::uint64_t next_id = 0;
   std::size_t refusing = 0;
@@ -103,13 +103,25 @@ std::size_t HttpServer::Impl::per_peer() const {
   return std::max<std::size_t>(8, limits.max_connections / 8);
 }
 
+// The peer's open connections that are not answering a request: idle, or reading one. A reverse
+// proxy is one peer whose streams would otherwise fill its cap; the requests those carry are
+// bounded by admission (--max-concurrent, --queue), not by the connection cap.
+std::size_t HttpServer::Impl::waiting_from(const std::string& peer) const {
+  std::size_t n = 0;
+  for (const auto& [id, o] : open) {
+    if (o.peer != peer) continue;
+    auto c = o.connection.lock();
+    if (!c || !c->in_exchange()) ++n;
+  }
+  return n;
+}
+
 // A peer within its cap and the server within max_connections: admitted. Else the oldest
 // connection still waiting for its header (of that peer when the peer is at its cap) makes room;
 // else a probe-only reserve place; else refused.
 HttpServer::Impl::Place HttpServer::Impl::place_for(const std::string& peer) {
   const std::size_t total = open.size() - reserved;
-  const auto it = peers.find(peer);
-  const bool peer_full = it != peers.end() && it->second >= per_peer();
+  const bool peer_full = waiting_from(peer) >= per_peer();
   const bool server_full = total >= limits.max_connections;
   if (!peer_full && !server_full) return Place::kAdmit;
   if (evict_oldest(peer_full ? &peer : nullptr)) return Place::kAdmit;
@@ -138,13 +150,11 @@ void HttpServer::Impl::admit(tcp::socket socket, const std::string& peer, bool r
     std::lock_guard l(mutex);
     open.erase(id);
     if (reserve) --reserved;
-    if (auto p = peers.find(peer); p != peers.end() && --p->second == 0) peers.erase(p);
   });
   if (reserve) {
     ++reserved;
     c->set_probe_only();
   }
-  ++peers[peer];
   open.emplace(id, Open{c, peer, std::chrono::steady_clock::now()});
   c->start();
 }

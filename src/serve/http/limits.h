@@ -12,7 +12,8 @@ namespace ogai::serve::http {
 
 struct Limits {
   std::size_t max_connections = 512;       // open connections at once; one more gets 503 and is closed
-  // Open connections from one client address; 0 = max_connections / 8 (at least 8). A new one
+  // Open connections from one client address that are not answering a request (idle, or still
+  // reading one; a reverse proxy's streams do not count); 0 = max_connections / 8 (at least 8). A new one
   // beyond it (or beyond max_connections) takes the place of the oldest connection of that peer
   // (of any peer, at max_connections) that has not sent a whole request header yet, else is refused.
   std::size_t max_connections_per_peer = 0;
