@@ -32,6 +32,7 @@ struct ModelInfo {
   std::int64_t context_length = 0;        // positions the model accepts (0 = unknown)
   std::vector<std::int32_t> eos_token_ids;
   bool has_chat_template = false;
+  bool has_tokenizer = true;  // false: a token-id package (tokenize() refuses; replies decode to "")
   std::string execution_provider;
 };
 

@@ -94,7 +94,7 @@ int run_workflow_generate(const WorkflowGenerateArgs& a) {
   std::optional<tokenizer::Tokenizer> tok;
   if (const auto& path = program.package.files.text.tokenizer_json; path && std::filesystem::exists(*path))
     tok = tokenizer::Tokenizer::load(*path);
-  auto request = make_request(a.options, prompt_ids(a.prompt, tok, a.options.add_special_tokens));
+  auto request = make_request(a.options, a.prompt_ids ? *a.prompt_ids : prompt_ids(a.prompt, tok, a.options.add_special_tokens));
   add_input_tensors(program.workflow(), a.inputs, request);
   const std::vector<std::int64_t> prompt = *request.prompt_tokens;
   std::vector<std::int64_t> ids;

@@ -13,7 +13,7 @@ std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
   for (const auto& pair : spec.pairs) {
     const std::size_t element = dtype_size(pair.dtype);
     if (pair.update == kv::Update::kAppend) {
-      per_position += static_cast<std::size_t>(pair.kv_heads * pair.head_dim) * element;
+      per_position += static_cast<std::size_t>(pair.planes() * pair.kv_heads * pair.head_dim) * element;
     } else if (pair.update == kv::Update::kIndexedScatter) {
       fixed += static_cast<std::size_t>(pair.kv_heads * pair.capacity * pair.head_dim) * element;
     } else {

@@ -11,6 +11,7 @@
 #include "generate/package_config.h"
 #include "generate/ngram_drafter.h"
 #include "generate/sequence.h"
+#include "generate/session_settings.h"
 #include "tokenizer/token_bytes.h"
 
 namespace ogai {
@@ -78,7 +79,13 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   report(options, "metadata", 0.0);
   generate::PackageConfig config = generate::make_package_config(metadata::load_package(package));
   report(options, "tokenizer", 0.2);
-  tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::load(config.tokenizer_json);
+  const bool has_tokenizer = !config.tokenizer_json.empty();
+  // A token-id package (no tokenizer.json): an empty vocabulary decodes every id to "" and
+  // tokenize() refuses text, so prompts are ids and replies are ids.
+  tokenizer::Tokenizer tokenizer =
+      has_tokenizer ? tokenizer::Tokenizer::load(config.tokenizer_json)
+                    : tokenizer::Tokenizer::from_json(R"({"version":"1.0","model":{"type":"WordLevel","vocab":{},)"
+                                                      R"("unk_token":"<unk>"}})", "(no tokenizer.json)");
   std::optional<chat::ChatTemplate> chat_template;
   if (!options.chat_template.empty())
     chat_template = chat::ChatTemplate::load_override(options.chat_template, config.root);
@@ -92,6 +99,8 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   so.device_id = options.device_id;
   so.intra_op_threads = options.intra_op_threads;
   so.inter_op_threads = options.inter_op_threads;
+  so.device_id_set = options.device_id != 0;
+  if (config.session) generate::apply_session_settings(*config.session, so, package.string());
   auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template), so);
   impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(impl->tokenizer);
   report(options, "model", 1.0);
@@ -101,6 +110,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.context_length = impl->config.generation.context_limit;
   for (auto id : impl->config.generation.eos_ids) info.eos_token_ids.push_back(static_cast<std::int32_t>(id));
   info.has_chat_template = impl->chat_template.has_value();
+  info.has_tokenizer = has_tokenizer;
   info.execution_provider = options.execution_provider;
   log(LogLevel::kInfo, "loaded {} ({} KV pairs, {} mode)", package.string(), impl->config.decoder.cache.pairs.size(),
       impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
@@ -110,6 +120,9 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
 const ModelInfo& Model::info() const { return impl_->info; }
 
 std::vector<std::int32_t> Model::tokenize(std::string_view text, bool add_special_tokens) const {
+  if (!impl_->info.has_tokenizer)
+    fail(ErrorCode::kUnsupported, impl_->info.package.string(), "the package has no tokenizer.json: give the prompt as "
+         "token ids (`--prompt-ids JSON`, or generate() with ids)");
   return impl_->tokenizer.encode(text, add_special_tokens);
 }
 

@@ -16,8 +16,27 @@ const metadata::GroupAbi& group_of(const metadata::DecoderAbi& abi, const std::s
 
 // An attention pair ([batch, kv_heads, sequence, head_dim]) growing by append, or a fixed-capacity
 // indexed_scatter buffer.
+// GPT-2's combined cache: role combined, [2, batch, kv_heads, sequence, head_dim], sequence_axis 3.
+kv::PairSpec make_combined_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
+  const auto& g = p.geometry;
+  if (p.role != metadata::KvRole::kCombined || g.dims[0] != 2 || g.dims[2] <= 0 || g.dims[4] <= 0)
+    fail(ErrorCode::kUnsupported, origin, "KV port '{}' of rank 5 must be a combined cache (role combined) of shape "
+         "[2, batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim", p.input);
+  if (g.sequence_axis != 3)
+    fail(ErrorCode::kUnsupported, origin, "combined KV port '{}' has sequence_axis {}; ogai executes [2, batch, "
+         "kv_heads, sequence, head_dim] (axis 3)", p.input, g.sequence_axis);
+  if (group.update != metadata::UpdateKind::kAppend && group.update != metadata::UpdateKind::kGrow)
+    fail(ErrorCode::kUnsupported, origin, "combined KV port '{}': group '{}' must grow by append", p.input, group.name);
+  if (!is_float_type(g.dtype))
+    fail(ErrorCode::kInvalidPackage, origin, "KV port '{}' is {}, expected a float type", p.input, dtype_name(g.dtype));
+  kv::PairSpec pair{p.group, p.input, p.output, g.dtype, g.dims[2], g.dims[4]};
+  pair.combined = true;
+  return pair;
+}
+
 kv::PairSpec make_kv_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
   const auto& g = p.geometry;
+  if (g.rank == 5) return make_combined_pair(p, group, origin);
   if (g.rank != 4 || g.kv_heads <= 0 || g.head_dim <= 0)
     fail(ErrorCode::kUnsupported, origin,
          "KV port '{}' must be [batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim (graph says rank {}, "
@@ -212,17 +231,19 @@ PackageConfig make_package_config(const metadata::Package& package) {
     d.cache_lengths_input = abi.static_cache->kv_length_input;
   }
   const bool gqa = uses_group_query_attention(package, abi.component);
-  d.cache.mode = choose_storage(abi, gqa, origin);
+  const bool combined = std::any_of(d.cache.pairs.begin(), d.cache.pairs.end(), [](auto& p) { return p.combined; });
+  if (combined && abi.aliasing == metadata::Aliasing::kRequired)
+    fail(ErrorCode::kUnsupported, origin, "aliasing is 'required' but combined KV caches are kept as appended tensors");
+  d.cache.mode = combined ? kv::StorageMode::kAppend : choose_storage(abi, gqa, origin);
   d.cache.prefix_rows = gqa;
   // Left padding needs attention that reads the mask per position and no recurrent state.
   d.left_padding = !gqa && !abi.static_cache && abi.state_pairs.empty();
   c.generation = make_generation(package);
   d.max_length = d.cache.max_length = c.generation.context_limit;
   const auto& text = package.files.text;
-  if (!text.tokenizer_json)
-    fail(ErrorCode::kInvalidPackage, origin, "the package has no tokenizer.json (declare package.tokenizer.artifacts "
-         "or put tokenizer.json beside the metadata)");
-  c.tokenizer_json = *text.tokenizer_json;
+  // Without tokenizer.json the package runs from token ids (Model::tokenize refuses text).
+  if (text.tokenizer_json) c.tokenizer_json = *text.tokenizer_json;
+  if (package.imported) c.session = package.imported->session;
   c.has_chat_template = text.chat_template_file.has_value() || text.chat_template.has_value();
   c.eos_ids = text.generation_config_eos_ids;
   if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);

@@ -21,7 +21,9 @@ namespace ogai::generate {
 struct PackageConfig {
   std::filesystem::path root;
   DecoderSpec decoder;
-  std::filesystem::path tokenizer_json;
+  std::filesystem::path tokenizer_json;  // empty: the package has none and runs from token ids
+  // An imported GenAI folder's session settings (mapped per provider at load: session_settings.h).
+  std::optional<importer::SessionSettings> session;
   bool has_chat_template = false;
   PackageGeneration generation;  // defaults, overrides, context limit; eos ids filled by the engine
   // EOS sources, resolved to ids once the tokenizer is loaded.
