@@ -42,10 +42,14 @@ void apply_provider_option(const importer::ProviderOption& o, ort::SessionOption
 
 }  // namespace
 
-void apply_session_settings(const importer::SessionSettings& s, ort::SessionOptions& options, const std::string& origin) {
+void apply_session_settings(const importer::SessionSettings& s, ort::SessionOptions& options,
+                            const std::string& origin) {
   for (const auto& line : s.ignored) log(LogLevel::kWarn, "{}: {} (ignored)", origin, line);
-  if (s.intra_op_threads && options.intra_op_threads == 0) options.intra_op_threads = static_cast<int>(*s.intra_op_threads);
-  if (s.inter_op_threads && options.inter_op_threads == 0) options.inter_op_threads = static_cast<int>(*s.inter_op_threads);
+  // --threads (already in `options`) wins over the package's counts.
+  if (s.intra_op_threads && options.intra_op_threads == 0)
+    options.intra_op_threads = static_cast<int>(*s.intra_op_threads);
+  if (s.inter_op_threads && options.inter_op_threads == 0)
+    options.inter_op_threads = static_cast<int>(*s.inter_op_threads);
   if (s.graph_optimization_level) options.graph_optimization_level = *s.graph_optimization_level;
   options.cpu_mem_arena = s.enable_cpu_mem_arena;
   options.mem_pattern = s.enable_mem_pattern;

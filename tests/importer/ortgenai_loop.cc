@@ -87,7 +87,8 @@ GenaiBareLoop::GenaiBareLoop(const std::filesystem::path& folder) : state_(std::
   // (past template, present template) pairs the config names.
   const std::pair<std::string, std::string> pairs[] = {
       {named(ins, "past_key_names", "past_key_values.%d.key"), named(outs, "present_key_names", "present.%d.key")},
-      {named(ins, "past_value_names", "past_key_values.%d.value"), named(outs, "present_value_names", "present.%d.value")},
+      {named(ins, "past_value_names", "past_key_values.%d.value"),
+       named(outs, "present_value_names", "present.%d.value")},
       {named(ins, "past_names", ""), named(outs, "present_names", "")},
       {named(ins, "past_conv_names", ""), named(outs, "present_conv_names", "")}};
   for (const std::string& input : s.inputs)
@@ -115,8 +116,8 @@ std::vector<std::int32_t> GenaiBareLoop::greedy(const std::vector<std::int32_t>&
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (shape[d] < 0) shape[d] = std::string(symbols[d]).find("batch") != std::string::npos ? 1 : 0;
     Ort::Value zeros = Ort::Value::CreateTensor(s.allocator, shape.data(), shape.size(), info.GetElementType());
-    std::memset(zeros.GetTensorMutableRawData(), 0, zeros.GetTensorTypeAndShapeInfo().GetElementCount() *
-                                                        (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? 2 : 4));
+    const std::size_t element = info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? 2 : 4;
+    std::memset(zeros.GetTensorMutableRawData(), 0, zeros.GetTensorTypeAndShapeInfo().GetElementCount() * element);
     pasts.emplace(s.inputs[i], std::move(zeros));
   }
   std::vector<std::int64_t> tokens(prompt.begin(), prompt.end());
@@ -138,7 +139,8 @@ std::vector<std::int32_t> GenaiBareLoop::greedy(const std::vector<std::int32_t>&
         feeds.push_back(std::move(it->second));
         continue;
       }
-      std::vector<std::int64_t>* v64 = name == s.ids ? &ids64 : name == s.mask ? &mask64 : name == s.positions ? &pos64 : nullptr;
+      std::vector<std::int64_t>* v64 =
+          name == s.ids ? &ids64 : name == s.mask ? &mask64 : name == s.positions ? &pos64 : nullptr;
       std::vector<std::int32_t>* v32 = name == s.ids ? &ids32 : name == s.mask ? &mask32 : &pos32;
       if (v64 == nullptr) throw std::runtime_error("the bare loop cannot feed graph input '" + name + "'");
       const std::int64_t shape[] = {1, static_cast<std::int64_t>(v64->size())};

@@ -60,13 +60,29 @@ GenerationOptions greedy() {
 const std::vector<Ids> kPrompts = {{5, 9, 3, 17, 11}, {7, 2}, {30, 1, 4, 4, 8, 19, 22, 6}, {12}};
 
 std::string run_cli(const std::string& args) {
-  const std::string command = std::string(OGAI_EXE) + " " + args + " 2>/dev/null";
+  const bool merged = args.ends_with("2>&1");
+  const std::string command = std::string(OGAI_EXE) + " " + args + (merged ? "" : " 2>/dev/null");
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
   char buffer[4096];
   while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
   pclose(pipe);
   return out;
+}
+
+// `--prompt-ids` errors name the element; a text prompt on a token-id package says what to pass;
+// `ogai bench --prompt-ids` runs one.
+TEST(OrtGenaiPromptIds, BadListsAndTextPromptsAreNamed) {
+  const std::string lfm2 = folder("tiny-random-lfm2-fp32").string();
+  EXPECT_NE(run_cli("generate " + lfm2 + " --prompt-ids '[1, \"a\"]' 2>&1").find("--prompt-ids: element 1 is \"a\""),
+            std::string::npos);
+  EXPECT_NE(run_cli("generate " + lfm2 + " --prompt-ids '[]' 2>&1").find("non-empty JSON array"), std::string::npos);
+  EXPECT_NE(run_cli("generate " + lfm2 + " --prompt-ids '[5000]' 2>&1").find("token id 5000 is outside the vocabulary"),
+            std::string::npos);
+  EXPECT_NE(run_cli("generate " + lfm2 + " --prompt hello 2>&1").find("no tokenizer.json: give the prompt as token ids"),
+            std::string::npos);
+  const auto bench = nlohmann::json::parse(run_cli("bench " + lfm2 + " --prompt-ids '[1, 2, 3]' --gen 4 --runs 1 --json"));
+  EXPECT_EQ(bench["prompt_len"], 3);
 }
 
 class OrtGenaiFolder : public ::testing::TestWithParam<std::string> {};
@@ -117,6 +133,18 @@ TEST_P(OrtGenaiFolder, BatchedRowsJoiningAtDifferentStepsEqualTheBareLoop) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ASSERT_FALSE(rows[i]->error()) << "row " << i;
     EXPECT_EQ(rows[i]->result().ids, bare(GetParam(), kPrompts[i])) << "row " << i;
+  }
+}
+
+// Speculative decoding (n-gram drafts verified in one multi-token step, rolled back on a miss)
+// feeds the same dtypes and state; greedy output equals the bare loop.
+TEST_P(OrtGenaiFolder, SpeculativeNgramEqualsTheBareLoop) {
+  GenerationOptions o = greedy();
+  o.speculative.drafter = SpeculativeOptions::Drafter::kNgram;
+  o.speculative.max_draft_tokens = 3;
+  for (const Ids& prompt : {kPrompts[1], kPrompts[2]}) {
+    const GenerationResult r = load(GetParam())->generate(std::span<const std::int32_t>(prompt), o);
+    EXPECT_EQ(r.ids, bare(GetParam(), prompt));
   }
 }
 
