@@ -25,6 +25,10 @@ struct LoadOptions {
   std::string chat_template;
   // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
   std::function<void(std::string_view stage, double fraction)> progress;
+  // For a package whose own looped workflow generates: tensors every request gets, each
+  // "NAME=JSON" or "NAME=@FILE.npy" (NAME a workflow input or application alias, JSON typed by
+  // its contract), e.g. the application inputs the workflow requires. Refused for other packages.
+  std::vector<std::string> workflow_inputs;
 };
 
 struct SamplingOptions {

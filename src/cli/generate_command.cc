@@ -130,7 +130,9 @@ int run_generate(const GenerateFlags& f) {
       std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
       return kExitUsage;
     }
-    WorkflowGenerateArgs args{f.model.package, *read, f.sampling.options, f.inputs, f.stream, f.json};
+    ModelFlags model = f.model;
+    model.workflow_inputs = f.inputs;
+    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json};
     if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
     args.options.response_format = format;
     return run_workflow_generate(args);

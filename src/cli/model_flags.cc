@@ -85,6 +85,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.intra_op_threads = flags.threads;
   options.allow_cpu_fallback = flags.allow_cpu_fallback;
   options.chat_template = flags.chat_template;
+  options.workflow_inputs = flags.workflow_inputs;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

@@ -18,7 +18,7 @@ GenerationResult initial_result(std::span<const std::int32_t> prompt, const Reso
 LiveSequence::LiveSequence(const SequenceModel& model, const ResolvedRequest& request,
                            std::span<const std::int32_t> prompt, StreamCallback on_token)
     : model_(model), request_(request), on_token_(std::move(on_token)), result_(initial_result(prompt, request_)), sampler_(request_.sampling, model.decoder.spec().vocab_size),
-      output_(model.tokenizer, request_, on_token_, result_), logprobs_(request_.logprobs) {
+      output_(&model.tokenizer, request_, on_token_, result_), logprobs_(request_.logprobs) {
   times_.start = Clock::now();
   std::vector<std::int64_t> history(result_.prompt_ids.begin(), result_.prompt_ids.end());
   sampler_.reset(history);
