@@ -101,4 +101,7 @@ class OGAI_API Context {
   std::unique_ptr<State> state_;
 };
 
+// The version of the ONNX Runtime library this process loaded ("1.30.0").
+OGAI_API std::string onnxruntime_version();
+
 }  // namespace ogai

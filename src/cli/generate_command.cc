@@ -95,7 +95,7 @@ nlohmann::ordered_json tool_calls_json(const std::vector<ToolCall>& calls) {
   return list;
 }
 
-bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || !p.reasoning_open.empty(); }
+bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || p.parse_reasoning; }
 
 // The prompt: --prompt TEXT, --prompt-file FILE, or standard input (--prompt -, or no prompt
 // flag while standard input is not a terminal); nullopt when there is none.

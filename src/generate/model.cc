@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "chat/chat_template.h"
+#include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
 #include "generate/engine.h"
 #include "generate/model_impl.h"
@@ -13,6 +14,7 @@
 #include "generate/package_config.h"
 #include "generate/sequence.h"
 #include "generate/workflow_engine.h"
+#include "ort/session.h"
 #include "tokenizer/token_bytes.h"
 #include "workflow/input_specs.h"
 
@@ -40,6 +42,19 @@ void refuse_prefill_features(const generate::ResolvedRequest& request, const cha
     fail(ErrorCode::kUnsupported, "prompt_logprobs", "prompt log-probabilities are not supported with {}", mode);
   if (request.prefill_only)
     fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with {}", mode);
+}
+
+// The response template named by --response-template, else the package's (null: the built-in
+// detected per request).
+std::shared_ptr<const ReplyLayout> load_layout(const std::string& file, const std::filesystem::path& package) {
+  if (!file.empty()) {
+    auto layout = chat::reply::load_reply_layout(file);
+    if (!layout)
+      fail(ErrorCode::kInvalidArgument, file, "holds neither response_template nor response_schema");
+    return std::make_shared<ReplyLayout>(std::move(*layout));
+  }
+  auto layout = chat::reply::load_reply_layout(package);
+  return layout ? std::make_shared<ReplyLayout>(std::move(*layout)) : nullptr;
 }
 
 void report(const LoadOptions& options, std::string_view stage, double fraction) {
@@ -157,6 +172,22 @@ std::vector<GenerationResult> run_workflow(const Model::Impl& m, std::vector<std
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
+namespace {
+
+// --ctx-size: the stop rules, admission and KV growth all read these two limits.
+void cap_context(generate::PackageConfig& config, std::int64_t cap) {
+  if (cap == 0) return;
+  std::int64_t& limit = config.generation.context_limit;
+  if (cap < 0) fail(ErrorCode::kInvalidArgument, "max_context_length", "{} must be at least 1", cap);
+  if (limit > 0 && cap > limit)
+    fail(ErrorCode::kInvalidArgument, "max_context_length",
+         "{} exceeds the package's context of {} positions (it can only be lowered)", cap, limit);
+  limit = cap;
+  config.decoder.max_length = config.decoder.cache.max_length = cap;
+}
+
+}  // namespace
+
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
   report(options, "metadata", 0.0);
   metadata::Package loaded = metadata::load_package(package);
@@ -174,8 +205,11 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   else if (config.has_chat_template)
     chat_template = chat::ChatTemplate::load(config.root);
   config.generation.eos_ids = resolve_eos_ids(config, tokenizer ? &*tokenizer : nullptr);
+  cap_context(config, options.max_context_length);
   report(options, "model", 0.3);
+  std::shared_ptr<const ReplyLayout> layout = load_layout(options.response_template, config.root);
   auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template));
+  impl->reply_layout = std::move(layout);
   const ort::SessionOptions so = session_options(options);
   if (interpreted) {
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
@@ -202,6 +236,8 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
         impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
+
+std::string onnxruntime_version() { return ort::runtime_version(); }
 
 const ModelInfo& Model::info() const { return impl_->info; }
 

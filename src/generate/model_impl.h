@@ -30,6 +30,9 @@ struct Model::Impl {
   generate::PackageConfig config;
   std::optional<tokenizer::Tokenizer> tokenizer;  // always set for the native decoder
   std::optional<chat::ChatTemplate> chat_template;
+  // The reply layout from --response-template or the package's tokenizer_config.json; null: the
+  // built-in detected from the chat template, per request (chat/reply/reply_layout.h).
+  std::shared_ptr<const ReplyLayout> reply_layout;
   std::unique_ptr<generate::Decoder> decoder;             // the native decoder, or
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
