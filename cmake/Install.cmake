@@ -3,7 +3,8 @@
 #   lib/libogai.so*, lib/libogai.a    the library (cmake/Library.cmake)
 #   bin/ogai                          the command line
 #   lib/cmake/ogai/                   find_package(ogai CONFIG): ogai::ogai (shared), ogai::ogai_static
-#   lib/pkgconfig/ogai.pc             pkg-config --cflags --libs ogai
+#   lib/pkgconfig/ogai.pc             pkg-config --cflags --libs ogai (C; C++ adds -std=c++20)
+#   lib/pkgconfig/ogai-cxx.pc         pkg-config --cflags --libs ogai-cxx (C++: ogai.pc + -std=c++20)
 # Installed binaries keep a RUNPATH to the ONNX Runtime lib folder of this build
 # (${ONNXRUNTIME_LIB_DIR}); docs/api.md says how to move it.
 include(GNUInstallDirs)
@@ -30,4 +31,6 @@ install(FILES ${PROJECT_BINARY_DIR}/install/ogaiConfig.cmake ${PROJECT_BINARY_DI
 set(OGAI_PC_LIBS_PRIVATE "-Wl,-rpath,${ONNXRUNTIME_LIB_DIR} -L${ONNXRUNTIME_LIB_DIR} -lonnxruntime -lonnx_proto -lprotobuf -lyaml-cpp -lfmt -lsimdjson -lpcre2-8 -lutf8proc -licui18n -licuuc -licudata -lstdc++ -lm -lpthread")
 file(RELATIVE_PATH OGAI_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ogai.pc.in ${PROJECT_BINARY_DIR}/install/ogai.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/install/ogai.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ogai-cxx.pc.in ${PROJECT_BINARY_DIR}/install/ogai-cxx.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/install/ogai.pc ${PROJECT_BINARY_DIR}/install/ogai-cxx.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -7,7 +7,7 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev libboost-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
       python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
-      pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
+      pybind11-dev python3-dev python3-pytest python3-venv  # the Python package (python/), its tests, its wheel
       clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
       haproxy nginx           # the load balancers of tests/deploy (run unprivileged by the tests)
       chromium)               # headless browser for the server's cross-origin check (serve_auth_cors_e2e)

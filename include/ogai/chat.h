@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,14 +64,20 @@ struct ToolChoice {
   std::string function;  // kFunction: the function's name
 };
 
-// How a template's model writes tool calls (docs/structured_output.md has each one's text).
+// How a template's model writes tool calls: the built-in response templates (docs/tool_calls.md
+// has each one's text).
 enum class ToolCallFormat {
   kHermes,     // <tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call> (Qwen2.5, SmolLM3, Hermes)
   kLlama3Json, // {"name": ..., "parameters": {...}} as the whole reply (Llama 3.1+); calls separated by "; "
   kMistral,    // [TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]
+  kQwen3Xml,   // <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>... (Qwen3-Coder)
+  kHarmony,    // gpt-oss: <|channel|>commentary to=functions.NAME ...<|message|>{...}<|call|>
+  kDeepSeekR1, // <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>
+  kCommandR,   // <|START_ACTION|>[{"tool_name": ..., "parameters": {...}}]<|END_ACTION|>
+  kGemma4,     // <|tool_call>call:NAME{key:<|"|>text<|"|>,...}<tool_call|>
 };
 
-// "hermes", "llama3_json", "mistral".
+// "hermes", "llama3_json", "mistral", "qwen3_xml", "harmony", "deepseek_r1", "command_r", "gemma4".
 OGAI_API const char* tool_call_format_name(ToolCallFormat format);
 // The format named `name`, or nullopt for an unknown name.
 OGAI_API std::optional<ToolCallFormat> parse_tool_call_format(std::string_view name);
@@ -86,6 +93,8 @@ struct ChatOptions {
   bool add_generation_prompt = true;
 };
 
+struct ReplyLayout;  // how replies split into fields (a response template; opaque here)
+
 // A chat turn ready to generate.
 struct ChatPrompt {
   std::string text;  // the rendered prompt (tokenize without special tokens: the template wrote them)
@@ -98,6 +107,10 @@ struct ChatPrompt {
   std::string reasoning_open;
   std::string reasoning_close;
   bool starts_in_reasoning = false;
+  bool parse_reasoning = false;  // the layout has a reasoning field
+  // How the reply is parsed (null: the built-in named by tool_call_format, with <think> reasoning
+  // when reasoning_open is set).
+  std::shared_ptr<const ReplyLayout> reply_layout;
 };
 
 struct ChatReply {

@@ -19,12 +19,24 @@ struct LoadOptions {
   int device_id = 0;                       // CUDA device
   int intra_op_threads = 0;                // ONNX Runtime intra-op threads; 0 = ORT's default
   int inter_op_threads = 0;                // ONNX Runtime inter-op threads; 0 = ORT's default
+  // > 0: the context (prompt + generated positions) is capped at this many positions, below the
+  // package's own (vLLM's --max-model-len); more than the package's is an error. 0 = the package's.
+  std::int64_t max_context_length = 0;
   // Non-empty: the chat template to use instead of the package's (a .jinja file, or a
   // tokenizer_config.json / chat_template.json holding one); special tokens still come from the
   // package's tokenizer_config.json. Default: the package's own template, if any.
   std::string chat_template;
+  // Non-empty: the response template that parses replies (a JSON file holding
+  // {"response_template": {...}}, a tokenizer_config.json, or the template itself). Default: the
+  // package's tokenizer_config.json response_template, else its response_schema, else the
+  // built-in detected from the chat template (docs/tool_calls.md).
+  std::string response_template;
   // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
   std::function<void(std::string_view stage, double fraction)> progress;
+  // For a package whose own looped workflow generates: tensors every request gets, each
+  // "NAME=JSON" or "NAME=@FILE.npy" (NAME a workflow input or application alias, JSON typed by
+  // its contract), e.g. the application inputs the workflow requires. Refused for other packages.
+  std::vector<std::string> workflow_inputs;
 };
 
 struct SamplingOptions {
@@ -112,5 +124,32 @@ struct GenerationOptions {
 // schema, regex or grammar: kInvalidArgument; something ogai cannot enforce: kUnsupported naming
 // the keyword and its JSON pointer). For checking a request before queueing it.
 void check_response_format(const ResponseFormat& format);
+
+// A bound on the structured-output compilations a thread makes while a CompileBudgetScope lives
+// (check_response_format, and those of Engine::submit, Model::generate and Model::prepare_chat
+// for a response format or tools): one that runs past `seconds` throws ogai::Error
+// kInvalidArgument ("... took longer than the limit of S s (LIMIT_NAME)"), one whose
+// `cancelled()` turns true throws kCancelled. Polled every few thousand grammar rules, so it
+// ends within milliseconds of its limit. For servers that must not let one request's schema
+// hold a thread.
+struct CompileBudget {
+  double seconds = 0;               // 0: no time limit
+  std::string limit_name;           // how the caller names the limit (a flag), for the message
+  std::function<bool()> cancelled;  // may be empty
+};
+
+class CompileBudgetScope {
+ public:
+  explicit CompileBudgetScope(CompileBudget budget);  // scopes nest: the innermost one applies
+  ~CompileBudgetScope();
+  CompileBudgetScope(const CompileBudgetScope&) = delete;
+  CompileBudgetScope& operator=(const CompileBudgetScope&) = delete;
+
+  struct State;  // internal
+
+ private:
+  State* state_;
+  State* previous_;
+};
 
 }  // namespace ogai

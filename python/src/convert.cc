@@ -141,6 +141,9 @@ std::map<std::string, Setter> make_setters() {
       {"ignore_eos", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.ignore_eos = as<bool>(f, n, "a bool", v);
        }},
+      {"truncate_prompt", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         a.options.truncate_prompt = as<bool>(f, n, "a bool", v);
+       }},
       {"add_special_tokens", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.add_special_tokens = as<bool>(f, n, "a bool", v);
          a.add_special_tokens_set = true;

@@ -28,7 +28,7 @@ Prompt prompt_from(const char* function, py::handle prompt);
 //   max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty,
 //   frequency_penalty, presence_penalty, do_sample, seed, stop (str or list of str; also
 //   transformers' name stop_strings),
-//   stop_token_ids, ignore_eos, add_special_tokens, response_format (OpenAI's dict), logprobs,
+//   stop_token_ids, ignore_eos, truncate_prompt, add_special_tokens, response_format (OpenAI's dict), logprobs,
 //   prompt_logprobs, speculative ("none", "ngram", "assistant"), draft_tokens, stream.
 // None leaves a field unset (the package's default, then ogai's). An unknown keyword is a
 // TypeError naming it.

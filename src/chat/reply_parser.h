@@ -1,21 +1,17 @@
 // ReplyParser: a model's reply text, fed in pieces as it streams, split into content, reasoning
-// and tool calls per the ChatPrompt's format (tool_call_format.h): the engine behind
-// ogai::parse_chat_reply and ogai::ChatReplyParser (include/ogai/chat.h).
-//
-// Rules (docs/structured_output.md): a reasoning section opens with the reasoning marker at the
-// reply's start (or the prompt left one open) and closes at the close marker; a tool call is the
-// format's text around a JSON object {"name", "<arguments key>"} (hermes: each call in
-// <tool_call> ... </tool_call>; mistral: [TOOL_CALLS] and a JSON array of calls; llama3_json: the
-// reply starting with "{" or <|python_tag|>, calls separated by ";"). A call that does not parse
-// stays content, exactly as written. Whitespace next to a reasoning section or a call is dropped;
-// other content is kept byte for byte. Not thread-safe.
+// and tool calls by the prompt's ReplyLayout (chat/reply/reply_layout.h): the engine behind
+// ogai::parse_chat_reply and ogai::ChatReplyParser (include/ogai/chat.h). A response template
+// streams (chat/reply/response_parser.h has the rules); the x-regex response_schema form reads the
+// whole reply, so with it everything is released when the reply ends. A prompt without a layout
+// uses the built-in named by its tool_call_format (with <think> reasoning when reasoning_open is
+// set). Not thread-safe.
 #pragma once
 
-#include <random>
+#include <memory>
 #include <string>
 #include <string_view>
 
-#include "chat/tool_call_format.h"
+#include "chat/reply/response_parser.h"
 #include "ogai/chat.h"
 
 namespace ogai::chat {
@@ -25,30 +21,20 @@ class ReplyParser {
   explicit ReplyParser(const ChatPrompt& prompt);
   ChatReplyDelta feed(std::string_view text);
   ChatReplyDelta finish();
-  const ChatReply& reply() const { return reply_; }
+  const ChatReply& reply() const { return parser_ ? parser_->reply() : reply_; }
+  // The message in transformers' parse_response shape (after finish()).
+  reply::Json message() const;
 
  private:
-  enum class State { kLead, kReasoning, kContent, kCall, kDone };
-  // Each step consumes from buf_ and returns false when it needs more text.
-  bool step(ChatReplyDelta& out);
-  bool lead(ChatReplyDelta& out);
-  bool reasoning(ChatReplyDelta& out);
-  bool content(ChatReplyDelta& out);
-  bool call(ChatReplyDelta& out);
-  void emit_content(std::string_view text, ChatReplyDelta& out);
-  void emit_reasoning(std::string_view text, ChatReplyDelta& out);
-  void emit_call(ToolCall call, ChatReplyDelta& out);
-  std::string new_id();
-
-  const ChatPrompt prompt_;
-  const ToolCallSyntax& syntax_;
-  State state_;
-  std::string buf_;          // text not yet decided
-  std::string held_ws_;      // content whitespace held until non-whitespace follows
-  bool skip_ws_ = false;     // drop whitespace (after a section)
-  bool at_end_ = false;
+  std::shared_ptr<const ReplyLayout> layout_;
+  std::unique_ptr<reply::ResponseParser> parser_;  // a template's parser; null with a schema
+  bool parse_tool_calls_ = true;
+  std::string text_;  // schema: the reply so far
+  reply::Json message_;
   ChatReply reply_;
-  std::mt19937_64 rng_;
 };
+
+// The layout a prompt without one gets (see ReplyParser).
+std::shared_ptr<const ReplyLayout> default_layout(const ChatPrompt& prompt);
 
 }  // namespace ogai::chat

@@ -5,15 +5,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chat/reply/builtin_templates.h"
+
 namespace ogai::chat {
 namespace {
 
 // The format table. Order = detection order (the most specific marker first).
-constexpr std::array<ToolCallSyntax, 3> kSyntaxes = {{
+constexpr std::array<ToolCallSyntax, 8> kSyntaxes = {{
     {ToolCallFormat::kMistral, "mistral", "[TOOL_CALLS][", "", "", ", ", "]", "arguments", "[TOOL_CALLS]", "[TOOL_CALLS]"},
     {ToolCallFormat::kLlama3Json, "llama3_json", "", "", "", "; ", "", "parameters", "<|python_tag|>", ""},
+    {ToolCallFormat::kQwen3Xml, "qwen3_xml", "", "", "", "\n", "", "", "<function=", "<tool_call>",
+     "<tool_call>\n<function={name}>\n{arguments}\n</function>\n</tool_call>", false},
+    {ToolCallFormat::kHarmony, "harmony", "", "", "", "<|start|>assistant", "", "", "<|channel|>", "",
+     "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>"},
+    {ToolCallFormat::kDeepSeekR1, "deepseek_r1", "<｜tool▁calls▁begin｜>", "", "", "", "<｜tool▁calls▁end｜>", "",
+     "<｜tool▁call▁begin｜>", "", "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{arguments}\n```<｜tool▁call▁end｜>"},
+    {ToolCallFormat::kCommandR, "command_r", "<|START_ACTION|>[", "", "", ", ", "]<|END_ACTION|>", "",
+     "<|START_ACTION|>", "", "{\"tool_name\": \"{name}\", \"parameters\": {arguments}}"},
+    {ToolCallFormat::kGemma4, "gemma4", "", "", "", "", "", "", "<|tool_call>", "",
+     "<|tool_call>call:{name}{arguments}<tool_call|>"},
     {ToolCallFormat::kHermes, "hermes", "", "<tool_call>\n", "\n</tool_call>", "\n", "", "arguments", "<tool_call>", "<tool_call>"},
 }};
+
+std::string fill(std::string_view tmpl, std::string_view name, std::string_view arguments) {
+  std::string out(tmpl);
+  const std::size_t n = out.find("{name}");
+  if (n != std::string::npos) out.replace(n, 6, name);
+  const std::size_t a = out.find("{arguments}");
+  if (a != std::string::npos) out.replace(a, 11, arguments);
+  return out;
+}
 
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -40,6 +61,10 @@ std::string write_tool_calls(const ToolCallSyntax& syntax, const std::vector<Too
   std::string out(syntax.begin);
   for (std::size_t i = 0; i < calls.size(); ++i) {
     if (i > 0) out += syntax.separator;
+    if (!syntax.call_template.empty()) {
+      out += fill(syntax.call_template, calls[i].name, calls[i].arguments.empty() ? "{}" : calls[i].arguments);
+      continue;
+    }
     out += syntax.call_open;
     out += "{\"name\": " + nlohmann::json(calls[i].name).dump() + ", \"" + std::string(syntax.arguments_key) + "\": ";
     out += calls[i].arguments.empty() ? "{}" : calls[i].arguments;
@@ -51,10 +76,7 @@ std::string write_tool_calls(const ToolCallSyntax& syntax, const std::vector<Too
 }
 
 ToolCallFormat detect_tool_call_format(std::string_view source) {
-  for (const auto& s : kSyntaxes)
-    if (source.find(s.detect) != std::string_view::npos) return s.format;
-  if (source.find("ipython") != std::string_view::npos) return ToolCallFormat::kLlama3Json;
-  return ToolCallFormat::kHermes;
+  return *ogai::parse_tool_call_format(reply::detect_template_family(source));
 }
 
 TemplateToolSupport template_tool_support(std::string_view source) {
@@ -77,8 +99,8 @@ namespace ogai {
 const char* tool_call_format_name(ToolCallFormat format) { return chat::tool_call_syntax(format).name.data(); }
 
 std::optional<ToolCallFormat> parse_tool_call_format(std::string_view name) {
-  for (ToolCallFormat f : {ToolCallFormat::kHermes, ToolCallFormat::kLlama3Json, ToolCallFormat::kMistral})
-    if (chat::tool_call_syntax(f).name == name) return f;
+  for (const auto& s : chat::kSyntaxes)
+    if (s.name == name) return s.format;
   return std::nullopt;
 }
 

@@ -13,7 +13,10 @@
 namespace ogai::chat {
 
 // A reply holding calls is: begin, then each call as call_open + CALL + call_close with
-// separator between calls, then end. CALL is {"name": NAME, "<arguments_key>": {...}}.
+// separator between calls, then end. CALL is {"name": NAME, "<arguments_key>": {...}}, or, when
+// call_template is set, call_template with {name} and {arguments} replaced (call_open,
+// call_close and arguments_key unused). `forced` false: the format's calls cannot be forced (its
+// arguments are not JSON).
 struct ToolCallSyntax {
   ToolCallFormat format;
   std::string_view name;           // "hermes", ...
@@ -25,6 +28,8 @@ struct ToolCallSyntax {
   std::string_view arguments_key;  // "arguments" or "parameters"
   std::string_view detect;         // a template whose source holds this uses the format
   std::string_view marker;         // starts a call section in the reply ("": only "{" at its start)
+  std::string_view call_template = {};
+  bool forced = true;
 };
 
 const ToolCallSyntax& tool_call_syntax(ToolCallFormat format);
@@ -32,8 +37,8 @@ const ToolCallSyntax& tool_call_syntax(ToolCallFormat format);
 // `calls` written in the format, exactly as a forced reply spells them (arguments as given).
 std::string write_tool_calls(const ToolCallSyntax& syntax, const std::vector<ToolCall>& calls);
 
-// The first format whose `detect` string the source holds (checked in the order mistral,
-// llama3_json, hermes); hermes when none does (ogai's fallback, as for templates without tools).
+// The format of the built-in response template detected from the source
+// (chat/reply/builtin_templates.h); hermes when nothing more specific shows.
 ToolCallFormat detect_tool_call_format(std::string_view template_source);
 
 // Which parts of a tool conversation the template renders (a scan of its source): tool

@@ -14,13 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
+#include "base/error.h"
 #include "base/file.h"
 #include "cli/command.h"
 #include "cli/model_flags.h"
@@ -57,10 +60,13 @@ char* read_line(bool& interrupted) {
   return line;
 }
 
+enum class Overflow { kDrop, kStop };  // a conversation grown past the context
+
 struct ChatFlags {
   ModelFlags model;
   SamplingFlags sampling;
   std::string system;
+  Overflow overflow = Overflow::kDrop;
 };
 
 class ChatSession {
@@ -148,12 +154,57 @@ class ChatSession {
     }
   }
 
-  void reply(const std::string& user, bool interactive) {
-    history_.push_back({"user", user});
+  std::string render() const {
     std::vector<ChatMessage> messages;
     if (!system_.empty()) messages.push_back({"system", system_});
     messages.insert(messages.end(), history_.begin(), history_.end());
-    std::string prompt = model_->render_chat(messages, true);
+    return model_->render_chat(messages, true);
+  }
+
+  // Positions a reply should find free: --max-new-tokens, else a quarter of the context (<= 256).
+  std::int64_t reply_room(std::int64_t context) const {
+    if (const auto& n = flags_.sampling.options.max_new_tokens) return std::min<std::int64_t>(*n, context - 1);
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(256, context / 4));
+  }
+
+  // The prompt of the conversation with the new user message, fitted to the context: the oldest
+  // turns are dropped (the system message kept) with a notice, or, with --context-overflow stop,
+  // the message is refused naming /reset and the flag.
+  std::string fitted_prompt() {
+    std::string prompt = render();
+    const std::int64_t context = model_->info().context_length;
+    if (context <= 0) return prompt;
+    const std::int64_t room = reply_room(context);
+    std::size_t dropped = 0;
+    auto tokens = [&] { return static_cast<std::int64_t>(model_->tokenize(prompt, false).size()); };
+    std::int64_t used = tokens();
+    while (used + room > context && history_.size() > 1) {
+      if (flags_.overflow == Overflow::kStop)
+        fail(ErrorCode::kInvalidArgument, "conversation",
+             "the conversation ({} tokens) leaves no room for a reply in the context of {}: /reset starts over, "
+             "--context-overflow drop drops the oldest turns",
+             used, context);
+      // A turn is a user message and the reply to it: drop both, so roles still alternate.
+      const std::size_t n = history_.size() > 2 && history_[1].role == "assistant" ? 2 : 1;
+      history_.erase(history_.begin(), history_.begin() + static_cast<std::ptrdiff_t>(n));
+      dropped += n;
+      prompt = render();
+      used = tokens();
+    }
+    if (dropped > 0)
+      std::fprintf(stderr, "(dropped the %zu oldest message%s to fit the context of %lld tokens)\n", dropped,
+                   dropped == 1 ? "" : "s", static_cast<long long>(context));
+    if (used >= context && !flags_.sampling.options.truncate_prompt)
+      fail(ErrorCode::kInvalidArgument, "prompt",
+           "the message alone ({} tokens) does not fit the context of {}; /reset clears the conversation, "
+           "--truncate-prompt keeps the message's end",
+           used, context);
+    return prompt;
+  }
+
+  void reply(const std::string& user, bool interactive) {
+    history_.push_back({"user", user});
+    std::string prompt = fitted_prompt();
     GenerationOptions options = flags_.sampling.options;
     options.add_special_tokens = false;
     g_interrupted = false;
@@ -245,6 +296,13 @@ void add_chat_command(CLI::App& app, CommandResult& result) {
   add_model_flags(*cmd, flags->model);
   add_chat_template_flag(*cmd, flags->model);
   cmd->add_option("--system", flags->system, "system message");
+  const std::map<std::string, Overflow> overflow = {{"drop", Overflow::kDrop}, {"stop", Overflow::kStop}};
+  cmd->add_option("--context-overflow", flags->overflow,
+                  "when the conversation outgrows the context: drop the oldest turns (with a notice), or stop "
+                  "and name /reset")
+      ->transform(CLI::CheckedTransformer(overflow).description(""))
+      ->type_name("drop|stop")
+      ->default_str("drop");
   add_sampling_flags(*cmd, flags->sampling);
   cmd->callback([&result, flags] { result.exit_code = run_chat(*flags); });
 }

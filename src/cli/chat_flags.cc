@@ -44,7 +44,8 @@ void add_chat_flags(CLI::App& cmd, ChatFlags& f) {
   cmd.add_option("--tool-choice", f.tool_choice,
                  "with --tools: auto (default), none, required, or a function's name (forced calls)");
   cmd.add_option("--tool-call-format", f.tool_call_format,
-                 "with --tools: hermes, llama3_json or mistral (default: detected from the chat template)");
+                 "with --tools: hermes, llama3_json, mistral, qwen3_xml, harmony, deepseek_r1, command_r or gemma4 "
+                 "(default: detected from the chat template)");
   cmd.add_option("--var", f.vars, "with --chat: template variable KEY=JSON (repeatable), e.g. --var enable_thinking=false");
 }
 

@@ -26,6 +26,7 @@ struct CommandResult {
 
 void add_inspect_command(CLI::App& app, CommandResult& result);
 void add_template_command(CLI::App& app, CommandResult& result);
+void add_parse_reply_command(CLI::App& app, CommandResult& result);
 void add_validate_command(CLI::App& app, CommandResult& result);
 void add_import_command(CLI::App& app, CommandResult& result);
 void add_tokenize_command(CLI::App& app, CommandResult& result);
@@ -34,5 +35,7 @@ void add_chat_command(CLI::App& app, CommandResult& result);
 void add_bench_command(CLI::App& app, CommandResult& result);
 void add_serve_command(CLI::App& app, CommandResult& result);
 void add_run_command(CLI::App& app, CommandResult& result);
+void add_quantize_command(CLI::App& app, CommandResult& result);
+void add_compare_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

@@ -99,7 +99,7 @@ nlohmann::ordered_json tool_calls_json(const std::vector<ToolCall>& calls) {
   return list;
 }
 
-bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || !p.reasoning_open.empty(); }
+bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || p.parse_reasoning; }
 
 // The prompt: --prompt TEXT, --prompt-file FILE, or standard input (--prompt -, or no prompt
 // flag while standard input is not a terminal); nullopt when there is none.
@@ -142,8 +142,10 @@ int run_generate(const GenerateFlags& f) {
       std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
       return kExitUsage;
     }
-    WorkflowGenerateArgs args{f.model.package, *read, std::nullopt, f.sampling.options, f.inputs, f.stream, f.json};
-    if (ids) args.prompt_ids.emplace(ids->begin(), ids->end());
+    ModelFlags model = f.model;
+    model.workflow_inputs = f.inputs;
+    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json};
+    if (ids) args.prompt_ids = *ids;
     if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
     args.options.response_format = format;
     return run_workflow_generate(args);

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   cli::CommandResult result;
   cli::add_inspect_command(app, result);
   cli::add_template_command(app, result);
+  cli::add_parse_reply_command(app, result);
   cli::add_validate_command(app, result);
   cli::add_import_command(app, result);
   cli::add_tokenize_command(app, result);
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
   cli::add_chat_command(app, result);
   cli::add_bench_command(app, result);
   cli::add_serve_command(app, result);
+  cli::add_quantize_command(app, result);
+  cli::add_compare_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);

@@ -29,13 +29,22 @@ std::uint64_t random_seed() {
   return (static_cast<std::uint64_t>(entropy()) << 32 | entropy()) & ((std::uint64_t{1} << 63) - 1);
 }
 
+// Sampling follows Hugging Face's rule: generation_config.json's do_sample and values, greedy without.
+constexpr const char* kPackageDefault = " (default: the package's generation_config.json, else greedy/off)";
+
 }  // namespace
 
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_option("PKG", flags.package, "package directory (or its inference_metadata file)")->required();
-  cmd.add_option("--ep", flags.ep, "execution provider")->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd.add_option("--ep", flags.ep, "execution provider: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   cmd.add_option("--threads", flags.threads, "ONNX Runtime intra-op threads (0 = its default)")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Range(0, 4096))->capture_default_str();
+  cmd.add_option("--device", flags.device, "accelerator index, with --ep cuda")
+      ->check(CLI::Range(0, 1023))->capture_default_str();
+  cmd.add_option("--ctx-size", flags.ctx_size,
+                 "cap the context (prompt + reply positions) below the package's (0 = the package's)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->capture_default_str();
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
 }
 
@@ -44,6 +53,10 @@ void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags) {
                  "chat template file (.jinja, or a tokenizer_config.json / chat_template.json) to use instead of "
                  "the package's")
       ->check(CLI::ExistingFile);
+  cmd.add_option("--response-template", flags.response_template,
+                 "response template that parses replies (a JSON file holding response_template, or a "
+                 "tokenizer_config.json) instead of the package's or the built-in")
+      ->check(CLI::ExistingFile);
 }
 
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
@@ -51,7 +64,8 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   auto& s = o.sampling;
   add_optional(cmd, "--max-new-tokens", o.max_new_tokens, "most tokens to generate");
   for (const SamplingField& field : kSamplingFields)
-    std::visit([&](auto member) { add_optional(cmd, field.flag(), s.*member, std::string(field.help)); }, field.member);
+    std::visit([&](auto member) { add_optional(cmd, field.flag(), s.*member, std::string(field.help) + kPackageDefault); },
+               field.member);
   cmd.add_option_function<std::int64_t>(
          "--seed",
          [&flags](std::int64_t v) {
@@ -74,8 +88,10 @@ void add_speculative_flags(CLI::App& cmd, SpeculativeOptions& speculative) {
   const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
   cmd.add_option("--speculative", speculative.drafter,
                  "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
-      ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case));
-  cmd.add_option("--draft-tokens", speculative.max_draft_tokens, "tokens proposed per speculative step")
+      ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case).description(""))
+      ->type_name("ngram|assistant");
+  cmd.add_option("--draft-tokens", speculative.max_draft_tokens,
+                 "tokens proposed per speculative step (default: the package's max_proposal_width)")
       ->check(CLI::Range(1, 1024));
 }
 
@@ -84,7 +100,14 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.execution_provider = flags.ep;
   options.intra_op_threads = flags.threads;
   options.allow_cpu_fallback = flags.allow_cpu_fallback;
+  if (flags.device != 0 && flags.ep == "cpu")
+    throw Error(ErrorCode::kInvalidArgument, "--device", "--device " + std::to_string(flags.device) +
+                                                             " selects an accelerator: use it with --ep cuda");
+  options.device_id = flags.device;
+  options.max_context_length = flags.ctx_size;
   options.chat_template = flags.chat_template;
+  options.workflow_inputs = flags.workflow_inputs;
+  options.response_template = flags.response_template;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

@@ -1,13 +1,15 @@
 // `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
 //  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
-//  [--speculative ngram|assistant] [--draft-tokens N]
+//  [--speculative ngram|assistant] [--draft-tokens N] [--grammar-timeout S] [--max-grammar-bytes N]
+//  [--max-stop-strings N] [--max-stop-bytes N]
 //  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
 // (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr
 // once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
 // to their end) for at most --drain-timeout seconds, then stops; SIGINT, a second signal, or
 // --drain-timeout 0 stop at once (queued requests get 503, running generations are cancelled).
 // Either way every thread is joined and it exits 0.
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 
@@ -15,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <thread>
@@ -33,6 +36,8 @@ struct ServeFlags {
   serve::ServerOptions server;
   std::string log_format = "text";
   double drain_timeout_s = 30;  // SIGTERM: the longest wait for admitted generations; 0 = stop at once
+  std::vector<std::string> model_names;  // --model-name, repeatable: the name, then aliases
+  bool max_connections_given = false;
 };
 
 sigset_t stop_signals() {
@@ -89,11 +94,28 @@ void raise_descriptor_limit(int connections) {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-int run_serve(const ServeFlags& f) {
+// --max-connections when not given: what the descriptor limit allows (the hard limit, less 256 for
+// the model's files and the process's own), within [64, kMaxConnectionsLimit].
+int default_max_connections() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 512;
+  const rlim_t hard = limit.rlim_max == RLIM_INFINITY ? serve::kMaxConnectionsLimit : limit.rlim_max;
+  return static_cast<int>(std::clamp<rlim_t>(hard > 256 ? hard - 256 : 0, 64, serve::kMaxConnectionsLimit));
+}
+
+int run_serve(ServeFlags f) {
+  if (!f.model_names.empty()) {
+    f.server.model_name = f.model_names.front();
+    f.server.model_aliases.assign(f.model_names.begin() + 1, f.model_names.end());
+  }
+  if (!f.max_connections_given) f.server.max_connections = default_max_connections();
   // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a failed write, not a dead server
+  // Few malloc arenas: freed request memory is then reused and trimmed rather than kept per thread
+  // (MALLOC_ARENA_MAX in the environment still decides).
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 4);
   raise_descriptor_limit(f.server.max_connections);
   apply_log_format(f.log_format);
   auto model = load_model(f.model);
@@ -101,9 +123,11 @@ int run_serve(const ServeFlags& f) {
   const int port = server.bind();
   set_log_tag(server.replica_id());  // the process serves one replica: every later log line names it
   std::fprintf(stderr,
-               "ogai serve: listening on http://%s:%d (model \"%s\", replica \"%s\", %d concurrent, queue %d)\n",
+               "ogai serve: listening on http://%s:%d (model \"%s\", replica \"%s\", %d concurrent, queue %d, "
+               "auth: %s)\n",
                f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),
-               f.server.max_concurrent, f.server.queue);
+               f.server.max_concurrent, f.server.queue,
+               f.server.surface.api_key.empty() ? "none" : "api key required");
   std::atomic<bool> done{false};
   std::thread waiter([&] { wait_for_stop_signal(server, f.drain_timeout_s, done); });
   server.run();
@@ -120,6 +144,8 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
   add_model_flags(*cmd, flags->model);
   add_chat_template_flag(*cmd, flags->model);
+  cmd->add_option("--input", flags->model.workflow_inputs,
+                  "NAME=JSON or NAME=@FILE.npy: a tensor every request of an interpreted workflow package gets");
   add_speculative_flags(*cmd, flags->server.speculative);
   add_surface_flags(*cmd, flags->server.surface, flags->log_format);
   auto& s = flags->server;
@@ -130,11 +156,23 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(1, serve::kMaxConcurrentLimit))->capture_default_str();
   cmd->add_option("--queue", s.queue, "requests that may wait beyond those (more get 429)")
       ->check(CLI::Range(0, serve::kQueueLimit))->capture_default_str();
-  cmd->add_option("--model-name", s.model_name, "the model id clients send (default: the package folder's name)");
+  cmd->add_option("--model-name", flags->model_names,
+                  "the model id clients send (default: the package folder's name); repeat it for aliases, "
+                  "answers name the first")
+      ->allow_extra_args(false);
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (more get 413)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
-  cmd->add_option("--max-connections", s.max_connections, "open connections at once (more get 503)")
-      ->check(CLI::Range(1, serve::kMaxConnectionsLimit))->capture_default_str();
+  cmd->add_option_function<int>(
+         "--max-connections", [flags](int n) {
+           flags->server.max_connections = n;
+           flags->max_connections_given = true;
+         },
+         "open connections at once (more get 503; default: what the descriptor limit allows, less 256)")
+      ->check(CLI::Range(1, serve::kMaxConnectionsLimit));
+  cmd->add_option("--max-connections-per-peer", s.max_connections_per_peer,
+                  "open connections from one client address (0 = --max-connections / 8, at least 8); a new one "
+                  "beyond takes the place of that peer's oldest connection still sending its header")
+      ->check(CLI::Range(0, serve::kMaxConnectionsLimit))->capture_default_str();
   cmd->add_option("--idle-timeout", s.idle_timeout_s, "seconds a connection may wait before its next request")
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->add_option("--header-timeout", s.header_timeout_s, "seconds a request's header may take to arrive")
@@ -158,6 +196,16 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
          "--prefix-cache-mib", [&s](std::size_t mib) { s.engine.prefix_cache_bytes = mib << 20; },
          "KV of finished requests kept for prompts that share their prefix, MiB (0 = off; default 256)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 24));
+  cmd->add_option("--grammar-timeout", s.grammar.seconds,
+                  "seconds a request's structured-output grammar may take to compile (more get 400; 0 = no limit)")
+      ->check(CLI::Range(0.0, 86400.0))->capture_default_str();
+  cmd->add_option("--max-grammar-bytes", s.grammar.max_bytes,
+                  "largest response_format schema or grammar, and tool parameters summed, in bytes (more get 400)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
+  cmd->add_option("--max-stop-strings", s.max_stop_strings, "most stop strings one request may send (more get 400)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
+  cmd->add_option("--max-stop-bytes", s.max_stop_bytes, "most bytes a request's stop strings may hold together")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))->capture_default_str();
   cmd->callback([&result, flags] { result.exit_code = run_serve(*flags); });
 }
 

@@ -1,15 +1,30 @@
 #include "cli/serve_surface_flags.h"
 
 #include <cstdlib>
+#include <memory>
 
 #include "base/log.h"
 
 namespace ogai::cli {
 
+// An empty key (an unset variable in `--api-key "$KEY"`, or OGAI_API_KEY=) would serve without
+// authentication while its user believes otherwise: refused at parse time (exit 2).
+constexpr const char* kEmptyKey = "is empty, which would serve without authentication; give a key, or leave it "
+                                  "out to serve without one";
+
 void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log_format) {
-  if (const char* key = std::getenv("OGAI_API_KEY")) s.api_key = key;
+  const char* env = std::getenv("OGAI_API_KEY");
+  if (env) s.api_key = env;
+  auto flag_given = std::make_shared<bool>(false);
   cmd.add_option("--api-key", s.api_key,
-                 "require \"Authorization: Bearer KEY\" on every request (default: $OGAI_API_KEY; unset = open)");
+                 "require \"Authorization: Bearer KEY\" on every request (default: $OGAI_API_KEY; unset = open)")
+      ->each([flag_given](const std::string& key) {
+        *flag_given = true;
+        if (key.empty()) throw CLI::ValidationError("--api-key", kEmptyKey);
+      });
+  cmd.parse_complete_callback([flag_given, empty_env = env != nullptr && *env == '\0'] {
+    if (empty_env && !*flag_given) throw CLI::ValidationError("OGAI_API_KEY", kEmptyKey);
+  });
   cmd.add_flag("--protect-probes", s.protect_probes, "with --api-key: /health, /ready and /metrics need the key too");
   cmd.add_option("--cors-origin", s.cors_origins,
                  "browser origin allowed to call the API (repeatable; \"*\" = any), e.g. http://localhost:3000")
@@ -19,7 +34,7 @@ void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log
          "--max-tokens-default", [&s](int n) { s.max_tokens_default = n; },
          "most tokens generated for a request that sets no max_tokens / max_completion_tokens / max_output_tokens")
       ->check(CLI::Range(1, 1 << 30));
-  cmd.add_flag("!--no-access-log", s.access_log, "do not log a line per request");
+  cmd.add_flag_callback("--no-access-log", [&s] { s.access_log = false; }, "do not log a line per request");
   cmd.add_option("--log-format", log_format, "log lines as text or as JSON objects (one a line)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

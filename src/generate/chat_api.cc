@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "chat/reply/reply_layout.h"
+#include "chat/reply/response_parser.h"
 #include "chat/tool_call_format.h"
 #include "chat/tool_prompt.h"
 #include "generate/model_impl.h"
@@ -15,6 +17,8 @@ namespace ogai {
 namespace {
 
 using chat::Json;
+
+constexpr int kMaxForcedCalls = 16;  // the most calls one forced parallel reply may hold
 
 std::string parameters_where(std::size_t i) { return "tools[" + std::to_string(i) + "].function.parameters"; }
 
@@ -60,7 +64,13 @@ ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat:
   }
   // A prompt that opened a reasoning section: the reply closes it first.
   std::string begin = prompt.starts_in_reasoning ? prompt.reasoning_close + "\n\n" : "";
+  if (!syntax.forced)
+    fail(ErrorCode::kInvalidArgument, "tool_choice",
+         "calls in the {} syntax cannot be forced (their arguments are not JSON); use tool_choice auto",
+         syntax.name);
   Json spec = {{"begin", begin + std::string(syntax.begin)},
+               {"call_template", syntax.call_template},
+               {"max_calls", kMaxForcedCalls},
                {"call_open", syntax.call_open},
                {"call_close", syntax.call_close},
                {"separator", syntax.separator},
@@ -71,14 +81,24 @@ ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat:
   return {ResponseFormat::Kind::kToolCalls, spec.dump(), true};
 }
 
-void find_reasoning(std::string_view source, ChatPrompt& p) {
-  const chat::ReasoningMarkers markers = chat::detect_reasoning_markers(source);
-  p.reasoning_open = markers.open;
-  p.reasoning_close = markers.close;
-  if (markers.open.empty()) return;
-  const std::size_t open = p.text.rfind(markers.open);
-  const std::size_t close = p.text.rfind(markers.close);
-  p.starts_in_reasoning = open != std::string::npos && (close == std::string::npos || open > close);
+bool is_reasoning(const std::string& name) {
+  return name == "thinking" || name == "reasoning" || name == "reasoning_content";
+}
+
+// Whether the layout reads reasoning, and whether the prompt leaves a reasoning region open.
+void find_reasoning(ChatPrompt& p) {
+  if (!p.reply_layout->tmpl) {
+    p.parse_reasoning = true;
+    return;
+  }
+  for (const auto& f : p.reply_layout->tmpl->fields)
+    if (is_reasoning(f.name)) {
+      p.parse_reasoning = true;
+      p.reasoning_open = f.open ? f.open->source() : "";
+      p.reasoning_close = f.close_text;
+    }
+  chat::reply::ResponseParser probe(p.reply_layout->tmpl, p.text, p.parse_tool_calls);
+  p.starts_in_reasoning = is_reasoning(probe.open_in_prefix());
 }
 
 }  // namespace
@@ -95,13 +115,17 @@ ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const Chat
   const std::string& source = tmpl.select(probe).source();
   ChatPrompt p;
   p.tool_call_format = options.tool_call_format.value_or(chat::detect_tool_call_format(source));
+  p.reply_layout = options.tool_call_format ? nullptr : impl_->reply_layout;
+  if (!p.reply_layout)
+    p.reply_layout = std::make_shared<ReplyLayout>(
+        chat::reply::builtin_layout(source, tool_call_format_name(p.tool_call_format)));
   const chat::ToolCallSyntax& syntax = chat::tool_call_syntax(p.tool_call_format);
   chat::ChatRequest request =
       chat::tool_chat_request(messages, options, tools, chat::template_tool_support(source), syntax);
   request.variables = template_variables(options.template_kwargs);
   p.text = tmpl.render(request);
   p.parse_tool_calls = !tools.empty() && options.tool_choice.mode != ToolChoice::Mode::kNone;
-  find_reasoning(source, p);
+  find_reasoning(p);
   const auto mode = options.tool_choice.mode;
   if (mode == ToolChoice::Mode::kRequired || mode == ToolChoice::Mode::kFunction)
     p.constraint = forced_calls(options, tools, syntax, p);

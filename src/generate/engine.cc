@@ -47,6 +47,18 @@ void Engine::step() {
   prefill();
 }
 
+void Engine::add_generation(std::shared_ptr<Generation> generation) {
+  auto sequence = std::dynamic_pointer_cast<LiveSequence>(std::move(generation));
+  if (!sequence) fail(ErrorCode::kInternal, "engine", "a native engine steps native sequences only");
+  add(std::move(sequence));
+}
+
+std::vector<std::shared_ptr<Generation>> Engine::take_done() {
+  std::vector<std::shared_ptr<Generation>> out;
+  for (auto& s : take_finished()) out.push_back(std::move(s));
+  return out;
+}
+
 std::vector<std::shared_ptr<LiveSequence>> Engine::take_finished() {
   std::vector<std::shared_ptr<LiveSequence>> out;
   out.swap(finished_);

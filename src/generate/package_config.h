@@ -38,5 +38,8 @@ struct PackageConfig {
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /
 // kInvalidPackage) naming what ogai cannot execute.
 PackageConfig make_package_config(const metadata::Package& package);
+// The text sources, EOS ids and generation settings of a looped workflow package (no decoder
+// spec: the interpreter runs its graphs); tokenizer_json stays empty when it has none.
+PackageConfig make_workflow_config(const metadata::Package& package);
 
 }  // namespace ogai::generate

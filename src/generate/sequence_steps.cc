@@ -20,7 +20,8 @@ std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const
   if (limit && static_cast<std::int64_t>(ids.size()) >= *limit) {
     if (!request.truncate_prompt)
       fail(ErrorCode::kInvalidArgument, "prompt",
-           "{} tokens leave no room in the model's context of {} positions (ask to truncate the prompt to keep its end)",
+           "{} tokens leave no room in the model's context of {} positions (truncate_prompt, or the CLI's "
+           "--truncate-prompt, keeps the prompt's end)",
            ids.size(), *limit);
     // Keep the prompt's end, leaving room for max_new_tokens (or at least one token).
     const std::int64_t room = std::clamp<std::int64_t>(request.stop.max_new_tokens.value_or(1), 1, *limit - 1);

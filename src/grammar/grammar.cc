@@ -4,17 +4,19 @@
 #include <fmt/ranges.h>
 
 #include "base/error.h"
+#include "grammar/compile_budget.h"
 
 namespace ogai::grammar {
 namespace {
 
 using Kind = Element::Kind;
 
-std::vector<bool> nullable_rules(const Grammar& g) {
+std::vector<bool> nullable_rules(const Grammar& g, const std::string& where) {
   std::vector<bool> nullable(g.rules.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t r = 0; r < g.rules.size(); ++r) {
+      check_compile_budget(where);
       if (nullable[r]) continue;
       for (const Sequence& alt : g.rules[r]) {
         bool all = true;
@@ -26,11 +28,12 @@ std::vector<bool> nullable_rules(const Grammar& g) {
   return nullable;
 }
 
-std::vector<bool> productive_rules(const Grammar& g) {
+std::vector<bool> productive_rules(const Grammar& g, const std::string& where) {
   std::vector<bool> productive(g.rules.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t r = 0; r < g.rules.size(); ++r) {
+      check_compile_budget(where);
       if (productive[r]) continue;
       for (const Sequence& alt : g.rules[r]) {
         bool all = true;
@@ -72,7 +75,7 @@ std::vector<std::vector<std::uint32_t>> left_edges(const Grammar& g, const std::
 }
 
 void check_left_recursion(const Grammar& g, const std::string& where) {
-  const auto edges = left_edges(g, nullable_rules(g));
+  const auto edges = left_edges(g, nullable_rules(g, where));
   enum : std::uint8_t { kNew, kOpen, kDone };
   std::vector<std::uint8_t> color(g.rules.size(), kNew);
   for (std::uint32_t start : reachable_rules(g)) {
@@ -117,7 +120,7 @@ void check_grammar(const Grammar& g, const std::string& where) {
         if ((e.kind == Kind::kRule && e.index >= g.rules.size()) ||
             (e.kind == Kind::kBytes && e.index >= g.byte_sets.size()) || e.kind == Kind::kEnd)
           fail(ErrorCode::kInternal, where, "rule '{}' holds an invalid element", g.names[r]);
-  const auto productive = productive_rules(g);
+  const auto productive = productive_rules(g, where);
   std::vector<std::string> dead;  // the deepest first: nearest to the cause
   const auto reachable = reachable_rules(g);
   for (auto it = reachable.rbegin(); it != reachable.rend() && dead.size() < 4; ++it)
@@ -141,6 +144,7 @@ std::uint32_t GrammarBuilder::add_rule(std::string name) {
 }
 
 void GrammarBuilder::add_alternative(std::uint32_t rule, Sequence sequence) {
+  check_compile_budget(where_);
   elements_ += sequence.size() + 1;
   check_size();
   grammar_.rules[rule].push_back(std::move(sequence));

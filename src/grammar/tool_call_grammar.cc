@@ -25,6 +25,17 @@ Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
   const std::string where = function.value("where", std::string(kWhere) + ".parameters");
   const Json params = function.value("parameters", Json::object({{"type", "object"}}));
   Element args = embed_grammar(b, compile_json_schema(params.dump(), where));
+  const std::string call_template = text_of(spec, "call_template");
+  if (!call_template.empty()) {  // the model's own syntax: text around NAME and ARGS
+    const std::size_t n = call_template.find("{name}"), a = call_template.find("{arguments}");
+    if (n == std::string::npos || a == std::string::npos || a < n)
+      fail(ErrorCode::kInvalidArgument, kWhere, "'call_template' needs {{name}} before {{arguments}}");
+    Sequence s = b.literal(call_template.substr(0, n) + function["name"].get<std::string>() +
+                           call_template.substr(n + 6, a - n - 6));
+    s.push_back(args);
+    GrammarBuilder::append(s, b.literal(call_template.substr(a + 11)));
+    return s;
+  }
   const std::string name = Json(function["name"].get<std::string>()).dump();
   Sequence s = b.literal(text_of(spec, "call_open") + "{\"name\": " + name + ", " +
                          Json(text_of(spec, "arguments_key")).dump() + ": ");
@@ -66,7 +77,8 @@ Grammar compile_tool_calls(std::string_view text) {
   if (spec.value("parallel", false)) {
     Sequence more = b.literal(text_of(spec, "separator"));
     more.push_back(call);
-    GrammarBuilder::append(root, b.repeat(more, 0, -1, "more_calls"));
+    const int max_calls = spec.value("max_calls", 0);  // 0: unbounded
+    GrammarBuilder::append(root, b.repeat(more, 0, max_calls > 0 ? max_calls - 1 : -1, "more_calls"));
   }
   GrammarBuilder::append(root, b.literal(text_of(spec, "end")));
   return b.finish(b.rule("root", {root}));

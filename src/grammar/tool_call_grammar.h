@@ -7,7 +7,8 @@
 // "arguments_key": string, "parallel": bool, "functions": [{"name", "parameters": schema,
 // "where": the location errors name, e.g. "tools[0].function.parameters"}]}. A call is written
 // call_open + {"name": "<name>", "<arguments_key>": <arguments>} + call_close; calls are joined by
-// separator, between begin and end. Errors: kInvalidArgument for a malformed spec, the schema
+// separator, between begin and end. With "call_template" (a string holding {name} then
+// {arguments}) a call is that text instead; "max_calls" (> 0) bounds how many a parallel reply has. Errors: kInvalidArgument for a malformed spec, the schema
 // compiler's errors (located at each function's "where") otherwise.
 #pragma once
 

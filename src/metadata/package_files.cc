@@ -1,10 +1,13 @@
 #include "metadata/package_files.h"
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_parse.h"
+#include "metadata/file_kind.h"
 
 namespace ogai::metadata {
 
@@ -13,7 +16,10 @@ namespace fs = std::filesystem;
 fs::path find_metadata_file(const fs::path& dir_or_file) {
   std::error_code ec;
   if (!fs::exists(dir_or_file, ec)) fail(ErrorCode::kNotFound, dir_or_file.string(), "no such file or directory");
-  if (!fs::is_directory(dir_or_file, ec)) return dir_or_file;
+  if (!fs::is_directory(dir_or_file, ec)) {
+    refuse_non_metadata_file(dir_or_file);
+    return dir_or_file;
+  }
   for (const char* name : {"inference_metadata.yaml", "inference_metadata.yml", "inference_metadata.json"})
     if (fs::is_regular_file(dir_or_file / name, ec)) return dir_or_file / name;
   fail(ErrorCode::kNotFound, dir_or_file.string(),
@@ -125,26 +131,77 @@ std::optional<nlohmann::json> read_side_json(const fs::path& file, Diagnostics& 
   }
 }
 
-// generation_config.json's sampling fields; a field of the wrong type is a PKG problem naming it
-// (null reads as absent, as transformers writes unset fields).
+// A value as an error quotes it: its JSON, cut to 80 bytes.
+std::string shown(const nlohmann::json& v) {
+  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 80) text = text.substr(0, 80) + "... (" + std::to_string(text.size()) + " bytes)";
+  return text;
+}
+
+// generation_config.json's sampling fields; a field of the wrong type or out of its range is a
+// PKG problem naming it (null reads as absent, as transformers writes unset fields).
 void read_generation_sampling(const nlohmann::json& gen, TextSources::Sampling& out, Diagnostics& diags) {
-  auto number = [&](const char* name, std::optional<double>& into) {
+  auto number = [&](const char* name, std::optional<double>& into, double lo, double hi, const char* range) {
     const nlohmann::json& v = field(gen, name);
     if (v.is_null()) return;
-    if (!v.is_number()) return diags.report("PKG", std::string("generation_config.json.") + name, "expected a number, got {}", v.dump());
-    into = v.get<double>();
+    const std::string where = std::string("generation_config.json.") + name;
+    if (!v.is_number()) return diags.report("PKG", where, "expected a number, got {}", shown(v));
+    const double d = v.get<double>();
+    if (!(d >= lo && d <= hi)) return diags.report("PKG", where, "{} is out of range: expected {}", shown(v), range);
+    into = d;
   };
-  number("temperature", out.temperature);
-  number("top_p", out.top_p);
-  number("min_p", out.min_p);
-  number("typical_p", out.typical_p);
-  number("repetition_penalty", out.repetition_penalty);
+  constexpr double kBig = 1e30;
+  number("temperature", out.temperature, 0, kBig, "a number >= 0");
+  number("top_p", out.top_p, 0, 1, "a number in [0, 1]");
+  number("min_p", out.min_p, 0, 1, "a number in [0, 1]");
+  number("typical_p", out.typical_p, 0, 1, "a number in [0, 1]");
+  number("repetition_penalty", out.repetition_penalty, 1e-30, kBig, "a number > 0");
   const nlohmann::json& k = field(gen, "top_k");
-  if (k.is_number_integer()) out.top_k = k.get<std::int64_t>();
-  else if (!k.is_null()) diags.report("PKG", "generation_config.json.top_k", "expected an integer, got {}", k.dump());
+  if (k.is_number_integer() && k.get<std::int64_t>() >= 0 && k.get<std::int64_t>() <= INT32_MAX)
+    out.top_k = k.get<std::int64_t>();
+  else if (!k.is_null())
+    diags.report("PKG", "generation_config.json.top_k", "expected an integer in [0, 2^31), got {}", shown(k));
   const nlohmann::json& sample = field(gen, "do_sample");
   if (sample.is_boolean()) out.do_sample = sample.get<bool>();
   else if (!sample.is_null()) diags.report("PKG", "generation_config.json.do_sample", "expected true or false, got {}", sample.dump());
+}
+
+// generation_config.json's eos_token_id: a token id or a list of them, each in [0, 2^31).
+std::vector<std::int64_t> read_eos_ids(const nlohmann::json& ids, Diagnostics& diags) {
+  std::vector<std::int64_t> out;
+  auto one = [&](const nlohmann::json& id, const std::string& where) {
+    if (id.is_number_integer() && id.get<std::int64_t>() >= 0 && id.get<std::int64_t>() <= INT32_MAX)
+      return out.push_back(id.get<std::int64_t>());
+    diags.report("PKG", where, "expected a token id (an integer in [0, 2^31)), got {}", shown(id));
+  };
+  const std::string where = "generation_config.json.eos_token_id";
+  if (ids.is_null()) return out;
+  if (!ids.is_array()) {
+    one(ids, where);
+    return out;
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) one(ids[i], where + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+// tokenizer_config.json's fields that steer tokenizing and templates, when present, must have
+// their types: special tokens a string or {"content": string}, flags booleans, lengths integers.
+void check_tokenizer_config(const nlohmann::json& cfg, Diagnostics& diags) {
+  if (!cfg.is_object()) return diags.report("PKG", "tokenizer_config.json", "expected a JSON object, got {}", shown(cfg));
+  for (const char* name : {"bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"}) {
+    const nlohmann::json& v = field(cfg, name);
+    if (v.is_null() || v.is_string() || field(v, "content").is_string()) continue;
+    diags.report("PKG", std::string("tokenizer_config.json.") + name,
+                 "expected a string or an object with a string \"content\", got {}", shown(v));
+  }
+  for (const char* name : {"add_bos_token", "add_eos_token", "clean_up_tokenization_spaces"}) {
+    const nlohmann::json& v = field(cfg, name);
+    if (!v.is_null() && !v.is_boolean())
+      diags.report("PKG", std::string("tokenizer_config.json.") + name, "expected true or false, got {}", shown(v));
+  }
+  const nlohmann::json& length = field(cfg, "model_max_length");
+  if (!length.is_null() && !(length.is_number() && length.get<double>() >= 1))
+    diags.report("PKG", "tokenizer_config.json.model_max_length", "expected a number >= 1, got {}", shown(length));
 }
 
 void discover_tokenizer(const Document& doc, PackageFiles& files, Diagnostics& diags) {
@@ -175,21 +232,22 @@ void discover_templates_and_eos(PackageFiles& files, Diagnostics& diags) {
     t.tokenizer_config = files.root / "tokenizer_config.json";
     const nlohmann::json& tmpl = field(*cfg, "chat_template");
     if (tmpl.is_string()) t.chat_template = tmpl.get<std::string>();
-    if (tmpl.is_array())
+    if (tmpl.is_array()) {
       for (const auto& entry : tmpl)
         if (field(entry, "name") == "default" && field(entry, "template").is_string())
           t.chat_template = field(entry, "template").get<std::string>();
+    } else if (!tmpl.is_null() && !tmpl.is_string()) {
+      diags.report("PKG", "tokenizer_config.json.chat_template",
+                   "expected a string or a list of {{\"name\", \"template\"}} objects, got {}", shown(tmpl));
+    }
     const nlohmann::json& eos = field(*cfg, "eos_token");
     if (eos.is_string()) t.tokenizer_config_eos_token = eos.get<std::string>();
     if (field(eos, "content").is_string()) t.tokenizer_config_eos_token = field(eos, "content").get<std::string>();
+    check_tokenizer_config(*cfg, diags);
   }
   if (auto gen = read_side_json(files.root / "generation_config.json", diags)) {
     t.generation_config = files.root / "generation_config.json";
-    const nlohmann::json& ids = field(*gen, "eos_token_id");
-    if (ids.is_number_integer()) t.generation_config_eos_ids.push_back(ids.get<std::int64_t>());
-    if (ids.is_array())
-      for (const auto& id : ids)
-        if (id.is_number_integer()) t.generation_config_eos_ids.push_back(id.get<std::int64_t>());
+    t.generation_config_eos_ids = read_eos_ids(field(*gen, "eos_token_id"), diags);
     read_generation_sampling(*gen, t.generation_config_sampling, diags);
   }
 }

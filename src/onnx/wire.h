@@ -17,6 +17,7 @@ class WireReader {
       : pos_(begin), end_(end), origin_(origin) {}
 
   bool done() const { return pos_ >= end_; }
+  const std::uint8_t* position() const { return pos_; }  // the next unread byte
   // Reads the next field's tag. Throws ogai::Error (kParse) on malformed input.
   void next_field(std::uint32_t& field, WireType& type);
   std::uint64_t read_varint();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "ort/ort_message.h"
 
 namespace ogai::ort {
 
@@ -14,13 +15,14 @@ namespace ogai::ort {
 // unless OGAI_ORT_TELEMETRY=1: creating it sets ORT_DISABLE_TELEMETRY=1 with setenv().
 Ort::Env& environment();
 
-// Runs `body`; an Ort::Exception becomes ogai::Error(kRuntime) naming `where`.
+// Runs `body`; an Ort::Exception becomes ogai::Error(kRuntime) naming `where`, its message
+// `what` ("could not load the graph") followed by ONNX Runtime's, made readable (ort_message.h).
 template <typename F>
-auto guard(const std::string& where, F&& body) -> decltype(body()) {
+auto guard(const std::string& where, F&& body, const char* what = "failed") -> decltype(body()) {
   try {
     return body();
   } catch (const Ort::Exception& e) {
-    fail(ErrorCode::kRuntime, where, "ONNX Runtime: {}", e.what());
+    fail(ErrorCode::kRuntime, where, "ONNX Runtime {}: {}", what, readable_ort_message(e.what()));
   }
 }
 

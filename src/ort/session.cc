@@ -133,7 +133,7 @@ Session Session::open(const std::filesystem::path& model, const SessionOptions& 
     Location device;
     Ort::SessionOptions so = make_options(options, origin, device);
     return Session(finish(Ort::Session(environment(), model.c_str(), so), origin, device));
-  });
+  }, "could not load the graph");
 }
 
 Session Session::from_bytes(std::string_view bytes, const SessionOptions& options,
@@ -144,7 +144,7 @@ Session Session::from_bytes(std::string_view bytes, const SessionOptions& option
     std::string dir = external_data_dir.empty() ? "." : external_data_dir.string();
     so.AddConfigEntry("session.model_external_initializers_file_folder_path", dir.c_str());
     return Session(finish(Ort::Session(environment(), bytes.data(), bytes.size(), so), origin, device));
-  });
+  }, "could not load the graph");
 }
 
 const std::string& Session::origin() const { return impl_->origin; }

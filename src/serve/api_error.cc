@@ -60,9 +60,31 @@ ApiError unsupported(std::string param, std::string message) {
   return invalid_request(std::move(param), std::move(message), "unsupported");
 }
 
+namespace {
+
+// The longest prefix of `s` within `max` bytes that ends at a UTF-8 character boundary.
+std::string_view utf8_prefix(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+std::string bounded(const std::string& s, std::size_t max) {
+  if (s.size() <= max) return s;
+  return std::string(utf8_prefix(s, max)) + "... (" + std::to_string(s.size()) + " bytes in all)";
+}
+
+}  // namespace
+
+std::string quote_value(std::string_view value, std::size_t max) {
+  if (value.size() <= max) return "'" + std::string(value) + "'";
+  return "'" + std::string(utf8_prefix(value, max)) + "...' (" + std::to_string(value.size()) + " bytes)";
+}
+
 ApiError model_not_found(const std::string& asked, const std::string& served) {
-  ApiError e = invalid_request("model", "the model '" + asked + "' does not exist; this server serves '" + served + "'",
-                               "model_not_found");
+  ApiError e = invalid_request("model", "the model " + quote_value(asked) + " does not exist; this server serves " +
+                               quote_value(served), "model_not_found");
   e.status = 404;
   return e;
 }
@@ -97,7 +119,8 @@ ApiError from_engine_error(const Error& error, Endpoint endpoint) {
 nlohmann::json error_json(const ApiError& error) {
   auto nullable = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
   return {{"error",
-           {{"message", error.message}, {"type", error.type}, {"param", nullable(error.param)},
+           {{"message", bounded(error.message, kMaxErrorMessageBytes)}, {"type", error.type},
+            {"param", nullable(bounded(error.param, kMaxErrorParamBytes))},
             {"code", nullable(error.code)}}}};
 }
 

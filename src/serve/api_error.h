@@ -28,6 +28,13 @@ struct ApiError : std::exception {
   const char* what() const noexcept override { return message.c_str(); }
 };
 
+// `value` quoted for an error message: whole up to `max` bytes, else its first `max` bytes (cut at
+// a character boundary) and its length: 'abc...' (1048576 bytes). Errors never echo more.
+std::string quote_value(std::string_view value, std::size_t max = 200);
+// Bounds of an error body (error_json): longer messages and params are cut as quote_value() cuts.
+inline constexpr std::size_t kMaxErrorMessageBytes = 2048;
+inline constexpr std::size_t kMaxErrorParamBytes = 200;
+
 // 400 invalid_request_error naming `param`.
 ApiError invalid_request(std::string param, std::string message, std::string code = {});
 // A valid request using something ogai does not implement (400, code "unsupported").

@@ -25,6 +25,7 @@
 
 #include "ogai/ogai.h"
 #include "serve/api_error.h"
+#include "serve/json_limits.h"
 
 namespace ogai::serve {
 
@@ -53,7 +54,8 @@ struct ApiRequest {
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
 };
 
-ApiRequest parse_chat_request(const std::string& body);
-ApiRequest parse_completion_request(const std::string& body);
+// `limits`: the JSON limits and per-field budgets (json_limits.h), checked before the DOM is built.
+ApiRequest parse_chat_request(const std::string& body, const JsonLimits& limits = {});
+ApiRequest parse_completion_request(const std::string& body, const JsonLimits& limits = {});
 
 }  // namespace ogai::serve

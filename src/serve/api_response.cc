@@ -90,8 +90,11 @@ nlohmann::json model_json(const std::string& name, std::int64_t created, std::in
           {"context_length", context_length}};
 }
 
-nlohmann::json model_list_json(const std::string& name, std::int64_t created, std::int64_t context_length) {
-  return {{"object", "list"}, {"data", nlohmann::json::array({model_json(name, created, context_length)})}};
+nlohmann::json model_list_json(std::span<const std::string> names, std::int64_t created,
+                               std::int64_t context_length) {
+  nlohmann::json data = nlohmann::json::array();
+  for (const std::string& name : names) data.push_back(model_json(name, created, context_length));
+  return {{"object", "list"}, {"data", std::move(data)}};
 }
 
 std::string to_text(const nlohmann::json& value) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +54,9 @@ nlohmann::json usage_chunk_json(const ResponseMeta& meta, std::size_t prompt_tok
 
 // GET /v1/models and GET /v1/models/{id}.
 nlohmann::json model_json(const std::string& name, std::int64_t created, std::int64_t context_length);
-nlohmann::json model_list_json(const std::string& name, std::int64_t created, std::int64_t context_length);
+// One entry per id the server answers to (its name first, then its aliases).
+nlohmann::json model_list_json(std::span<const std::string> names, std::int64_t created,
+                               std::int64_t context_length);
 
 // Compact JSON; invalid UTF-8 in strings is replaced, never thrown on.
 std::string to_text(const nlohmann::json& value);

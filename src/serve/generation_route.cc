@@ -19,7 +19,7 @@ namespace {
 // section or tools were offered; else the message content is the text as generated.
 const ChatPrompt* parsed_prompt(const ApiRequest& request) {
   const auto& p = request.chat_prompt;
-  return p && (p->parse_tool_calls || !p->reasoning_open.empty()) ? &*p : nullptr;
+  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
 }
 
 ApiError queue_full(int max_concurrent, int queue) {
@@ -29,6 +29,12 @@ ApiError queue_full(int max_concurrent, int queue) {
   e.code = "queue_full";
   e.message = fmt::format("the server is busy: {} generations are running and {} more are waiting; retry later",
                           max_concurrent, queue);
+  return e;
+}
+
+ApiError grammar_queue_full(int queue) {
+  ApiError e = queue_full(0, 0);
+  e.message = fmt::format("the server is busy: {} requests are waiting for their grammar to compile; retry later", queue);
   return e;
 }
 
@@ -46,20 +52,54 @@ std::string Server::Impl::next_id(Endpoint endpoint) {
 void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange) {
   try {
     const std::string& body = exchange->request().body;
-    ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(body) : parse_completion_request(body);
+    ApiRequest request = endpoint == Endpoint::kChat ? parse_chat_request(body, request_limits)
+                                                     : parse_completion_request(body, request_limits);
     apply_surface(request, *exchange);
-    if (request.model != name) throw model_not_found(request.model, name);
-    std::vector<std::int32_t> prompt = prompt_ids(*model, request);
-    std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
-    if (job->request.stream)
-      answer_stream(job, exchange);
-    else
-      answer_whole(job, exchange);
+    if (!serves(request.model)) throw model_not_found(request.model, name);
+    if (GrammarPool::needs(request)) return compile_then_admit(endpoint, exchange, std::move(request));
+    admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
     exchange->respond(error_response(e));
   } catch (const Error& e) {
     exchange->respond(error_response(from_engine_error(e, endpoint)));
   }
+}
+
+// A request with a grammar is built and admitted on the grammar pool, under its time budget (the
+// response format, the tools' schemas in the chat prompt and the engine's binding of the grammar
+// all compile there); a request whose client left is dropped, and its compilation stops.
+void Server::Impl::compile_then_admit(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange,
+                                      ApiRequest request) {
+  grammars.check_size(request);
+  auto work = [this, endpoint, exchange, request = std::move(request)]() mutable {
+    if (exchange->client_gone()) return;
+    if (scheduler.stopping()) return exchange->respond(error_response(shutting_down()));
+    try {
+      CompileBudgetScope budget(
+          grammars.budget([this, exchange] { return exchange->client_gone() || scheduler.stopping(); }));
+      if (request.options.response_format) grammars.check_format(*request.options.response_format);
+      admit_and_answer(exchange, std::move(request));
+    } catch (const ApiError& e) {
+      exchange->respond(error_response(e));
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kCancelled) exchange->respond(error_response(shutting_down()));  // or gone
+      else exchange->respond(error_response(from_engine_error(e, endpoint)));
+    }
+  };
+  if (!grammars.post(std::move(work))) throw grammar_queue_full(grammars.limits().queue);
+}
+
+void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request) {
+  std::vector<std::int32_t> prompt = prompt_ids(*model, request);
+  if (exchange->client_gone()) return;  // nothing to answer: do not take a place in the queue
+  std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));
+  exchange->on_client_gone([weak = std::weak_ptr<Job>(job)] {
+    if (auto j = weak.lock()) j->cancel();
+  });  // queued, prefilling or decoding
+  if (job->request.stream)
+    answer_stream(job, exchange);
+  else
+    answer_whole(job, exchange);
 }
 
 void Job::cancel() {

@@ -78,8 +78,8 @@ std::optional<std::string> FieldReader::string(const char* name) const {
   return v->get<std::string>();
 }
 
-nlohmann::json parse_json_object(const std::string& body) {
-  check_json_limits(body);  // before a DOM exists: depth, count, number range
+nlohmann::json parse_json_object(const std::string& body, const JsonLimits& limits) {
+  check_json_limits(body, limits);  // before a DOM exists: depth, count, number range
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(body);

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "serve/json_limits.h"
+
 namespace ogai::serve {
 
 // JSON type names as a client reads them: "string", "number", "object", "array", "boolean", "null".
@@ -59,6 +61,6 @@ std::string content_text(const nlohmann::json& content, const std::string& param
 
 // Parses a request body within JsonLimits (json_limits.h); not JSON, not an object, or over a
 // limit -> ApiError 400.
-nlohmann::json parse_json_object(const std::string& body);
+nlohmann::json parse_json_object(const std::string& body, const JsonLimits& limits = {});
 
 }  // namespace ogai::serve

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ogai/model.h"
+#include "ogai/version.h"
 #include "serve/process_metrics.h"
 
 namespace ogai::serve {
@@ -128,6 +130,9 @@ std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStat
     header(out, "ogai_replica_info", "gauge", "This replica's id (--replica-id), as a label.");
     out += fmt::format("ogai_replica_info{{replica_id=\"{}\"}} 1\n", label_value(replica_id_));
   }
+  header(out, "ogai_build_info", "gauge", "ogai's version and the ONNX Runtime version it runs on, as labels.");
+  out += fmt::format("ogai_build_info{{version=\"{}\",onnxruntime=\"{}\"}} 1\n", OGAI_VERSION_STRING,
+                     label_value(onnxruntime_version()));
   header(out, "ogai_prompt_tokens_total", "counter", "Prompt tokens processed.");
   out += fmt::format("ogai_prompt_tokens_total {}\n", prompt_tokens_.load());
   header(out, "ogai_generated_tokens_total", "counter", "Tokens generated.");

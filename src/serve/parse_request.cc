@@ -99,8 +99,9 @@ void read_n(const FieldReader& f, ApiRequest& r) {
 }
 
 ApiRequest parse_common(const std::string& body, Endpoint endpoint,
-                        void (*read_prompt)(const nlohmann::json&, const FieldReader&, ApiRequest&)) {
-  nlohmann::json j = parse_json_object(body);
+                        void (*read_prompt)(const nlohmann::json&, const FieldReader&, ApiRequest&),
+                        const JsonLimits& limits) {
+  nlohmann::json j = parse_json_object(body, limits);
   FieldReader f(j);
   ApiRequest r;
   r.endpoint = endpoint;
@@ -128,12 +129,12 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
 
 }  // namespace
 
-ApiRequest parse_chat_request(const std::string& body) {
-  return parse_common(body, Endpoint::kChat, read_chat_prompt);
+ApiRequest parse_chat_request(const std::string& body, const JsonLimits& limits) {
+  return parse_common(body, Endpoint::kChat, read_chat_prompt, limits);
 }
 
-ApiRequest parse_completion_request(const std::string& body) {
-  return parse_common(body, Endpoint::kCompletion, read_completion_prompt);
+ApiRequest parse_completion_request(const std::string& body, const JsonLimits& limits) {
+  return parse_common(body, Endpoint::kCompletion, read_completion_prompt, limits);
 }
 
 }  // namespace ogai::serve

@@ -65,6 +65,17 @@ void read_template_kwargs(const FieldReader& f, ChatOptions& chat) {
   for (const auto& [name, value] : v->items()) chat.template_kwargs[name] = value.dump();
 }
 
+// reasoning_effort ("low", "medium", "high") reaches the template as the variable of that name
+// (gpt-oss reads it); chat_template_kwargs.reasoning_effort wins.
+void read_reasoning_effort(const FieldReader& f, ChatOptions& chat) {
+  const nlohmann::json* v = f.get("reasoning_effort");
+  if (v == nullptr || v->is_null()) return;
+  if (!v->is_string() || (*v != "low" && *v != "medium" && *v != "high" && *v != "minimal"))
+    throw invalid_request("reasoning_effort", "reasoning_effort: expected minimal, low, medium or high, got " +
+                                                  json_preview(*v));
+  chat.template_kwargs.emplace("reasoning_effort", v->dump());
+}
+
 }  // namespace
 
 void read_chat_tools(const FieldReader& f, ApiRequest& r) {
@@ -78,11 +89,13 @@ void read_chat_tools(const FieldReader& f, ApiRequest& r) {
   r.chat.tool_choice = read_tool_choice(f);
   r.chat.parallel_tool_calls = f.boolean("parallel_tool_calls").value_or(true);
   read_template_kwargs(f, r.chat);
+  read_reasoning_effort(f, r.chat);
   if (auto format = f.string("tool_call_format")) {
     r.chat.tool_call_format = parse_tool_call_format(*format);
     if (!r.chat.tool_call_format)
       throw invalid_request("tool_call_format",
-                            "tool_call_format: '" + *format + "' is not one of hermes, llama3_json, mistral");
+                            "tool_call_format: '" + *format + "' is not one of hermes, llama3_json, mistral, qwen3_xml, "
+                            "harmony, deepseek_r1, command_r, gemma4");
   }
   const auto mode = r.chat.tool_choice.mode;
   if ((mode == ToolChoice::Mode::kRequired || mode == ToolChoice::Mode::kFunction) && r.options.response_format)

@@ -43,13 +43,17 @@ std::optional<ResponseFormat> read_response_format(const FieldReader& fields) {
   else
     throw invalid_request("response_format.type", "response_format.type: '" + type +
                                                       "' is not one of text, json_object, json_schema, regex, grammar");
+  return out;
+}
+
+void check_response_format_field(const ResponseFormat& format) {
   try {
-    check_response_format(out);
+    check_response_format(format);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kUnsupported) throw unsupported("response_format", e.what());
+    if (e.code() == ErrorCode::kCancelled) throw;
     throw invalid_request("response_format", e.what());
   }
-  return out;
 }
 
 }  // namespace ogai::serve

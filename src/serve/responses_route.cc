@@ -23,9 +23,13 @@ void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& excha
   try {
     ResponsesRequest parsed = parse_responses_request(exchange->request().body);
     apply_surface(parsed.request, *exchange);
-    if (parsed.request.model != name) throw model_not_found(parsed.request.model, name);
+    if (!serves(parsed.request.model)) throw model_not_found(parsed.request.model, name);
     std::vector<std::int32_t> prompt = prompt_ids(*model, parsed.request);
+    if (exchange->client_gone()) return;  // nothing to answer: do not take a place in the queue
     std::shared_ptr<Job> job = admit(std::move(parsed.request), std::move(prompt));
+    exchange->on_client_gone([weak = std::weak_ptr<Job>(job)] {
+      if (auto j = weak.lock()) j->cancel();
+    });
     const std::string hex = job->meta.id.substr(job->meta.id.find('-') + 1);
     job->responses = ResponsesMeta{"resp_" + hex, "msg_" + hex, job->meta.created, name, std::move(parsed.echo)};
     if (!job->request.stream) {

@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,9 @@ constexpr Route kRoutes[] = {
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
     {"/v1/responses", "/v1/responses", "POST"},
+    {"/version", "/version", "GET"},
+    {"/tokenize", "/tokenize", "POST"},
+    {"/detokenize", "/detokenize", "POST"},
 };
 
 const Route* find_route(const std::string& path) {
@@ -91,9 +95,21 @@ void check_options(const ServerOptions& o) {
   if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
     fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
          kMaxConnectionsLimit);
+  if (o.max_connections_per_peer < 0 || o.max_connections_per_peer > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections_per_peer", "{} is not in [0, {}]", o.max_connections_per_peer,
+         kMaxConnectionsLimit);
   check_seconds(o.idle_timeout_s, "idle_timeout");
   check_seconds(o.header_timeout_s, "header_timeout");
   check_seconds(o.body_timeout_s, "body_timeout");
+  if (o.grammar.threads < 1 || o.grammar.threads > 64)
+    fail(ErrorCode::kInvalidArgument, "grammar_threads", "{} is not in [1, 64]", o.grammar.threads);
+  if (o.grammar.queue < 0 || o.grammar.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "grammar_queue", "{} is not in [0, {}]", o.grammar.queue, kQueueLimit);
+  if (!(o.grammar.seconds >= 0) || o.grammar.seconds > 86400)
+    fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
+  if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
+  if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
   if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
     fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
 }
@@ -121,6 +137,7 @@ std::chrono::milliseconds millis(double seconds) {
 http::Limits limits_of(const ServerOptions& o) {
   http::Limits l;
   l.max_connections = static_cast<std::size_t>(o.max_connections);
+  l.max_connections_per_peer = static_cast<std::size_t>(o.max_connections_per_peer);
   l.max_body_bytes = o.max_body_bytes;
   l.idle_timeout = millis(o.idle_timeout_s);
   l.header_timeout = millis(o.header_timeout_s);
@@ -165,9 +182,14 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
                                   metrics.count_request(endpoint_label(path), status);
                                 },
                                 [this]() -> const std::vector<http::Field>& { return common_fields; }}),
-      routes(kRouteThreads), id_rng(std::random_device{}()) {
+      routes(kRouteThreads), grammars(options.grammar), id_rng(std::random_device{}()) {
   check_speculative(*model, options.speculative);
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
+  names.push_back(name);
+  for (const std::string& alias : options.model_aliases)
+    if (alias.empty()) fail(ErrorCode::kInvalidArgument, "model_aliases", "an alias must not be empty");
+    else if (!serves(alias)) names.push_back(alias);
+  request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
@@ -216,6 +238,9 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(
         text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
                       "text/plain; version=0.0.4; charset=utf-8"));
+  if (label == "/version") return exchange->respond(answer_version());
+  if (label == "/tokenize" || label == "/detokenize")
+    return on_route_pool([this, label, exchange] { handle_utility(label, exchange); });
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}")
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
@@ -234,9 +259,13 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
 // `id` empty: the list.
 http::Response Server::Impl::answer_models(const std::string& id) const {
   const std::int64_t context = model->info().context_length;
-  if (id.empty()) return text_response(to_text(model_list_json(name, created, context)));
-  if (id != name) return error_response(model_not_found(id, name));
-  return text_response(to_text(model_json(name, created, context)));
+  if (id.empty()) return text_response(to_text(model_list_json(names, created, context)));
+  if (!serves(id)) return error_response(model_not_found(id, name));
+  return text_response(to_text(model_json(id, created, context)));
+}
+
+bool Server::Impl::serves(const std::string& id) const {
+  return std::find(names.begin(), names.end(), id) != names.end();
 }
 
 http::Response Server::Impl::failure_response(const http::Failure& failure) const {

@@ -52,14 +52,24 @@ struct SurfaceOptions {
   bool access_log = true;                 // one line per answered request on stderr (format: base/log.h)
 };
 
+// Structured-output compilation (serve/grammar_pool.h): a pool apart from the route threads.
+struct GrammarLimits {
+  int threads = 2;                      // compilations at once
+  int queue = 64;                       // requests waiting for a compile thread; one more -> 429
+  double seconds = 5;                   // per request (--grammar-timeout); 0 = none
+  std::size_t max_bytes = 1 << 20;      // schema or grammar text, tool parameters summed (--max-grammar-bytes)
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                            // 0 = any free port (bind() returns it)
   int max_concurrent = 16;                    // requests decoded together (engine rows), [1, kMaxConcurrentLimit]
   int queue = 64;                             // requests waiting beyond those, [0, kQueueLimit]; more -> 429
   std::string model_name;                     // the id clients send as "model"; empty = the package folder's name
+  std::vector<std::string> model_aliases;     // more ids accepted as "model" (answers name model_name)
   std::size_t max_body_bytes = 8 << 20;       // larger request bodies -> 413 (chunked too, as they arrive)
   int max_connections = 512;                  // open connections, [1, kMaxConnectionsLimit]; one more -> 503
+  int max_connections_per_peer = 0;           // from one client address; 0 = max_connections / 8 (at least 8)
   double idle_timeout_s = 5;                  // a connection with no next request for this long is closed
   double header_timeout_s = 10;               // a request's header must arrive within this of its first byte
   double body_timeout_s = 60;                 // its body within this of the header's end
@@ -70,6 +80,10 @@ struct ServerOptions {
   // plainly. Checked against the package when the server is constructed.
   SpeculativeOptions speculative;
   SurfaceOptions surface;                     // API key, CORS, request checks, access log (below)
+  GrammarLimits grammar;                      // structured-output compilation: pool, time and size budgets
+  // Per-request budgets on `stop` (docs/serve.md "Request budgets"; more -> 400 naming the flag).
+  std::size_t max_stop_strings = 16;          // OpenAI accepts 4
+  std::size_t max_stop_bytes = 4096;          // all stop strings together
 };
 
 class Server {

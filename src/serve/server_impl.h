@@ -15,7 +15,9 @@
 #include "serve/api_request.h"
 #include "serve/api_response.h"
 #include "serve/generation_channel.h"
+#include "serve/grammar_pool.h"
 #include "serve/http/http_server.h"
+#include "serve/memory_return.h"
 #include "serve/metrics.h"
 #include "serve/request_gate.h"
 #include "serve/responses_api.h"
@@ -50,12 +52,19 @@ struct Server::Impl {
   void answer_route(const std::shared_ptr<http::Exchange>& exchange);
   http::Response answer_models(const std::string& id) const;
   http::Response failure_response(const http::Failure& failure) const;
+  // GET /version, POST /tokenize and /detokenize (utility_routes.cc); the last two on the pool.
+  http::Response answer_version() const;
+  http::Response answer_tokenize(const std::string& body) const;
+  http::Response answer_detokenize(const std::string& body) const;
+  void handle_utility(const std::string& label, const std::shared_ptr<http::Exchange>& exchange);
   // Readiness and drain (readiness.cc).
   http::Response answer_ready() const;
   void name_replica();  // replica_id and common_fields, once the port is bound
 
   // Generation (generation_route.cc), on the route pool.
   void handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange);
+  void compile_then_admit(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
+  void admit_and_answer(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
   std::shared_ptr<Job> admit(ApiRequest request, std::vector<std::int32_t> prompt);
   void finish_choice(Job& job, int choice, GenerationHandle& handle);
   void answer_whole(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
@@ -82,7 +91,10 @@ struct Server::Impl {
 
   std::shared_ptr<const Model> model;
   ServerOptions options;
-  std::string name;
+  JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
+  std::string name;                // what answers name as "model"
+  std::vector<std::string> names;  // every id accepted as "model": name, then the aliases
+  bool serves(const std::string& id) const;
   std::int64_t created = 0;
   int port = -1;  // bound by bind()
   std::string replica_id;                  // set by bind(), read-only after
@@ -91,9 +103,11 @@ struct Server::Impl {
   Scheduler scheduler;
   Metrics metrics;
   RequestGate gate;  // request id, CORS, API key, access log: before every route
+  MemoryReturn memory_return;  // freed heap back to the OS after large requests
   http::HttpServer http;
   // Declared after http: joined first, so no step outlives the connections it answers.
   boost::asio::thread_pool routes;
+  GrammarPool grammars;  // compiles response formats and tool schemas (grammar_pool.h); joined first
 
   std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;

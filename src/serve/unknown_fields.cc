@@ -12,7 +12,8 @@ constexpr std::string_view kChatFields[] = {
     "model", "messages", "max_completion_tokens", "max_tokens", "seed", "stop", "logit_bias", "stream",
     "stream_options", "ignore_eos", "logprobs", "top_logprobs", "n", "response_format",
     "add_generation_prompt", "continue_final_message", "functions", "audio",
-    "tools", "tool_choice", "parallel_tool_calls", "chat_template_kwargs", "tool_call_format", "function_call",
+    "tools", "tool_choice", "parallel_tool_calls", "chat_template_kwargs", "reasoning_effort",
+    "tool_call_format", "function_call",
     "user", "metadata", "store", "service_tier"};
 
 constexpr std::string_view kCompletionFields[] = {

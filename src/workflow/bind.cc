@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "base/error.h"
+#include "sampling/sampling_params.h"
 #include "workflow/context.h"
 
 namespace ogai::workflow {
@@ -18,7 +19,9 @@ struct Deferred {
   nlohmann::json values;
 };
 
-bool sampling(const RunRequest& r) { return r.temperature || r.top_k || r.top_p || r.min_p; }
+bool sampling(const RunRequest& r) {
+  return sampling::request_samples(r.do_sample, r.temperature, r.top_k || r.top_p || r.min_p);
+}
 
 // The scalar a runtime role asks for, or null when the request cannot fill it.
 nlohmann::json role_scalar(const RunRequest& r, const std::string& role) {

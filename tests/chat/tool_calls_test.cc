@@ -86,7 +86,8 @@ TEST(ToolCallFormat, DetectedFromTheSharedTemplates) {
 }
 
 TEST(ToolCallFormat, NamesRoundTrip) {
-  for (auto f : {ToolCallFormat::kHermes, ToolCallFormat::kLlama3Json, ToolCallFormat::kMistral})
+  for (auto f : {ToolCallFormat::kHermes, ToolCallFormat::kLlama3Json, ToolCallFormat::kMistral, ToolCallFormat::kQwen3Xml,
+                 ToolCallFormat::kHarmony, ToolCallFormat::kDeepSeekR1, ToolCallFormat::kCommandR, ToolCallFormat::kGemma4})
     EXPECT_EQ(parse_tool_call_format(tool_call_format_name(f)), f);
   EXPECT_FALSE(parse_tool_call_format("xml").has_value());
 }
@@ -94,7 +95,8 @@ TEST(ToolCallFormat, NamesRoundTrip) {
 TEST(ReplyParser, WrittenCallsParseBackInEveryFormat) {
   const std::vector<ToolCall> calls = {{"", "get_weather", R"({"city":"Paris","days":[1,2]})"},
                                        {"", "add", R"({"a":1,"b":"x}{\"y"})"}};
-  for (auto f : {ToolCallFormat::kHermes, ToolCallFormat::kLlama3Json, ToolCallFormat::kMistral}) {
+  for (auto f : {ToolCallFormat::kHermes, ToolCallFormat::kLlama3Json, ToolCallFormat::kMistral, ToolCallFormat::kHarmony,
+                 ToolCallFormat::kDeepSeekR1, ToolCallFormat::kCommandR, ToolCallFormat::kGemma4}) {
     const std::string text = write_tool_calls(tool_call_syntax(f), calls);
     ChatReply r = parse_all_ways(prompt_for(f), text);
     ASSERT_EQ(r.tool_calls.size(), 2u) << text;
@@ -121,13 +123,20 @@ TEST(ReplyParser, HermesContentAroundCalls) {
 
 TEST(ReplyParser, MalformedCallsStayContent) {
   const auto hermes = prompt_for(ToolCallFormat::kHermes);
-  for (std::string text : {"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": }\n</tool_call>",
-                           "<tool_call>\n{\"arguments\": {}}\n</tool_call>", "<tool_call> not json", "a <tool_call"}) {
+  for (std::string text : {"<tool_call>\n{\"arguments\": {}}\n</tool_call>", "<tool_call> not json", "a <tool_call"}) {
     ChatReply r = parse_all_ways(hermes, text);
     EXPECT_TRUE(r.tool_calls.empty()) << text;
     EXPECT_EQ(r.content, text);
   }
-  ChatReply r = parse_all_ways(prompt_for(ToolCallFormat::kLlama3Json), "{not a call} and text");
+  // A member without a value reads as null (what templates print for None); arguments that break
+  // off after the call's first delta keep the call, closed into JSON.
+  ChatReply r = parse_all_ways(hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": }\n</tool_call>");
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.tool_calls[0].arguments, R"({"x":null})");
+  r = parse_all_ways(hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": [1, \"a");
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.tool_calls[0].arguments, R"({"x":[1,"a"]})");
+  r = parse_all_ways(prompt_for(ToolCallFormat::kLlama3Json), "{not a call} and text");
   EXPECT_TRUE(r.tool_calls.empty());
   EXPECT_EQ(r.content, "{not a call} and text");
   r = parse_all_ways(prompt_for(ToolCallFormat::kMistral), "[TOOL_CALLS] oops");
@@ -146,21 +155,22 @@ TEST(ReplyParser, ReasoningIsSplitOut) {
   p.reasoning_open = "<think>";
   p.reasoning_close = "</think>";
   ChatReply r = parse_all_ways(p, "<think>\nweigh it\n</think>\n\nThe answer.");
-  EXPECT_EQ(r.reasoning_content, "\nweigh it\n");
+  EXPECT_EQ(r.reasoning_content, "weigh it");  // a text field is stripped (transformers' default)
   EXPECT_EQ(r.content, "The answer.");
   r = parse_all_ways(p, "<think>a</think><tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>");
   EXPECT_EQ(r.reasoning_content, "a");
   ASSERT_EQ(r.tool_calls.size(), 1u);
-  r = parse_all_ways(p, "no thinking here <think>x</think>");
-  EXPECT_EQ(r.reasoning_content, "");
-  EXPECT_EQ(r.content, "no thinking here <think>x</think>");
-  p.starts_in_reasoning = true;  // the prompt opened the section
+  p.text = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n";  // the prompt opened the section
   r = parse_all_ways(p, "still thinking</think>done");
   EXPECT_EQ(r.reasoning_content, "still thinking");
   EXPECT_EQ(r.content, "done");
   r = parse_all_ways(p, "cut off mid thought");  // the length limit inside the section
   EXPECT_EQ(r.reasoning_content, "cut off mid thought");
   EXPECT_EQ(r.content, "");
+  p.text = "<|im_start|>assistant\n<think>\nold</think>\n<|im_end|>\n<|im_start|>assistant\n";  // an earlier turn's
+  r = parse_all_ways(p, "plain");
+  EXPECT_EQ(r.reasoning_content, "");
+  EXPECT_EQ(r.content, "plain");
 }
 
 TEST(ToolPrompt, DefinitionsAreChecked) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/file.h"
 
@@ -65,6 +66,38 @@ TEST(ValidateCliTest, InvalidPackageListsRuleLines) {
   EXPECT_NE(r.out.find("PKG pipeline.workflow.components.missing.implementation.artifact: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("missing.onnx"), std::string::npos);
   EXPECT_EQ(ogai("validate --document-only " + quoted(kFixtures / "validator_missing_artifact")).code, 0);
+}
+
+// A copy of the decoder fixture with `file` written as `text`, in a fresh temporary folder.
+fs::path fixture_with(const std::string& file, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("ogai_validate_" + std::to_string(::getpid()) + "_" + file);
+  fs::remove_all(dir);
+  fs::copy(kFixtures / "decoder", dir, fs::copy_options::recursive);
+  write_file(dir / file, text);
+  return dir;
+}
+
+TEST(ValidateCliTest, RefusesOutOfRangeOrMistypedSideConfigValues) {
+  for (const char* eos : {"2147483648", "-1", "\"x\"", "[2, 1.5]"}) {
+    const fs::path dir = fixture_with("generation_config.json", std::string(R"({"eos_token_id": )") + eos + "}");
+    CliRun r = ogai("validate " + quoted(dir));
+    EXPECT_EQ(r.code, 1) << eos << "\n" << r.out;
+    EXPECT_NE(r.out.find("PKG generation_config.json.eos_token_id"), std::string::npos) << r.out;
+    fs::remove_all(dir);
+  }
+  const fs::path sampling = fixture_with("generation_config.json", R"({"top_p": 7, "temperature": -1, "top_k": 1.5})");
+  CliRun s = ogai("validate " + quoted(sampling));
+  EXPECT_EQ(s.code, 1);
+  for (const char* key : {"top_p", "temperature", "top_k"})
+    EXPECT_NE(s.out.find(std::string("generation_config.json.") + key), std::string::npos) << s.out;
+  fs::remove_all(sampling);
+  const fs::path tok = fixture_with("tokenizer_config.json",
+                                    R"({"eos_token": 5, "add_bos_token": "yes", "chat_template": 3})");
+  CliRun t = ogai("validate " + quoted(tok));
+  EXPECT_EQ(t.code, 1);
+  for (const char* key : {"eos_token", "add_bos_token", "chat_template"})
+    EXPECT_NE(t.out.find(std::string("tokenizer_config.json.") + key), std::string::npos) << t.out;
+  fs::remove_all(tok);
 }
 
 TEST(ValidateCliTest, JsonOutput) {

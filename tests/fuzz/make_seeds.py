@@ -89,6 +89,11 @@ requests = [
     {"model": "m", "messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}},
     {"model": "m", "prompt": "Once upon", "max_tokens": 0, "echo": True, "logprobs": 3},
     {"model": "m", "prompt": [1, 2, 3], "top_k": 5, "min_p": 0.1, "repetition_penalty": 1.1, "ignore_eos": True},
+    # Issue 28: shapes at the per-field budgets (stop, logit_bias, tools, messages).
+    {"model": "m", "prompt": "x", "stop": ["s%d" % i for i in range(17)]},
+    {"model": "m", "prompt": "x", "stop": ["y" * 300] * 14, "logit_bias": {str(i): 1 for i in range(1025)}},
+    {"model": "m", "messages": [{"role": "user", "content": "x"}] * 2049,
+     "tools": [{"type": "function", "function": {"name": "f%d" % i, "parameters": {"type": "object"}}} for i in range(3)]},
 ]
 for i, r in enumerate(requests):
     write("request_json_fuzz", f"{i:02d}_request.json", json.dumps(r))
@@ -104,3 +109,10 @@ write("http_fuzz", "01_chunked", chunked)
 write("http_fuzz", "02_pipelined", "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + http_request("/stream", body) + "GET /health HTTP/1.0\r\n\r\n")
 write("http_fuzz", "03_expect", http_request("/v1/completions", '{"model":"m","prompt":"a"}', "Expect: 100-continue\r\n"))
 write("http_fuzz", "04_partial", "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"model\"")
+# Issue 28: RFC 9112's MUSTs (absolute form, Host, codings, Authorization, Content-Encoding).
+write("http_fuzz", "05_absolute", http_request("http://x:8080/v1/completions", '{"model":"m","prompt":"a"}'))
+write("http_fuzz", "06_hosts", "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\nGET /health HTTP/1.1\r\n\r\n")
+write("http_fuzz", "07_codings", chunked.replace("Transfer-Encoding: chunked", "Transfer-Encoding: gzip, chunked"))
+write("http_fuzz", "08_te_lines", chunked.replace("Transfer-Encoding: chunked", "Transfer-Encoding: identity\r\nTransfer-Encoding: chunked"))
+write("http_fuzz", "09_auth_ce", http_request("/v1/completions", '{"model":"m","prompt":"a"}',
+                                              "Authorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Encoding: gzip\r\n"))

@@ -107,10 +107,10 @@ void expect_same(const GenerationResult& batched, const GenerationResult& solo, 
   EXPECT_EQ(batched.finish_reason, solo.finish_reason) << what;
   ASSERT_EQ(batched.logprobs.size(), solo.logprobs.size()) << what;
   for (std::size_t i = 0; i < solo.logprobs.size(); ++i) {
-    EXPECT_NEAR(batched.logprobs[i].logprob, solo.logprobs[i].logprob, 1e-4) << what << " token " << i;
+    EXPECT_NEAR(batched.logprobs[i].logprob, solo.logprobs[i].logprob, 5e-4) << what << " token " << i;
     ASSERT_EQ(batched.logprobs[i].top.size(), solo.logprobs[i].top.size());
     for (std::size_t k = 0; k < solo.logprobs[i].top.size(); ++k)
-      EXPECT_NEAR(batched.logprobs[i].top[k].logprob, solo.logprobs[i].top[k].logprob, 1e-4) << what;
+      EXPECT_NEAR(batched.logprobs[i].top[k].logprob, solo.logprobs[i].top[k].logprob, 5e-4) << what;
   }
 }
 
@@ -245,7 +245,7 @@ TEST(ContinuousBatchSharedBuffer, RowsEqualSoloRuns) {
     auto config = generate::make_package_config(metadata::load_package(package_path(name)));
     config.decoder.cache.mode = kv::StorageMode::kSharedBuffer;
     generate::Decoder decoder(config.decoder, {});
-    const generate::SequenceModel shared{decoder, model->impl().tokenizer};
+    const generate::SequenceModel shared{decoder, *model->impl().tokenizer};
     const std::vector<Job> jobs = {
         {"Once upon a time", greedy(14), 0},
         {"the cat sat on the mat and the dog", greedy(5), 0},

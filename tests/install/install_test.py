@@ -62,7 +62,8 @@ class InstallTest(unittest.TestCase):
     def test_layout(self):
         for path in ["include/ogai/ogai.h", "include/ogai/ogai_c.h", "include/ogai/engine.h", "include/ogai/export.h",
                      "include/ogai/version.h", "lib/libogai.a", "bin/ogai", "lib/cmake/ogai/ogaiConfig.cmake",
-                     "lib/cmake/ogai/ogaiConfigVersion.cmake", "lib/pkgconfig/ogai.pc"]:
+                     "lib/cmake/ogai/ogaiConfigVersion.cmake", "lib/pkgconfig/ogai.pc",
+                     "lib/pkgconfig/ogai-cxx.pc"]:
             self.assertTrue(os.path.isfile(os.path.join(self.prefix, path)), path)
         self.assertFalse(os.path.exists(os.path.join(self.prefix, "include", "ogai", "version.h.in")))
         major, minor, _ = self.version.split(".")
@@ -86,7 +87,7 @@ class InstallTest(unittest.TestCase):
         out = check_run("nm", "-D", "--defined-only", "-C", os.path.join(self.lib, "libogai.so"))
         names = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
         public = re.compile(r"^(ogai_[a-z_]+|(typeinfo|typeinfo name|vtable) for ogai::Error|"
-                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|validate|Workflow|TensorValue|WorkflowOutputs|ChatReplyParser|parse_chat_reply|tool_call_format_name|parse_tool_call_format)\b.*)$")
+                            r"ogai::(Model|Context|Engine|GenerationHandle|Error|error_code_name|finish_reason_name|onnxruntime_version|validate|Workflow|TensorValue|WorkflowOutputs|ChatReplyParser|parse_chat_reply|tool_call_format_name|parse_tool_call_format)\b.*)$")
         self.assertEqual([n for n in names if not public.match(n)], [])
         self.assertEqual([n for n in names if "::Impl" in n or "::State" in n], [])
         for symbol in ["ogai_model_load", "ogai_generate", "ogai_engine_submit", "ogai::Model::load(", "ogai::Workflow::run("]:
@@ -102,6 +103,15 @@ class InstallTest(unittest.TestCase):
             self.assertIn(f"ogai_DIR:PATH={self.prefix}/lib/cmake/ogai", f.read())
         check_run("cmake", "--build", build)
         out = check_run(os.path.join(build, "consumer"), STORIES, STORIES_PROMPT, NEW_TOKENS)
+        self.assertEqual(out, self.expected_head() + "text " + self.reference["text"])
+
+    def test_cxx_consumer_through_pkg_config_needs_no_other_flags(self):
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(self.lib, "pkgconfig"))
+        flags = check_run("pkg-config", "--cflags", "--libs", "ogai-cxx", env=env).split()
+        self.assertIn("-std=c++20", flags)
+        exe = os.path.join(self.tmp, "cxx_consumer")
+        check_run("c++", os.path.join(HERE, "consumer", "consumer.cc"), *flags, f"-Wl,-rpath,{self.lib}", "-o", exe)
+        out = check_run(exe, STORIES, STORIES_PROMPT, NEW_TOKENS)
         self.assertEqual(out, self.expected_head() + "text " + self.reference["text"])
 
     def build_c_consumer(self, name, static):

@@ -165,3 +165,17 @@ def test_speculative_ngram_greedy_equals_plain(stories):
     assert spec.draft_tokens >= spec.accepted_draft_tokens >= 0
     with pytest.raises(ogai.InvalidArgumentError, match="speculative: 'medusa' is not one of"):
         stories.generate(PROMPT, speculative="medusa")
+
+
+def test_truncate_prompt_keeps_the_end_as_the_cli_does(stories):
+    context = stories.info["context_length"]
+    ids = stories.tokenizer.encode(PROMPT + " and Lily" * 400)
+    with pytest.raises(ogai.InvalidArgumentError, match="truncate_prompt"):
+        stories.generate(ids, max_new_tokens=4, temperature=0)
+    result = stories.generate(ids, max_new_tokens=4, temperature=0, truncate_prompt=True)
+    assert len(result.token_ids) == 4
+    assert len(result.prompt_token_ids) < len(ids)
+    assert result.prompt_token_ids == ids[len(ids) - len(result.prompt_token_ids):]
+    assert len(result.prompt_token_ids) + 4 <= context
+    with pytest.raises(TypeError, match="truncate_prompt must be a bool"):
+        stories.generate(ids, max_new_tokens=4, truncate_prompt="yes")

@@ -275,18 +275,24 @@ describe('ogai serve transport: slow, idle and too many clients', () => {
     assert.ok(r.closed() !== null && r.closed() < 3500, 'an idle keep-alive connection stayed open');
   });
 
-  it('answers 503 beyond --max-connections and serves again once connections close', async () => {
+  it('answers 503 beyond --max-connections (probes from the reserve) and serves again once connections close', async () => {
     const limited = await startServer(ogai, stories, ['--max-connections', '8']);
     try {
       const lport = portOf(limited);
+      // Eight connections in the middle of a body: not evictable (an idle or header-incomplete one would be).
       const held = await Promise.all(Array.from({ length: 8 }, () => connect(lport)));
+      const partial = 'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+                      'Content-Length: 100\r\n\r\n{"model"';
+      held.forEach((s) => s.write(partial));
       await sleep(200);  // accepted by the server, not just by the kernel
-      const { responses } = await exchange(lport, request('GET', '/health'));
+      const { responses } = await exchange(lport, request('GET', '/v1/models'));
       assert.equal(responses[0]?.status, 503, 'no answer beyond the connection limit');
       const error = JSON.parse(responses[0].body).error;
       assert.equal(error.code, 'too_many_connections');
       assert.match(error.message, /8 connections/);
       assert.equal(responses[0].headers['retry-after'], '1');
+      const probe = await exchange(lport, request('GET', '/health'));
+      assert.equal(probe.responses[0]?.status, 200, '/health is not answered from the reserve');
       held.forEach((s) => s.destroy());
       await sleep(200);
       assert.ok(await healthLatency(lport) < 1000);

@@ -35,8 +35,20 @@ class Client {
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   }
-  ~Client() { close(fd_); }
+  ~Client() {
+    if (fd_ >= 0) close(fd_);
+  }
   bool connected() const { return connected_; }
+  void half_close() { shutdown(fd_, SHUT_WR); }
+  // Closes the socket; `reset`: with a reset (SO_LINGER 0) instead of a FIN.
+  void close_now(bool reset) {
+    if (reset) {
+      linger l{1, 0};
+      setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    }
+    close(fd_);
+    fd_ = -1;
+  }
   void send(const std::string& bytes) {
     ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
   }
@@ -127,6 +139,13 @@ class Transport : public ::testing::Test {
       held_ready_.set_value();
       return;
     }
+    if (path == "/watch") {  // held unanswered; says when its client is gone
+      e->on_client_gone([this] { gone_.set_value(std::chrono::steady_clock::now()); });
+      std::lock_guard lock(mutex_);
+      held_ = std::move(e);
+      held_ready_.set_value();
+      return;
+    }
     if (path == "/flood") {  // a stream to a client that never reads
       e->begin_stream({200, "text/plain", {}, ""});
       std::thread([this, e] {
@@ -170,6 +189,7 @@ class Transport : public ::testing::Test {
   std::vector<std::string> answered_;
   std::shared_ptr<Exchange> held_;
   std::promise<void> held_ready_;
+  std::promise<std::chrono::steady_clock::time_point> gone_;
   std::promise<void> first_written_;
   std::promise<int> stream_failed_;
   std::promise<std::chrono::steady_clock::duration> flood_ended_;
@@ -265,6 +285,51 @@ TEST_F(Transport, StopWaitsForTheAnswerInProgressAndClosesIdleConnections) {
   EXPECT_EQ(running_.wait_for(5s), std::future_status::ready);
   std::lock_guard lock(mutex_);
   EXPECT_EQ(answered_.back(), "/hold 200");
+}
+
+}  // namespace
+}  // namespace ogai::serve::http
+
+namespace ogai::serve::http {
+namespace {
+
+// Issue 28 finding 1: a client that closes or resets while its request waits is noticed at once
+// (ClientGone fires); one that only half-closed still gets its answer and fires nothing.
+TEST_F(Transport, NoticesAClientThatLeavesWhileItsRequestWaits) {
+  for (const bool reset : {false, true}) {
+    gone_ = {};
+    held_ready_ = {};
+    Client c(port_);
+    c.send(get("/watch"));
+    ASSERT_EQ(held_ready_.get_future().wait_for(2s), std::future_status::ready);
+    const auto left = std::chrono::steady_clock::now();
+    c.close_now(reset);
+    auto gone = gone_.get_future();
+    ASSERT_EQ(gone.wait_for(2s), std::future_status::ready) << (reset ? "reset" : "close") << " not noticed";
+    EXPECT_LT(gone.get() - left, 500ms);
+    std::lock_guard lock(mutex_);
+    EXPECT_TRUE(held_->client_gone());
+    held_.reset();
+  }
+}
+
+TEST_F(Transport, AnswersAHalfClosedClientAndFiresNothing) {
+  Client c(port_);
+  c.send(get("/watch"));
+  ASSERT_EQ(held_ready_.get_future().wait_for(2s), std::future_status::ready);
+  c.half_close();
+  std::this_thread::sleep_for(200ms);  // both probes sent
+  EXPECT_EQ(gone_.get_future().wait_for(0ms), std::future_status::timeout);
+  {
+    std::lock_guard lock(mutex_);
+    Response r;
+    r.body = "held";
+    held_->respond(r);
+    held_.reset();
+  }
+  const std::string got = c.read_all();
+  EXPECT_NE(got.find("100 Continue"), std::string::npos) << got;
+  EXPECT_NE(got.find("held"), std::string::npos) << got;
 }
 
 }  // namespace

@@ -85,3 +85,30 @@ TEST(JsonLimits, LeavesSyntaxErrorsToTheParser) {
 
 }  // namespace
 }  // namespace ogai::serve
+
+// Per-field budgets (issue 28 finding 3): the 17th stop string, stop text over its bytes, a
+// 1025-entry logit_bias are refused naming the field and the limit, before any DOM exists.
+namespace ogai::serve {
+namespace {
+
+TEST(JsonFieldBudgets, RefuseTheItemPastTheLimitNamingFieldAndFlag) {
+  std::string stop = R"({"model":"m","prompt":"x","stop":[)";
+  for (int i = 0; i < 17; ++i) stop += (i ? ",\"s" : "\"s") + std::to_string(i) + "\"";
+  ApiError e = refusal(stop + "]}");
+  EXPECT_EQ(e.param, "stop");
+  EXPECT_NE(e.message.find("16"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("--max-stop-strings"), std::string::npos) << e.message;
+  EXPECT_NO_THROW(check_json_limits(stop + "]}", JsonLimits{64, 100'000, 1'000'000, default_field_budgets(17, 4096)}));
+
+  e = refusal(R"({"stop":")" + std::string(5000, 'y') + "\"}");
+  EXPECT_EQ(e.param, "stop");
+  EXPECT_NE(e.message.find("--max-stop-bytes"), std::string::npos) << e.message;
+
+  std::string bias = R"({"logit_bias":{)";
+  for (int i = 0; i < 1025; ++i) bias += (i ? ",\"" : "\"") + std::to_string(i) + "\":1";
+  EXPECT_EQ(refusal(bias + "}}").param, "logit_bias");
+  EXPECT_NO_THROW(check_json_limits(R"({"logit_bias":{"1":2},"stop":["a","b"],"messages":[{"role":"user"}]})"));
+}
+
+}  // namespace
+}  // namespace ogai::serve

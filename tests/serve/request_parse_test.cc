@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "serve/api_request.h"
+#include "serve/response_format.h"
 
 namespace ogai::serve {
 namespace {
@@ -283,7 +284,8 @@ TEST(ParseResponseFormat, JsonObjectSchemaRegexGrammarOnBothEndpoints) {
 
 ApiError parse_error(const std::string& body) {
   try {
-    parse_chat_request(body);
+    ApiRequest r = parse_chat_request(body);
+    if (r.options.response_format) check_response_format_field(*r.options.response_format);
   } catch (const ApiError& e) {
     return e;
   }

@@ -295,3 +295,106 @@ describe('reasoning through ogai serve (SmolLM3 template)', () => {
     assert.notEqual(on.usage.prompt_tokens, off.usage.prompt_tokens);
   });
 });
+
+// Gemma-4 (issue 22): tiny-e2b served with the real Gemma-4 template through --chat-template. Calls
+// are written and parsed in Gemma-4's own syntax (<|tool_call>call:NAME{...}<tool_call|>), the
+// arguments streamed in pieces; its thinking channel is reasoning_content.
+describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
+  let server;
+  let client;
+  let tmp;
+  const model = 'gemma4';
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai_gemma4_'));
+    const dir = packageWith('gemma-4.chat_template.jinja', tmp);
+    server = await startServer(ogai, dir, ['--model-name', model, '--chat-template',
+                                           path.join(templates, 'gemma-4.chat_template.jinja'), ...kServeFlags]);
+    client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
+  });
+  after(async () => { await stopServer(server); fs.rmSync(tmp, { recursive: true, force: true }); });
+
+  const base = { model, messages: [{ role: 'user', content: 'What is the weather in Paris?' }], max_tokens: 120,
+                 temperature: 0 };
+
+  it('named and required calls: valid, whole and streamed agree, arguments stream in pieces', async () => {
+    for (const tool_choice of [{ type: 'function', function: { name: 'get_weather' } }, 'required']) {
+      for (const parallel of [false, true]) {
+        const req = { ...base, tools: [weather, add], tool_choice, parallel_tool_calls: parallel };
+        const whole = (await client.chat.completions.create(req)).choices[0];
+        assert.equal(whole.finish_reason, 'tool_calls', JSON.stringify(whole));
+        const calls = whole.message.tool_calls;
+        assert.ok(calls.length >= 1);
+        if (!parallel || typeof tool_choice === 'object') assert.equal(calls.length, 1);
+        if (typeof tool_choice === 'object') assert.equal(calls[0].function.name, 'get_weather');
+        for (const call of calls) checkCall(call, [weather, add]);
+        const stream = await client.chat.completions.create({ ...req, stream: true });
+        let pieces = 0;
+        const streamed = await collect((async function* () {
+          for await (const chunk of stream) {
+            for (const t of chunk.choices[0]?.delta?.tool_calls ?? []) if (!t.id) pieces += 1;
+            yield chunk;
+          }
+        })());
+        assert.equal(streamed.finish, 'tool_calls');
+        assert.deepEqual(streamed.calls.map((c) => c.function), calls.map((c) => c.function));
+        assert.ok(pieces > calls.length, `arguments came in ${pieces} pieces`);
+      }
+    }
+  });
+
+  it('the prompt carries Gemma-4 declarations; a tool result continues the conversation', async () => {
+    const first = (await client.chat.completions.create({ ...base, tools: [weather],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } } })).choices[0].message;
+    const call = first.tool_calls[0];
+    const messages = [...base.messages, { role: 'assistant', content: null, tool_calls: [call] },
+                      { role: 'tool', tool_call_id: call.id, content: '{"temperature": 21}' }];
+    const next = await client.chat.completions.create({ ...base, messages, tools: [weather], max_tokens: 5 });
+    assert.ok(next.usage.prompt_tokens > 0);
+    assert.ok(['stop', 'length', 'tool_calls'].includes(next.choices[0].finish_reason));
+  });
+
+  it('auto: what the random model writes comes back (content or calls), never an error', async () => {
+    const r = (await client.chat.completions.create({ ...base, tools: [weather], max_tokens: 20 })).choices[0];
+    assert.ok(typeof r.message.content === 'string' || r.message.tool_calls);
+  });
+
+  it('the thinking channel is reasoning_content, whole and streamed', async () => {
+    const req = { model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 60, temperature: 0,
+                  chat_template_kwargs: { enable_thinking: true },
+                  response_format: { type: 'regex', regex: '<\\|channel>thought\n[a-z]{3,8}<channel\\|>[a-z]{2,6}' } };
+    const whole = (await client.chat.completions.create(req)).choices[0].message;
+    assert.match(whole.reasoning_content, /^[a-z]{3,8}$/);
+    assert.match(whole.content, /^[a-z]{2,6}$/);
+    const streamed = await collect(await client.chat.completions.create({ ...req, stream: true }));
+    assert.equal(streamed.reasoning, whole.reasoning_content);
+    assert.equal(streamed.content, whole.content);
+  });
+});
+
+describe('reasoning_effort reaches the template', () => {
+  let server;
+  let tmp;
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai_effort_'));
+    const dir = path.join(tmp, 'pkg');
+    fs.cpSync(tiny, dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'chat_template.jinja'),
+                     "{{ messages[0]['content'] }}{% if reasoning_effort is defined %} effort: {{ reasoning_effort }}, " +
+                     "think {{ reasoning_effort }}{% endif %}\n");
+    server = await startServer(ogai, dir, ['--model-name', 'e', ...kServeFlags]);
+  });
+  after(async () => { await stopServer(server); fs.rmSync(tmp, { recursive: true, force: true }); });
+
+  it('a different effort renders a different prompt; a bad one is a 400 naming the field', async () => {
+    const ask = (extra) => postJson(server.url + '/v1/chat/completions',
+      { model: 'e', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, ...extra });
+    const none = await ask({});
+    const high = await ask({ reasoning_effort: 'high' });
+    assert.equal(none.status, 200);
+    assert.equal(high.status, 200);
+    assert.notEqual(none.json.usage.prompt_tokens, high.json.usage.prompt_tokens);
+    const bad = await ask({ reasoning_effort: 'extreme' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /reasoning_effort/);
+  });
+});

@@ -1,6 +1,6 @@
 """Writes a tiny Llama folder in the form ONNX Runtime GenAI's model builder exports for CPU.
 
-    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON [--mha]
+    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON [--mha] [--bench]
 
 The graph uses the builder's com.microsoft operators: SimplifiedLayerNormalization for the first
 norm, SkipSimplifiedLayerNormalization for the residual adds and later norms, RotaryEmbedding on
@@ -12,6 +12,8 @@ folder on every run), so greedy output is only compared against another runtime 
 With --mha, attention is MultiHeadAttention instead (unidirectional, the mask as int32
 key_padding_mask, as many KV heads as query heads), the form the builder uses where GroupQueryAttention
 is not available.
+With --bench, the same graph at ~100M parameters (hidden 768, 12 heads, 4 KV heads, 16 layers,
+FFN 2048; bench/quantize_bench.py).
 Beside it: genai_config.json as the builder writes it, and TOKENIZER_JSON copied as
 tokenizer.json (its vocabulary must cover VOCAB ids). Written by this project; no third-party file.
 """
@@ -165,9 +167,11 @@ def genai_config():
     }
 
 
-def main(out_dir, tokenizer, mha=False):
-    global MHA, KV_HEADS
-    MHA, KV_HEADS = mha, HEADS if mha else 2
+def main(out_dir, tokenizer, mha=False, bench=False):
+    global MHA, KV_HEADS, HIDDEN, HEADS, HEAD, LAYERS, FFN
+    if bench:
+        HIDDEN, HEADS, HEAD, LAYERS, FFN = 768, 12, 64, 16, 2048
+    MHA, KV_HEADS = mha, HEADS if mha else (4 if bench else 2)
     os.makedirs(out_dir, exist_ok=True)
     for name in ("model.onnx", "model.onnx.data"):
         if os.path.exists(os.path.join(out_dir, name)):
@@ -180,6 +184,7 @@ def main(out_dir, tokenizer, mha=False):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--mha"):
+    flags = sys.argv[3:]
+    if len(sys.argv) < 3 or any(f not in ("--mha", "--bench") for f in flags):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], len(sys.argv) == 4)
+    main(sys.argv[1], sys.argv[2], "--mha" in flags, "--bench" in flags)

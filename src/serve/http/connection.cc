@@ -9,6 +9,10 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -37,8 +41,50 @@ Failure too_large(bool form, std::size_t limit) {
   return {413, "request_too_large", fmt::format("the request body is larger than the limit of {} bytes", limit), ""};
 }
 
+std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
+
+bool iequal(std::string_view a, std::string_view b) { return beast::iequals({a.data(), a.size()}, {b.data(), b.size()}); }
+
 std::string_view path_of(std::string_view target) {
   return target.substr(0, std::min(target.find('?'), target.size()));
+}
+
+// The path of an origin-form target ("/v1/models?x") or of an absolute-form one
+// ("http://host:8080/v1/models", which a server MUST accept: RFC 9112 3.2.2): routed by its path.
+std::string_view route_path(std::string_view target) {
+  const std::size_t scheme = target.find("://");
+  const bool absolute = !target.starts_with('/') && scheme != std::string_view::npos &&
+                        (iequal(target.substr(0, scheme), "http") || iequal(target.substr(0, scheme), "https"));
+  if (!absolute) return path_of(target);
+  const std::size_t start = target.find_first_of("/?", scheme + 3);
+  if (start == std::string_view::npos || target[start] == '?') return "/";
+  return path_of(target.substr(start));
+}
+
+// A Host field value: a host name, IPv4 or [IPv6] literal with an optional port, or empty.
+bool valid_host(std::string_view host) {
+  constexpr std::string_view kAllowed = "-._~!$&'()*+,;=:%[]";
+  return std::ranges::all_of(host, [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           kAllowed.find(c) != std::string_view::npos;
+  });
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+constexpr const char* kProbe = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// How long a reset takes to come back: twice the smoothed round trip, within [5 ms, 500 ms].
+std::chrono::microseconds reset_wait(int fd) {
+  tcp_info info{};
+  socklen_t size = sizeof info;
+  std::int64_t rtt = 0;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0) rtt = info.tcpi_rtt;
+  return std::chrono::microseconds(std::clamp<std::int64_t>(2 * rtt + 2000, 5000, 500000));
 }
 
 }  // namespace
@@ -46,7 +92,8 @@ std::string_view path_of(std::string_view target) {
 Connection::Connection(asio::io_context& io, asio::ip::tcp::socket socket, const Limits& limits, const Hooks& hooks,
                        std::function<void()> closed)
     : io_(io), stream_(std::move(socket)), buffer_(limits.max_header_bytes + 2 * kReadChunk), limits_(limits),
-      hooks_(hooks), closed_(std::move(closed)) {
+      hooks_(hooks), closed_(std::move(closed)), probe_timer_(stream_.get_executor()),
+      body_timer_(stream_.get_executor()) {
   error_code ec;
   auto peer = stream_.socket().remote_endpoint(ec);
   if (!ec) {
@@ -68,10 +115,19 @@ void Connection::start_refused(Failure failure) {
   post([this, failure = std::move(failure)]() mutable { refuse(std::move(failure)); });
 }
 
+bool Connection::evict() {
+  if (!header_pending_ || evicting_.exchange(true)) return false;
+  post([this] {
+    if (state_ == State::kWaiting || state_ == State::kHeader) close();
+  });
+  return true;
+}
+
 void Connection::stop() {
   post([this] {
     stopping_ = true;
-    if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) close();
+    if (state_ == State::kWaiting) close();
+    else if (state_ == State::kHeader || state_ == State::kBody) cut_short(shutting_down_failure());
     else if (state_ == State::kLingering) stream_.expires_after(std::chrono::milliseconds(0));
   });
 }
@@ -86,6 +142,8 @@ void Connection::read_next() {
   // Beast 1.74 compares a Content-Length against a disabled limit as exceeding it.)
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
   path_.clear();
+  gone_.reset();
+  header_pending_ = true;
   status_ = 0;
   head_only_ = chunked_ = failed_ = form_ = false;
   state_ = State::kWaiting;
@@ -105,7 +163,7 @@ void Connection::on_first_bytes(error_code ec, std::size_t n) {
 }
 
 void Connection::on_header(error_code ec) {
-  if (state_ == State::kClosed) return;
+  if (state_ != State::kHeader) return;  // closed, or answered early (cut_short) meanwhile
   if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
     const std::string why =
         fmt::format("the request header is larger than the limit of {} bytes", limits_.max_header_bytes);
@@ -114,7 +172,8 @@ void Connection::on_header(error_code ec) {
   if (ec && is_malformed(ec)) return refuse({400, "", "malformed HTTP request: " + ec.message(), ""});
   if (ec) return close();  // header deadline, or the client went away mid-header
   const auto& req = parser_->get();
-  path_ = std::string(path_of({req.target().data(), req.target().size()}));
+  header_pending_ = false;
+  path_ = std::string(route_path({req.target().data(), req.target().size()}));
   keep_alive_ = req.keep_alive();
   version_ = static_cast<int>(req.version());
   head_only_ = req.method() == bhttp::verb::head;
@@ -133,10 +192,43 @@ void Connection::on_header(error_code ec) {
   read_body();
 }
 
+// RFC 9112's MUSTs on the header (sections 3.2, 6.1, 7) and RFC 9110's on codings (8.4, 15.5.16).
+std::optional<Failure> Connection::head_failure() const {
+  const auto& req = parser_->get();
+  const std::size_t hosts = req.count(bhttp::field::host);
+  if (hosts > 1) return Failure{400, "", "malformed HTTP request: more than one Host header field", ""};
+  if (hosts == 0 && version_ >= 11)
+    return Failure{400, "", "malformed HTTP request: an HTTP/1.1 request needs a Host header field", ""};
+  if (hosts == 1 && !valid_host(sv(req[bhttp::field::host])))
+    return Failure{400, "", "malformed HTTP request: the Host header field is not a host[:port]", ""};
+  if (req.count(bhttp::field::authorization) > 1)
+    return Failure{400, "", "malformed HTTP request: more than one Authorization header field", ""};
+  const std::size_t codings = req.count(bhttp::field::transfer_encoding);
+  if (codings > 0 && !parser_->chunked())
+    return Failure{400, "", "malformed HTTP request: a Transfer-Encoding other than chunked is not accepted", ""};
+  if (codings > 1 || (codings == 1 && !iequal(trimmed(sv(req[bhttp::field::transfer_encoding])), "chunked")))
+    return Failure{501, "not_implemented",
+                   "the request's Transfer-Encoding applies a coding other than chunked; only chunked is implemented",
+                   ""};
+  const auto [first, last] = req.equal_range(bhttp::field::content_encoding);
+  for (auto it = first; it != last; ++it)
+    if (!iequal(trimmed(sv(it->value())), "identity"))
+      return Failure{415, "unsupported_media_type",
+                     "the request body has a Content-Encoding the server does not decode (only identity); send it "
+                     "uncompressed", ""};
+  return std::nullopt;
+}
+
 bool Connection::refuse_head() {
   const auto& req = parser_->get();
-  if (req.count(bhttp::field::transfer_encoding) > 0 && !parser_->chunked()) {
-    refuse({400, "", "malformed HTTP request: a Transfer-Encoding other than chunked is not accepted", ""});
+  if (probe_only_ && std::ranges::find(limits_.probe_paths, path_) == limits_.probe_paths.end()) {
+    refuse({503, "too_many_connections",
+            fmt::format("the server has {} connections open, its limit; retry later", limits_.max_connections), ""});
+    return true;
+  }
+  if (probe_only_) keep_alive_ = false;  // a reserve place serves one probe
+  if (auto failure = head_failure()) {
+    refuse(std::move(*failure));
     return true;
   }
   const auto type = req[bhttp::field::content_type];
@@ -153,13 +245,23 @@ bool Connection::refuse_head() {
 void Connection::read_body() {
   if (parser_->is_done()) return dispatch();
   state_ = State::kBody;
-  stream_.expires_after(limits_.body_timeout);
+  // The body's deadline is this timer's, not the stream's (which would close the socket): a body
+  // shorter than its Content-Length is answered 408 (RFC 9110 15.5.9).
+  stream_.expires_never();
+  body_timer_.expires_after(limits_.body_timeout);
+  body_timer_.async_wait([this, self = shared_from_this()](error_code ec) {
+    if (ec || state_ != State::kBody) return;
+    const auto seconds = std::chrono::duration<double>(limits_.body_timeout).count();
+    cut_short({408, "request_timeout",
+               fmt::format("the request body did not arrive whole within {} s (--body-timeout)", seconds), ""});
+  });
   bhttp::async_read(stream_, buffer_, *parser_,
                     [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
 }
 
 void Connection::on_body(error_code ec) {
-  if (state_ == State::kClosed) return;
+  body_timer_.cancel();
+  if (state_ != State::kBody) return;  // closed, or answered early (cut_short) meanwhile
   if (ec == bhttp::error::body_limit)
     return refuse(too_large(form_, form_ ? limits_.max_form_body_bytes : limits_.max_body_bytes));
   if (ec && is_malformed(ec)) return refuse({400, "", "malformed HTTP request: " + ec.message(), ""});
@@ -183,11 +285,67 @@ void Connection::dispatch() {
   // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
   auto keep_running =
       std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
-  auto exchange = std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running));
+  gone_ = std::make_shared<ClientGone>();
+  auto exchange = std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running),
+                                             gone_);
   try {
     hooks_.handle(std::move(exchange));
   } catch (...) {  // the hook must not throw; a dropped Exchange answers 500
   }
+  watch_peer();
+}
+
+// Watching ---------------------------------------------------------------------------------------
+
+// Reads while the request is answered (on the raw socket: no deadline), so that a client that goes
+// away is noticed while its request waits. Bytes of a pipelined request are kept for read_next();
+// past a header's worth of them the watch stops (the client cannot make the server buffer more).
+void Connection::watch_peer() {
+  if (watching_ || peer_eof_ || state_ != State::kAnswering || after_watch_ != After::kNone) return;
+  if (buffer_.size() + kReadChunk > std::min(buffer_.max_size(), limits_.max_header_bytes + kReadChunk)) return;
+  watching_ = true;
+  stream_.socket().async_read_some(buffer_.prepare(kReadChunk), [self = shared_from_this()](error_code ec, std::size_t n) {
+    self->on_watch(ec, n);
+  });
+}
+
+void Connection::on_watch(error_code ec, std::size_t n) {
+  watching_ = false;
+  if (state_ == State::kClosed) return;
+  if (!ec) buffer_.commit(n);
+  if (after_watch_ != After::kNone) {
+    const After next = std::exchange(after_watch_, After::kNone);
+    return next == After::kLinger ? linger() : read_next();
+  }
+  if (state_ != State::kAnswering || ec == asio::error::operation_aborted) return;
+  if (!ec) return watch_peer();
+  if (ec != asio::error::eof) return close();  // a reset: the client is gone
+  peer_eof_ = true;  // a half-close or a close: the probes tell which
+  probe_peer(1);
+}
+
+// An interim answer is harmless to an HTTP/1.1 client that still reads (RFC 9110 15.2); a socket
+// the client closed answers it with a reset, so a second one, sent once the reset had time to
+// come back, fails. Only before the answer's head: after it, the answer's own writes tell.
+void Connection::probe_peer(int probe) {
+  if (state_ != State::kAnswering || status_ != 0 || version_ < 11 || after_watch_ != After::kNone) return;
+  auto sent = [this, self = shared_from_this(), probe](bool ok) {
+    if (!ok || probe == 2) return;
+    probe_timer_.expires_after(reset_wait(stream_.socket().native_handle()));
+    probe_timer_.async_wait([this, self](error_code ec) {
+      if (!ec) probe_peer(2);
+    });
+  };
+  queue({kProbe, std::move(sent), false});
+}
+
+void Connection::then(After next) {
+  probe_timer_.cancel();
+  if (!watching_) return next == After::kLinger ? linger() : read_next();
+  after_watch_ = next;
+  state_ = State::kWaiting;  // no late write of the answered request is queued meanwhile
+  error_code ignored;
+  stream_.socket().cancel(ignored);
 }
 
 void Connection::refuse(Failure failure) {
@@ -199,6 +357,18 @@ void Connection::refuse(Failure failure) {
   ++exchange_id_;  // no Exchange answers this one
   stream_.expires_never();
   do_respond(std::move(response));
+}
+
+// A request whose header or body is still arriving answered now (its read is cancelled first, so
+// that the linger's read that follows the answer is the only one).
+void Connection::cut_short(Failure failure) {
+  error_code ignored;
+  stream_.socket().cancel(ignored);
+  refuse(std::move(failure));
+}
+
+Failure Connection::shutting_down_failure() const {
+  return {503, "shutting_down", "the server is stopping; retry on another replica", ""};
 }
 
 // Writing ----------------------------------------------------------------------------------------
@@ -299,7 +469,7 @@ void Connection::on_written(error_code ec) {
     for (Out& o : out_)
       if (o.done) o.done(false);
     out_.clear();
-    answered();
+    if (status_ != 0) answered();  // else only a probe was written: nothing was answered
     return close();
   }
   if (sent.done) sent.done(true);
@@ -313,8 +483,7 @@ void Connection::answered() {
   ++served_;
   if (hooks_.answered) hooks_.answered(path_, status_);
   if (broken_) return;
-  if (failed_ || !keep_alive_ || stopping_) return linger();
-  read_next();
+  then(failed_ || !keep_alive_ || stopping_ ? After::kLinger : After::kRead);
 }
 
 // Half-closes, then discards what the client still sends until it closes too (or the linger time
@@ -337,7 +506,11 @@ void Connection::linger() {
 
 void Connection::close() {
   if (state_ == State::kClosed) return;
+  const bool unanswered = state_ == State::kAnswering;
   state_ = State::kClosed;
+  probe_timer_.cancel();
+  body_timer_.cancel();
+  if (unanswered && gone_) gone_->fire();  // the answer did not end: the route may drop its work
   error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   stream_.close();

@@ -4,17 +4,21 @@
 // body_timeout; header and body sizes checked as they arrive, an oversized Content-Length refused
 // before its body is read), hands it to Hooks::handle as an Exchange, writes the answer, and only
 // then reads the next request, so pipelined requests are answered in order and a client that
-// half-closed after its request still gets its answer. Everything runs on the connection's strand;
+// half-closed after its request still gets its answer. While a request is answered the socket is
+// watched: a reset, or a close told from a half-close by two interim 100 Continue answers (a
+// closed peer resets the first, so the second fails), fires the Exchange's ClientGone. Everything runs on the connection's strand;
 // no thread waits for a client. Owned through shared_ptr by its pending operations and its Exchange.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -35,6 +39,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection& operator=(const Connection&) = delete;
 
   void start();
+  // Only one request, whose path must be one of Limits::probe_paths (a reserve place).
+  void set_probe_only() { probe_only_ = true; }
+  // Whether it is still waiting for a whole request header (idle, or reading one): evictable.
+  bool header_pending() const { return header_pending_.load(); }
+  // Closes it if it still is header-pending (to make room for a new connection); false if it was
+  // already being evicted. Any thread.
+  bool evict();
   // Shutdown: closes the connection now unless a request is being answered, in which case it is
   // closed once that answer has been written. Any thread.
   void stop();
@@ -52,6 +63,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   enum class State { kWaiting, kHeader, kBody, kAnswering, kLingering, kClosed };
+  enum class After { kNone, kRead, kLinger };  // what follows an answer once the watch read ended
   struct Out {
     std::string bytes;
     std::function<void(bool)> done;  // may be empty
@@ -61,12 +73,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_next();
   void on_first_bytes(boost::beast::error_code ec, std::size_t n);
   void on_header(boost::beast::error_code ec);
-  bool refuse_head();  // true when the header alone is answered (413, 400)
+  bool refuse_head();  // true when the header alone is answered (413, 400, 415, 501)
+  std::optional<Failure> head_failure() const;
   void read_body();
   void on_body(boost::beast::error_code ec);
   void dispatch();
   bool answering(std::uint64_t id) const { return state_ == State::kAnswering && id == exchange_id_; }
   void refuse(Failure failure);  // an early answer, then linger and close
+  void cut_short(Failure failure);  // the same while the header or body is still being read
+  Failure shutting_down_failure() const;
+  // Watching the client while its request is answered (connection.cc, "Watching").
+  void watch_peer();
+  void on_watch(boost::beast::error_code ec, std::size_t n);
+  void probe_peer(int probe);
+  void then(After next);  // after the answer: read the next request or linger, once no watch read is pending
 
   void do_respond(Response response);
   void do_begin_stream(Response head);
@@ -105,6 +125,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool failed_ = false;      // an early refusal: close after it
   bool form_ = false;        // the body is form-urlencoded (its own, smaller limit)
   std::vector<char> drain_;  // what a lingering client still sends, discarded
+  bool probe_only_ = false;
+  std::atomic<bool> header_pending_{true};
+  std::atomic<bool> evicting_{false};
+  std::shared_ptr<ClientGone> gone_;  // of the request being answered
+  bool watching_ = false;     // a read watching the client is pending
+  bool peer_eof_ = false;     // the client closed its sending side
+  After after_watch_ = After::kNone;
+  boost::asio::steady_timer probe_timer_;
+  boost::asio::steady_timer body_timer_;  // the body's deadline (408)
 
   std::deque<Out> out_;
   bool writing_ = false;

@@ -4,10 +4,37 @@
 
 namespace ogai::serve::http {
 
+void ClientGone::listen(std::function<void()> listener) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!fired_) {
+      listener_ = std::move(listener);
+      return;
+    }
+  }
+  if (listener) listener();
+}
+
+void ClientGone::fire() {
+  std::function<void()> listener;
+  {
+    std::lock_guard lock(mutex_);
+    if (fired_) return;
+    fired_ = true;
+    listener = std::move(listener_);
+  }
+  if (listener) listener();
+}
+
+bool ClientGone::fired() const {
+  std::lock_guard lock(mutex_);
+  return fired_;
+}
+
 Exchange::Exchange(std::shared_ptr<Connection> connection, std::uint64_t id, Request request,
-                   std::shared_ptr<void> keep_running)
+                   std::shared_ptr<void> keep_running, std::shared_ptr<ClientGone> gone)
     : keep_running_(std::move(keep_running)), connection_(std::move(connection)), id_(id),
-      request_(std::move(request)) {}
+      request_(std::move(request)), gone_(std::move(gone)) {}
 
 Exchange::~Exchange() {
   if (!answered_) connection_->abandon(id_);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,23 @@ struct Failure {
 
 class Exchange;
 
+// The signal that a request's client went away before its answer ended (a reset, a close the
+// connection detected while the request waited, a failed write). Shared by the connection, which
+// fires it, and the Exchange, through which a route listens. Thread-safe.
+class ClientGone {
+ public:
+  // Runs `listener` once when fired (at once, on this thread, if it already was). One listener;
+  // it must not block.
+  void listen(std::function<void()> listener);
+  void fire();
+  bool fired() const;
+
+ private:
+  mutable std::mutex mutex_;
+  bool fired_ = false;
+  std::function<void()> listener_;
+};
+
 // What the transport calls. `handle` runs on an I/O thread and must not block: a route that
 // waits hands the Exchange to another thread. `answered` runs once per answered request (after
 // its last byte was written, or the write failed), on an I/O thread.
@@ -47,7 +65,7 @@ class Exchange {
   // (a route may hold it with no I/O pending), so no Exchange outlives the transport.
   // `id` tells the connection which of its requests this answers (a late call is ignored).
   Exchange(std::shared_ptr<Connection> connection, std::uint64_t id, Request request,
-           std::shared_ptr<void> keep_running);
+           std::shared_ptr<void> keep_running, std::shared_ptr<ClientGone> gone);
   ~Exchange();  // 500 if it was never answered
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -78,11 +96,18 @@ class Exchange {
   // Ends a streamed answer.
   void finish();
 
+  // The client went away before the answer ended: `gone` runs once (on an I/O thread, or at once
+  // on this one if it already has), so the route can drop the request's work (a queued or running
+  // generation, a grammar being compiled). Must not block.
+  void on_client_gone(std::function<void()> gone) { gone_->listen(std::move(gone)); }
+  bool client_gone() const { return gone_->fired(); }
+
  private:
   std::shared_ptr<void> keep_running_;  // first: released last, after the connection
   std::shared_ptr<Connection> connection_;
   std::uint64_t id_;
   Request request_;
+  std::shared_ptr<ClientGone> gone_;
   // The caller's own sequence of calls (one thread at a time, ordered by the caller).
   bool answered_ = false;   // respond() or begin_stream() was called
   bool streaming_ = false;  // begin_stream() was called

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -26,6 +27,7 @@ namespace {
 constexpr int kListenBacklog = 1024;      // connections waiting to be accepted (the kernel may cap it)
 constexpr std::size_t kMaxRefusing = 64;  // connections being told "too many" at once; beyond, closed at once
 constexpr std::chrono::milliseconds kAcceptRetry{20};  // after an accept error (out of descriptors)
+constexpr std::chrono::milliseconds kEvictionGrace{200};  // a new connection's time to send its header
 
 }  // namespace
 
@@ -35,7 +37,11 @@ struct HttpServer::Impl {
 
   void accept();
   void on_accept(boost::system::error_code ec, tcp::socket socket);
-  void admit(tcp::socket socket);
+  enum class Place { kAdmit, kReserve, kRefuse };
+  Place place_for(const std::string& peer);  // mutex held
+  bool evict_oldest(const std::string* peer);  // mutex held
+  std::size_t per_peer() const;
+  void admit(tcp::socket socket, const std::string& peer, bool reserve);
   void refuse(tcp::socket socket);
   void stop_all();
 
@@ -47,7 +53,14 @@ struct HttpServer::Impl {
   std::chrono::steady_clock::time_point last_warning;  // of an accept failure (acceptor's strand)
 
   mutable std::mutex mutex;  // guards the members below (connections close on any I/O thread)
-  std::map<std::uint64_t, std::weak_ptr<Connection>> open;
+  struct Open {
+    std::weak_ptr<Connection> connection;
+    std::string peer;
+    std::chrono::steady_clock::time_point opened;
+  };
+  std::map<std::uint64_t, Open> open;  // by id: the oldest first
+  std::map<std::string, std::size_t> peers;  // open connections per client address
+  std::size_t reserved = 0;  // open connections in the probe reserve
   std::uint64_t next_id = 0;
   std::size_t refusing = 0;
   bool stopped = false;
@@ -73,25 +86,66 @@ void HttpServer::Impl::on_accept(boost::system::error_code ec, tcp::socket socke
   }
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);  // a header and its body must not wait for a delayed ACK
-  std::size_t count;
+  const auto remote = socket.remote_endpoint(ignored);
+  const std::string peer = ignored ? std::string() : remote.address().to_string();
+  Place place;
   {
     std::lock_guard lock(mutex);
-    count = open.size();
+    place = place_for(peer);
   }
-  if (count >= limits.max_connections) refuse(std::move(socket));
-  else admit(std::move(socket));
+  if (place == Place::kRefuse) refuse(std::move(socket));
+  else admit(std::move(socket), peer, place == Place::kReserve);
   accept();
 }
 
-void HttpServer::Impl::admit(tcp::socket socket) {
+std::size_t HttpServer::Impl::per_peer() const {
+  if (limits.max_connections_per_peer > 0) return limits.max_connections_per_peer;
+  return std::max<std::size_t>(8, limits.max_connections / 8);
+}
+
+// A peer within its cap and the server within max_connections: admitted. Else the oldest
+// connection still waiting for its header (of that peer when the peer is at its cap) makes room;
+// else a probe-only reserve place; else refused.
+HttpServer::Impl::Place HttpServer::Impl::place_for(const std::string& peer) {
+  const std::size_t total = open.size() - reserved;
+  const auto it = peers.find(peer);
+  const bool peer_full = it != peers.end() && it->second >= per_peer();
+  const bool server_full = total >= limits.max_connections;
+  if (!peer_full && !server_full) return Place::kAdmit;
+  if (evict_oldest(peer_full ? &peer : nullptr)) return Place::kAdmit;
+  if (reserved < limits.probe_reserve) return Place::kReserve;
+  return Place::kRefuse;
+}
+
+// A connection younger than kEvictionGrace is not evicted: a client that connects and sends its
+// request at once (a probe) gets that long to do so, however fast others reconnect.
+bool HttpServer::Impl::evict_oldest(const std::string* peer) {
+  const auto young = std::chrono::steady_clock::now() - kEvictionGrace;
+  for (auto& [id, o] : open) {
+    if (o.opened > young) break;  // the rest are younger still
+    if (peer && o.peer != *peer) continue;
+    auto c = o.connection.lock();
+    if (c && c->header_pending() && c->evict()) return true;
+  }
+  return false;
+}
+
+void HttpServer::Impl::admit(tcp::socket socket, const std::string& peer, bool reserve) {
   std::lock_guard lock(mutex);
   if (stopped) return;  // accepted as stop() came: closed without an answer
   const std::uint64_t id = next_id++;
-  auto c = std::make_shared<Connection>(io, std::move(socket), limits, hooks, [this, id] {
+  auto c = std::make_shared<Connection>(io, std::move(socket), limits, hooks, [this, id, peer, reserve] {
     std::lock_guard l(mutex);
     open.erase(id);
+    if (reserve) --reserved;
+    if (auto p = peers.find(peer); p != peers.end() && --p->second == 0) peers.erase(p);
   });
-  open.emplace(id, c);
+  if (reserve) {
+    ++reserved;
+    c->set_probe_only();
+  }
+  ++peers[peer];
+  open.emplace(id, Open{c, peer, std::chrono::steady_clock::now()});
   c->start();
 }
 
@@ -115,8 +169,8 @@ void HttpServer::Impl::stop_all() {
   std::vector<std::shared_ptr<Connection>> live;
   {
     std::lock_guard lock(mutex);
-    for (auto& [id, weak] : open)
-      if (auto c = weak.lock()) live.push_back(std::move(c));
+    for (auto& [id, o] : open)
+      if (auto c = o.connection.lock()) live.push_back(std::move(c));
   }
   for (auto& c : live) c->stop();
 }

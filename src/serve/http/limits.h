@@ -5,11 +5,22 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace ogai::serve::http {
 
 struct Limits {
   std::size_t max_connections = 512;       // open connections at once; one more gets 503 and is closed
+  // Open connections from one client address; 0 = max_connections / 8 (at least 8). A new one
+  // beyond it (or beyond max_connections) takes the place of the oldest connection of that peer
+  // (of any peer, at max_connections) that has not sent a whole request header yet, else is refused.
+  std::size_t max_connections_per_peer = 0;
+  // Beyond max_connections, this many connections more may each ask one of `probe_paths` (a
+  // health check or a scrape, answered while slow clients hold every other place); any other
+  // request on them is answered 503.
+  std::size_t probe_reserve = 8;
+  std::vector<std::string> probe_paths = {"/health", "/ready", "/metrics"};
   std::size_t max_header_bytes = 16 << 10; // request line and header fields together; more -> 431
   std::size_t max_body_bytes = 8 << 20;    // Content-Length or chunked, counted as it arrives; more -> 413
   std::size_t max_form_body_bytes = 8192;  // the same for application/x-www-form-urlencoded bodies

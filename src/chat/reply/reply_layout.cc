@@ -1,0 +1,52 @@
+#include "chat/reply/reply_layout.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "chat/reply/builtin_templates.h"
+
+namespace ogai::chat::reply {
+namespace fs = std::filesystem;
+
+std::optional<ReplyLayout> load_reply_layout(const fs::path& source) {
+  fs::path file = source;
+  if (fs::is_directory(source)) {
+    file = source / "tokenizer_config.json";
+    if (!fs::exists(file)) return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(ErrorCode::kNotFound, file.string(), "cannot read the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Json j = Json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    fail(ErrorCode::kInvalidArgument, file.string(), "expected a JSON object");
+  ReplyLayout layout;
+  if (j.contains("response_template")) {
+    layout.origin = file.string() + ":response_template";
+    layout.tmpl = ResponseTemplate::load(j["response_template"], "response_template", layout.origin);
+    return layout;
+  }
+  if (j.contains("response_schema")) {
+    layout.origin = file.string() + ":response_schema";
+    layout.schema = ResponseSchema::load(j["response_schema"], "response_schema");
+    return layout;
+  }
+  if (j.contains("fields")) {  // the template itself
+    layout.origin = file.string();
+    layout.tmpl = ResponseTemplate::load(j, "response_template", layout.origin);
+    return layout;
+  }
+  return std::nullopt;
+}
+
+ReplyLayout builtin_layout(std::string_view source, const std::string& family) {
+  ReplyLayout layout;
+  const std::string name = family.empty() ? detect_template_family(source) : family;
+  layout.tmpl = builtin_template(name, source.find("<think>") != std::string_view::npos);
+  layout.origin = "builtin:" + name;
+  return layout;
+}
+
+}  // namespace ogai::chat::reply

@@ -1,0 +1,213 @@
+// `ogai quantize SRC DST [--bits 4] [--block-size 16|32|64|128] [--symmetric|--asymmetric]
+// [--accuracy-level 0-4] [--exclude NODE_OR_PATTERN]... [--lm-head] [--embeddings] [--force]`:
+// writes DST, a copy of the package SRC whose eligible MatMuls are 4-bit com.microsoft
+// MatMulNBits (src/quantize; docs/quantize.md). Before DST appears, the result is validated like
+// `ogai validate` (when SRC has metadata) and every graph's inputs and outputs are compared with
+// the source's. Prints per graph the MatMuls quantized and skipped (with the reason) and the
+// bytes before and after; on stderr a progress bar on a terminal, one summary line otherwise.
+// Exit 0 written, 1 refused (nothing eligible, DST exists, the result would be invalid),
+// 2 usage or unreadable input.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "cli/command.h"
+#include "generate/loadable_check.h"
+#include "metadata/package.h"
+#include "onnx/graph_info.h"
+#include "quantize/package_quantize.h"
+
+namespace ogai::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using quantize::GraphReport;
+using quantize::NodeDecision;
+
+struct QuantizeArgs {
+  std::string src, dst;
+  quantize::QuantizeOptions options;
+  bool asymmetric = false, symmetric = false, force = false;
+};
+
+std::string mib(std::uint64_t bytes) {
+  return fmt::format("{:.2f} MiB", bytes / (1024.0 * 1024.0));
+}
+
+bool has_metadata(const fs::path& dir) {
+  for (const char* name : {"inference_metadata.yaml", "inference_metadata.yml",
+                           "inference_metadata.json", "genai_config.json"})
+    if (fs::exists(dir / name)) return true;
+  return false;
+}
+
+std::string interface_text(const onnx::GraphInfo& info) {
+  std::string text;
+  for (const auto* list : {&info.inputs, &info.outputs})
+    for (const auto& v : *list)
+      if (!info.is_initializer(v.name))
+        text += fmt::format("{}:{}:{};", v.name, dtype_name(v.dtype), v.rank());
+  return text;
+}
+
+// Refuses an assembled package that would not validate or whose graphs changed interface.
+void verify_result(const fs::path& src, const fs::path& dir) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".onnx") continue;
+    const fs::path rel = fs::relative(entry.path(), dir);
+    if (interface_text(onnx::read_graph_info(src / rel)) !=
+        interface_text(onnx::read_graph_info(entry.path())))
+      fail(ErrorCode::kInternal, rel.string(),
+           "the quantized graph's inputs or outputs differ from the source's");
+  }
+  if (!has_metadata(src)) return;
+  metadata::ValidationReport report = metadata::validate_package(dir);
+  generate::check_loadable_text(report);
+  if (report.valid()) return;
+  std::string problems;
+  for (const auto& d : report.diagnostics.items()) problems += "\n  " + d.text();
+  fail(ErrorCode::kInvalidPackage, dir.string(), "the quantized package does not validate:{}",
+       problems);
+}
+
+void print_graph(const GraphReport& g) {
+  std::size_t matmuls = 0, quantized = 0, embeddings = 0;
+  for (const auto& d : g.plan.decisions) {
+    if (d.kind == NodeDecision::Kind::kMatMul)
+      ++matmuls, quantized += d.quantize;
+    else
+      embeddings += d.quantize;
+  }
+  if (!g.rewritten) {
+    std::printf("%s: nothing eligible, copied unchanged (%zu MatMuls)\n", g.graph.c_str(), matmuls);
+  } else {
+    std::printf("%s: %zu of %zu MatMuls quantized%s; weights %s -> %s; initializers %s -> %s\n",
+                g.graph.c_str(), quantized, matmuls,
+                embeddings ? ", token embedding quantized" : "", mib(g.weight_bytes_before).c_str(),
+                mib(g.weight_bytes_after).c_str(), mib(g.bytes_before).c_str(),
+                mib(g.bytes_after).c_str());
+  }
+  for (const auto& d : g.plan.decisions) {
+    const char* what = d.kind == NodeDecision::Kind::kGather ? "Gather" : "MatMul";
+    if (d.quantize)
+      std::printf("  quantized %s %s [%lld x %lld]%s\n", what, d.label.c_str(),
+                  static_cast<long long>(d.k), static_cast<long long>(d.n),
+                  d.lm_head ? " (lm-head)" : "");
+    else
+      std::printf("  skipped %s %s: %s\n", what, d.label.c_str(), d.reason.c_str());
+  }
+}
+
+// The process's peak resident memory (VmHWM of /proc/self/status: this program's own, not what a
+// parent had before exec), in bytes; 0 when unknown.
+std::uint64_t peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib * 1024;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar() : tty_(isatty(STDERR_FILENO) == 1) {}
+  void operator()(std::uint64_t done, std::uint64_t total) {
+    if (!tty_ || total == 0) return;
+    const int percent = static_cast<int>(done * 100 / total);
+    if (percent == last_) return;
+    last_ = percent;
+    constexpr int kWidth = 40;
+    const int filled = percent * kWidth / 100;
+    std::fprintf(stderr, "\rquantizing [%s%s] %3d%%  %s / %s", std::string(filled, '#').c_str(),
+                 std::string(kWidth - filled, '.').c_str(), percent, mib(done).c_str(),
+                 mib(total).c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (tty_ && last_ >= 0) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool tty_;
+  int last_ = -1;
+};
+
+int run_quantize(QuantizeArgs& args) {
+  args.options.block.symmetric = !args.asymmetric;
+  const auto start = std::chrono::steady_clock::now();
+  ProgressBar bar;
+  quantize::PackageReport report;
+  try {
+    report = quantize::quantize_package(
+        args.src, args.dst, args.options, args.force,
+        [&](std::uint64_t d, std::uint64_t t) { bar(d, t); },
+        [&](const fs::path& dir) { verify_result(args.src, dir); });
+  } catch (const Error& e) {
+    bar.finish();
+    std::fprintf(stderr, "ogai quantize: %s\n", e.what());
+    const bool unreadable = e.code() == ErrorCode::kNotFound || e.code() == ErrorCode::kParse;
+    return unreadable ? kExitUsage : kExitFailure;
+  }
+  bar.finish();
+  std::uint64_t before = 0, after = 0;
+  std::size_t nodes = 0;
+  for (const auto& g : report.graphs) {
+    print_graph(g);
+    before += g.rewritten ? g.bytes_before : 0;
+    after += g.rewritten ? g.bytes_after : 0;
+    nodes += g.rewritten ? g.plan.quantized() : 0;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr,
+               "ogai quantize: wrote %s: %zu nodes in %zu graphs to 4-bit (block %d, %s, "
+               "accuracy_level %d), "
+               "%s -> %s, %zu files copied, %.1f s, peak memory %s\n",
+               args.dst.c_str(), nodes, report.graphs.size(), args.options.block.block_size,
+               args.options.block.symmetric ? "symmetric" : "asymmetric",
+               args.options.accuracy_level, mib(before).c_str(), mib(after).c_str(),
+               report.files_copied, seconds, mib(peak_rss()).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_quantize_command(CLI::App& app, CommandResult& result) {
+  auto* cmd =
+      app.add_subcommand("quantize", "write a copy of a package with 4-bit MatMulNBits weights");
+  auto args = std::make_shared<QuantizeArgs>();
+  auto& o = args->options;
+  cmd->add_option("SRC", args->src, "the fp32/fp16 package directory")->required();
+  cmd->add_option("DST", args->dst, "the package directory to write")->required();
+  cmd->add_option("--bits", o.bits, "bits per weight (4)")->check(CLI::IsMember({4}));
+  cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 32)")
+      ->check(CLI::IsMember({16, 32, 64, 128}));
+  auto* sym =
+      cmd->add_flag("--symmetric", args->symmetric, "zero point 8, no zero_points input (default)");
+  auto* asym = cmd->add_flag("--asymmetric", args->asymmetric, "a 4-bit zero point per block");
+  sym->excludes(asym);
+  cmd->add_option("--accuracy-level", o.accuracy_level,
+                  "MatMulNBits accuracy_level: 0 unset, 1 fp32, 2 fp16, 3 bf16, 4 int8 activations "
+                  "(default 4)")
+      ->check(CLI::Range(0, 4));
+  cmd->add_option("--exclude", o.exclude,
+                  "leave a node unquantized: its name, output or weight name, or a glob");
+  cmd->add_flag("--lm-head", o.lm_head,
+                "also quantize the output projection (also when tied to the embedding)");
+  cmd->add_flag("--embeddings", o.embeddings,
+                "quantize the token-embedding Gather as GatherBlockQuantized");
+  cmd->add_flag("--force", args->force, "replace DST when it exists");
+  cmd->callback([&result, args] { result.exit_code = run_quantize(*args); });
+}
+
+}  // namespace ogai::cli
