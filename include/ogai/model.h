@@ -28,10 +28,12 @@ namespace ogai {
 
 struct ModelInfo {
   std::filesystem::path package;
-  std::int64_t vocab_size = 0;
+  std::int64_t vocab_size = 0;            // 0 for a workflow package (its graphs sample)
   std::int64_t context_length = 0;        // positions the model accepts (0 = unknown)
   std::vector<std::int32_t> eos_token_ids;
   bool has_chat_template = false;
+  bool has_tokenizer = true;   // false: prompts are token ids, replies are ids as text
+  bool runs_workflow = false;  // the package's own looped workflow generates (the interpreter)
   std::string execution_provider;
 };
 

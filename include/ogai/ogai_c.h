@@ -155,6 +155,12 @@ OGAI_API ogai_status ogai_options_add_stop(ogai_options* options, const char* st
 OGAI_API ogai_status ogai_generate(const ogai_model* model, const char* prompt, const ogai_options* options,
                                    ogai_token_callback on_token, void* user_data, ogai_result** result);
 
+/* Generates from `count` token ids, fed as they are (no BOS added); the only prompt a package
+ * without a tokenizer takes (its text is then its ids in decimal, space-separated). */
+OGAI_API ogai_status ogai_generate_ids(const ogai_model* model, const int32_t* ids, size_t count,
+                                       const ogai_options* options, ogai_token_callback on_token, void* user_data,
+                                       ogai_result** result);
+
 /* The generated text (stop string excluded), NUL-terminated; `length` (may be NULL) gets its
  * byte length. */
 OGAI_API ogai_status ogai_result_text(const ogai_result* result, const char** text, size_t* length);
@@ -178,6 +184,10 @@ OGAI_API void ogai_engine_free(ogai_engine* engine);
  * not fit. `*request` receives the request (free with ogai_request_free). */
 OGAI_API ogai_status ogai_engine_submit(ogai_engine* engine, const char* prompt, const ogai_options* options,
                                         ogai_token_callback on_token, void* user_data, ogai_request** request);
+/* ogai_engine_submit with `count` token ids as the prompt (fed as they are). */
+OGAI_API ogai_status ogai_engine_submit_ids(ogai_engine* engine, const int32_t* ids, size_t count,
+                                            const ogai_options* options, ogai_token_callback on_token,
+                                            void* user_data, ogai_request** request);
 /* Blocks until the request ends; `*result` receives its result (free with ogai_result_free). The
  * error that ended a failed request is returned instead. Once per request: a second wait fails
  * with OGAI_INVALID_ARGUMENT. */

@@ -33,6 +33,10 @@ struct LoadOptions {
   std::string response_template;
   // Called during long loads with a stage name and a fraction in [0, 1]; may be empty.
   std::function<void(std::string_view stage, double fraction)> progress;
+  // For a package whose own looped workflow generates: tensors every request gets, each
+  // "NAME=JSON" or "NAME=@FILE.npy" (NAME a workflow input or application alias, JSON typed by
+  // its contract), e.g. the application inputs the workflow requires. Refused for other packages.
+  std::vector<std::string> workflow_inputs;
 };
 
 struct SamplingOptions {
@@ -84,6 +88,17 @@ struct ResponseFormat {
   Kind kind = Kind::kJsonObject;
   std::string text;
   bool strict = true;  // OpenAI's json_schema.strict; ogai enforces the format either way
+  // kJsonObject / kJsonSchema: the longest run of blanks (space, tab, newline, carriage return)
+  // allowed between JSON tokens, at most 256; 0 (the default) is compact JSON.
+  int whitespace = 0;
+};
+
+// A schema keyword ogai treats as an annotation (not enforced) although it could validate:
+// today a `format` value outside the enforced list. `pointer` is its JSON pointer.
+struct UnenforcedKeyword {
+  std::string keyword;  // "format"
+  std::string value;    // "uri-template"
+  std::string pointer;  // "#/properties/link/format"
 };
 
 struct GenerationOptions {
@@ -120,6 +135,9 @@ struct GenerationOptions {
 // schema, regex or grammar: kInvalidArgument; something ogai cannot enforce: kUnsupported naming
 // the keyword and its JSON pointer). For checking a request before queueing it.
 void check_response_format(const ResponseFormat& format);
+// check_response_format() that also returns what of the format is not enforced (empty for
+// formats other than kJsonSchema), for a response header or a log line.
+std::vector<UnenforcedKeyword> check_response_format_annotations(const ResponseFormat& format);
 
 // A bound on the structured-output compilations a thread makes while a CompileBudgetScope lives
 // (check_response_format, and those of Engine::submit, Model::generate and Model::prepare_chat

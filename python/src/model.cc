@@ -17,9 +17,11 @@ struct TokenizerHandle {
   std::shared_ptr<const Model> model;
 };
 
-std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::string& ep, std::optional<int> threads) {
+std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::string& ep, std::optional<int> threads,
+                                  std::vector<std::string> inputs) {
   LoadOptions options;
   options.execution_provider = ep;
+  options.workflow_inputs = std::move(inputs);
   if (threads) {
     if (*threads < 1) throw Error(ErrorCode::kInvalidArgument, "threads", std::to_string(*threads) + " must be >= 1");
     options.intra_op_threads = *threads;
@@ -154,7 +156,9 @@ void bind_model(py::module_& m) {
   bind_tokenizer(m);
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model", "A loaded, validated package.")
       .def(py::init(&load), py::arg("path"), py::arg("ep") = "cpu", py::arg("threads") = py::none(),
-           "loads and validates the package at `path`; ep: 'cpu' or 'cuda'; threads: ONNX Runtime intra-op threads")
+           py::arg("inputs") = std::vector<std::string>{},
+           "loads and validates the package at `path`; ep: 'cpu' or 'cuda'; threads: ONNX Runtime intra-op threads; "
+           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets")
       .def("generate", &generate, py::arg("prompt"),
            "generates from a text (or a list of token ids); returns a GenerationResult, or a TextStream with "
            "stream=True. Keywords: max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty, "

@@ -40,6 +40,24 @@ ogai_status ogai_engine_submit(ogai_engine* engine, const char* prompt, const og
   });
 }
 
+ogai_status ogai_engine_submit_ids(ogai_engine* engine, const int32_t* ids, size_t count, const ogai_options* options,
+                                   ogai_token_callback on_token, void* user_data, ogai_request** request) {
+  if (engine == nullptr) return null_argument("engine");
+  if (ids == nullptr && count > 0) return null_argument("ids");
+  if (request == nullptr) return null_argument("request");
+  return guarded([&] {
+    auto out = std::make_unique<ogai_request>();
+    out->callback = std::make_shared<ogai::capi::CallbackTarget>();
+    out->callback->fn = on_token;
+    out->callback->user_data = user_data;
+    const ogai::GenerationOptions defaults;
+    out->handle = engine->engine->submit(std::span<const std::int32_t>(ids, count), options ? options->options : defaults,
+                                         ogai::capi::stream_callback(out->callback));
+    *request = out.release();
+    return OGAI_OK;
+  });
+}
+
 ogai_status ogai_request_wait(ogai_request* request, ogai_result** result) {
   if (request == nullptr) return null_argument("request");
   if (result == nullptr) return null_argument("result");

@@ -66,6 +66,24 @@ ogai_status ogai_generate(const ogai_model* model, const char* prompt, const oga
   });
 }
 
+ogai_status ogai_generate_ids(const ogai_model* model, const int32_t* ids, size_t count, const ogai_options* options,
+                              ogai_token_callback on_token, void* user_data, ogai_result** result) {
+  if (model == nullptr) return null_argument("model");
+  if (ids == nullptr && count > 0) return null_argument("ids");
+  if (result == nullptr) return null_argument("result");
+  return guarded([&] {
+    auto target = std::make_shared<ogai::capi::CallbackTarget>();
+    target->fn = on_token;
+    target->user_data = user_data;
+    const ogai::GenerationOptions defaults;
+    auto out = std::make_unique<ogai_result>();
+    out->result = model->model->generate(std::span<const std::int32_t>(ids, count),
+                                         options ? options->options : defaults, ogai::capi::stream_callback(target));
+    *result = out.release();
+    return OGAI_OK;
+  });
+}
+
 ogai_status ogai_result_text(const ogai_result* result, const char** text, size_t* length) {
   if (result == nullptr) return null_argument("result");
   if (text == nullptr) return null_argument("text");

@@ -1,6 +1,7 @@
-// `ogai bench PKG [--prompt-len N] [--gen N] [--runs N] [--json]`: prefill and decode speed,
-// time to first token, and ogai's own time per token outside ONNX Runtime. Greedy, EOS ignored,
-// so every run does the same work; reports the median run.
+// `ogai bench PKG [--prompt-len N | --prompt-ids JSON] [--gen N] [--runs N] [--json]`: prefill and
+// decode speed, time to first token, and ogai's own time per token outside ONNX Runtime. Greedy,
+// EOS ignored, so every run does the same work; reports the median run. The prompt is a synthetic
+// text of --prompt-len tokens, or --prompt-ids as given (the only prompt a token-id package takes).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/model_flags.h"
+#include "cli/prompt_ids.h"
 
 namespace ogai::cli {
 namespace {
@@ -15,6 +17,7 @@ namespace {
 struct BenchFlags {
   ModelFlags model;
   int prompt_len = 128;
+  std::string prompt_ids;  // --prompt-ids JSON
   int gen = 128;
   int runs = 3;
   bool json = false;
@@ -50,21 +53,22 @@ RunStats run_once(const Model& model, const std::vector<std::int32_t>& prompt, i
 int run_bench(const BenchFlags& f) {
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
-  auto prompt = synthetic_prompt(*model, f.prompt_len);
+  auto prompt = f.prompt_ids.empty() ? synthetic_prompt(*model, f.prompt_len) : parse_prompt_ids(f.prompt_ids, "--prompt-ids");
+  const int prompt_len = static_cast<int>(prompt.size());
   run_once(*model, prompt, std::min(f.gen, 8));  // warm-up
   std::vector<RunStats> runs;
   for (int i = 0; i < f.runs; ++i) runs.push_back(run_once(*model, prompt, f.gen));
   std::sort(runs.begin(), runs.end(), [](auto& a, auto& b) { return a.decode_tok_s < b.decode_tok_s; });
   const RunStats& m = runs[runs.size() / 2];
   if (f.json) {
-    nlohmann::ordered_json j = {{"package", f.model.package}, {"prompt_len", f.prompt_len}, {"gen", f.gen},
+    nlohmann::ordered_json j = {{"package", f.model.package}, {"prompt_len", prompt_len}, {"gen", f.gen},
                         {"runs", f.runs}, {"load_ms", load_ms}, {"prefill_tok_s", m.prefill_tok_s},
                         {"decode_tok_s", m.decode_tok_s}, {"ttft_ms", m.ttft_ms},
                         {"runtime_us_per_token", m.runtime_us_per_token}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("package      %s (load %.0f ms)\n", f.model.package.c_str(), load_ms);
-    std::printf("prompt %d tokens, %d generated, median of %d runs\n", f.prompt_len, f.gen, f.runs);
+    std::printf("prompt %d tokens, %d generated, median of %d runs\n", prompt_len, f.gen, f.runs);
     std::printf("prefill      %10.1f tok/s\n", m.prefill_tok_s);
     std::printf("decode       %10.1f tok/s\n", m.decode_tok_s);
     std::printf("ttft         %10.2f ms\n", m.ttft_ms);
@@ -79,7 +83,9 @@ void add_bench_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<BenchFlags>();
   auto* cmd = app.add_subcommand("bench", "measure prefill/decode speed and ogai's own cost per token");
   add_model_flags(*cmd, flags->model);
-  cmd->add_option("--prompt-len", flags->prompt_len, "prompt tokens")->check(CLI::Range(1, 1 << 20));
+  auto* len = cmd->add_option("--prompt-len", flags->prompt_len, "prompt tokens")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--prompt-ids", flags->prompt_ids, "the prompt as a JSON array of token ids, fed exactly (no BOS)")
+      ->excludes(len);
   cmd->add_option("--gen", flags->gen, "tokens to generate")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--runs", flags->runs, "timed runs (median reported)")->check(CLI::Range(1, 10000));
   cmd->add_flag("--json", flags->json, "print one JSON object");

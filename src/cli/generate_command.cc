@@ -1,8 +1,10 @@
 // A package whose workflow needs the interpreter (loops, policies, adapters) runs through
 // workflow_generate.h instead of the native loop.
-// `ogai generate PKG [--prompt TEXT | --prompt-file FILE | stdin] [--chat] [--system TEXT] [sampling flags]
+// `ogai generate PKG [--prompt TEXT | --prompt-file FILE | --prompt-ids JSON | stdin] [--chat] [--system TEXT] [sampling flags]
 //  [--tools FILE] [--tool-choice auto|none|required|NAME] [--tool-call-format F] [--var KEY=JSON]...
 //  [--stream] [--json]`
+// --prompt-ids feeds token ids exactly (no BOS added); on a package without a tokenizer the reply
+// prints as space-separated ids (--json: "text" is empty).
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
 // {"prompt_ids","ids","text","finish_reason","timings":{load_ms,prefill_ms,decode_ms,ttft_ms,decode_tok_s,
 // runtime_ms,onnxruntime_ms,queue_ms,cached_prompt_tokens}} on one line, keys in this order; `--logprobs N` (with --json only)
@@ -26,6 +28,7 @@
 #include "cli/command.h"
 #include "cli/format_flags.h"
 #include "cli/model_flags.h"
+#include "cli/prompt_ids.h"
 #include "cli/workflow_generate.h"
 
 namespace ogai::cli {
@@ -38,6 +41,7 @@ struct GenerateFlags {
   ChatFlags chat_flags;
   std::string prompt;       // "-" = standard input
   std::string prompt_file;
+  std::string prompt_ids;   // --prompt-ids JSON
   bool chat = false;
   std::string system;
   bool stream = false;
@@ -118,7 +122,15 @@ int run_generate(const GenerateFlags& f) {
     std::fprintf(stderr, "ogai generate: --prompt-logprobs needs --logprobs N\n");
     return kExitUsage;
   }
-  std::optional<std::string> read = prompt_text(f);
+  std::optional<std::vector<std::int32_t>> ids;
+  if (!f.prompt_ids.empty()) {
+    if (f.chat) {
+      std::fprintf(stderr, "ogai generate: --prompt-ids cannot be combined with --chat (the ids are the prompt)\n");
+      return kExitUsage;
+    }
+    ids = parse_prompt_ids(f.prompt_ids, "--prompt-ids");
+  }
+  std::optional<std::string> read = ids ? std::optional<std::string>("") : prompt_text(f);
   if (!read) {
     std::fprintf(stderr, "ogai generate: give a prompt: --prompt TEXT, --prompt-file FILE, or text on standard input\n");
     return kExitUsage;
@@ -130,7 +142,10 @@ int run_generate(const GenerateFlags& f) {
       std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
       return kExitUsage;
     }
-    WorkflowGenerateArgs args{f.model.package, *read, f.sampling.options, f.inputs, f.stream, f.json};
+    ModelFlags model = f.model;
+    model.workflow_inputs = f.inputs;
+    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json};
+    if (ids) args.prompt_ids = *ids;
     if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
     args.options.response_format = format;
     return run_workflow_generate(args);
@@ -165,14 +180,19 @@ int run_generate(const GenerateFlags& f) {
   const bool parsed = chat && (parses_reply(*chat) || !f.chat_flags.tools_file.empty());
   std::optional<ChatReplyParser> parser;
   if (parsed) parser.emplace(*chat);
+  const bool as_ids = !model->info().has_tokenizer;  // a token-id package: the reply prints as ids
   StreamCallback on_token;
+  bool first_id = true;
   if (f.stream && !f.json)
-    on_token = [&parser](const StreamEvent& e) {
-      write_text(parser ? std::string_view(parser->feed(e.text).content) : e.text);
+    on_token = [&parser, as_ids, &first_id](const StreamEvent& e) {
+      if (as_ids) std::printf("%s%d", first_id ? "" : " ", e.token);
+      else write_text(parser ? std::string_view(parser->feed(e.text).content) : e.text);
+      first_id = false;
       std::fflush(stdout);
       return true;
     };
-  GenerationResult result = model->generate(prompt, options, on_token);
+  GenerationResult result = ids ? model->generate(std::span<const std::int32_t>(*ids), options, on_token)
+                                : model->generate(prompt, options, on_token);
   result.timings.load_ms = load_ms;
   std::optional<ChatReply> reply;
   if (parsed) reply = parse_chat_reply(*chat, result.text);
@@ -188,7 +208,7 @@ int run_generate(const GenerateFlags& f) {
     std::printf("%s\n", doc.dump().c_str());
   } else {
     if (parser && f.stream) write_text(parser->finish().content);
-    else if (!f.stream) write_text(reply ? reply->content : result.text);
+    else if (!f.stream) write_text(as_ids ? ids_text(result.ids) : reply ? reply->content : result.text);
     const bool calls = reply && !reply->tool_calls.empty();
     if (calls && !reply->content.empty()) std::fputc('\n', stdout);
     if (calls)  // one JSON line per call
@@ -208,7 +228,12 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   auto* prompt = cmd->add_option("--prompt", flags->prompt,
                                  "the prompt text; '-' reads it from standard input, as does leaving it out when "
                                  "standard input is not a terminal");
-  cmd->add_option("--prompt-file", flags->prompt_file, "read the prompt from this file")->excludes(prompt);
+  auto* file = cmd->add_option("--prompt-file", flags->prompt_file, "read the prompt from this file")->excludes(prompt);
+  cmd->add_option("--prompt-ids", flags->prompt_ids,
+                  "the prompt as a JSON array of token ids, fed exactly (no BOS added); the only prompt a package "
+                  "without tokenizer.json takes")
+      ->excludes(prompt)
+      ->excludes(file);
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);

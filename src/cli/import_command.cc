@@ -28,6 +28,8 @@ int run_import(const ImportArgs& args) {
     std::fprintf(stderr, "ogai import: %s\n", e.what());
     return e.code() == ErrorCode::kUnsupported ? kExitFailure : kExitUsage;
   }
+  for (const auto& line : result.facts.warnings)
+    std::fprintf(stderr, "ogai import: %s: %s\n", result.config_file.string().c_str(), line.c_str());
   metadata::ValidationReport report = metadata::validate_package_text(result.document, result.config_file);
   if (!report.valid()) {
     for (const auto& d : report.diagnostics.items()) std::fprintf(stderr, "%s\n", d.text().c_str());

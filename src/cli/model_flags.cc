@@ -106,6 +106,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.device_id = flags.device;
   options.max_context_length = flags.ctx_size;
   options.chat_template = flags.chat_template;
+  options.workflow_inputs = flags.workflow_inputs;
   options.response_template = flags.response_template;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ogai/ogai.h"
 
@@ -17,6 +18,7 @@ struct ModelFlags {
   int threads = 0;
   bool allow_cpu_fallback = false;
   std::string chat_template;  // --chat-template FILE: instead of the package's template
+  std::vector<std::string> workflow_inputs;  // --input NAME=JSON|@FILE.npy (LoadOptions::workflow_inputs)
   int device = 0;                  // --device N: the accelerator (with --ep cuda)
   std::int64_t ctx_size = 0;       // --ctx-size N: cap on the context; 0 = the package's
   std::string response_template;  // --response-template FILE: parses replies (docs/tool_calls.md)

@@ -13,7 +13,7 @@
 
 #include "base/error.h"
 #include "cli/command.h"
-#include "cli/workflow_inputs.h"
+#include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
 #include "workflow/tensor_json.h"
 
@@ -40,7 +40,7 @@ void print_human(const workflow::RunResult& result) {
 int run_run(const RunFlags& f) {
   workflow::Program program = workflow::load_program(f.package);
   workflow::RunRequest request;
-  add_input_tensors(program.workflow(), f.inputs, request);
+  workflow::add_input_tensors(program.workflow(), f.inputs, request);
   request.max_new_tokens = f.max_new_tokens;
   request.seed = f.seed;
   request.temperature = f.temperature;

@@ -144,6 +144,8 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
   add_model_flags(*cmd, flags->model);
   add_chat_template_flag(*cmd, flags->model);
+  cmd->add_option("--input", flags->model.workflow_inputs,
+                  "NAME=JSON or NAME=@FILE.npy: a tensor every request of an interpreted workflow package gets");
   add_speculative_flags(*cmd, flags->server.speculative);
   add_surface_flags(*cmd, flags->server.surface, flags->log_format);
   auto& s = flags->server;

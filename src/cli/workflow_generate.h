@@ -1,25 +1,32 @@
 // `ogai generate` on a package whose workflow the native decode loop cannot stand in for (a loop,
-// a branch, policy components, adapters): the prompt runs through the workflow interpreter and
-// the chunks emitted into its `tokens` output are printed as they are emitted.
-//   Prompt: text, tokenized with the package tokenizer; without a tokenizer, a JSON array of ids.
+// a branch, policy components, adapters): the model loads with its workflow (Model::load picks
+// the interpreter) and generates like any other, streamed as the workflow emits.
+//   Prompt: text, tokenized with the package tokenizer; without a tokenizer, a JSON array of ids;
+//   or --prompt-ids (the ids as given, no BOS added).
 //   Output: the decoded text (ids space-separated without a tokenizer); --json prints
-//   {"prompt_ids","ids","text","finish_reason":"length","timings":{"runtime_ms","onnxruntime_ms"}}.
+//   {"prompt_ids","ids","text","finish_reason","timings":{"runtime_ms","onnxruntime_ms"}}, the
+//   finish reason `stop` when the workflow ended on its own (EOS, its termination rule) or a
+//   stop string, `length` when it ran its whole budget.
 // `--input NAME=JSON` adds named tensors (the application inputs a workflow requires).
-// A multi-row output, stop strings, --chat, --logprobs and response formats are refused.
+// --chat, --logprobs and response formats are refused (by the engine, naming why).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/model_flags.h"
 #include "ogai/options.h"
 
 namespace ogai::cli {
 
 struct WorkflowGenerateArgs {
-  std::string package, prompt;
+  ModelFlags model;  // with workflow_inputs: the --input specs
+  std::string prompt;
   GenerationOptions options;
-  std::vector<std::string> inputs;  // --input NAME=JSON|@FILE.npy (cli/workflow_inputs.h)
   bool stream = false, json = false;
+  std::optional<std::vector<std::int32_t>> prompt_ids;  // --prompt-ids: fed as they are, `prompt` unused
 };
 
 // True when PKG's metadata has a workflow the interpreter must run (workflow::needs_interpreter);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "generate/index_feed.h"
 
 namespace ogai::generate {
 
@@ -37,12 +38,13 @@ StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& 
   }
   ort::Tensor owned[5];
   std::size_t n = 0;
-  owned[n++] = ort::Tensor::view(DataType::kInt64, {rows, 1}, const_cast<std::int64_t*>(tokens.data()));
+  owned[n++] = index_feed(spec.token_dtype, {rows, 1}, tokens, narrow_[0], spec.token_input);
   if (!spec.mask_input.empty()) {
     build_mask(cache);
-    owned[n++] = ort::Tensor::view(DataType::kInt64, {rows, cache.longest() + 1}, mask_.data());
+    owned[n++] = index_feed(spec.mask_dtype, {rows, cache.longest() + 1}, mask_, narrow_[1], spec.mask_input);
   }
-  if (!spec.position_input.empty()) owned[n++] = ort::Tensor::view(DataType::kInt64, {rows, 1}, positions_.data());
+  if (!spec.position_input.empty())
+    owned[n++] = index_feed(spec.position_dtype, {rows, 1}, positions_, narrow_[2], spec.position_input);
   if (!spec.write_indices_input.empty()) owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data());
   if (!spec.cache_lengths_input.empty())
     owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data() + rows);

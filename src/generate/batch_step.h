@@ -6,7 +6,7 @@
 //     from the mask (GroupQueryAttention);
 //   position_ids [rows, 1] = len (real tokens before the new one);
 //   write_indices [rows] = len, cache_lengths [rows] = len + 1 (static caches).
-// Runs the graph, commits the presents (every row one position longer) and returns the logits.
+// Each in the dtype its port declares (int32 or int64). Runs the graph, commits the presents (every row one position longer) and returns the logits.
 // A failure leaves the cache as it was before the step.
 // Cost per step: O(rows x longest) to write the mask when rows > 1 (a single row appends one
 // column); nothing else grows with the context.
@@ -44,6 +44,7 @@ class BatchStep {
   std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
   std::vector<std::int64_t> positions_;  // [rows]
   std::vector<std::int64_t> lengths_;    // [2, rows]: write indices, then cache lengths
+  std::vector<std::int32_t> narrow_[3];  // ids, mask, positions for int32 ports (index_feed.h)
   std::vector<const ort::Tensor*> inputs_;
   std::vector<ort::Tensor> outputs_;
 };

@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "generate/index_feed.h"
 
 namespace ogai::generate {
 namespace {
@@ -20,6 +21,14 @@ void require_int64(const ort::PortInfo& port, const std::string& origin, int ran
   if (port.dtype != DataType::kInt64 || static_cast<int>(port.shape.size()) != rank)
     fail(ErrorCode::kInvalidPackage, origin, "port '{}' is {} of rank {}, expected int64 of rank {}", port.name,
          dtype_name(port.dtype), port.shape.size(), rank);
+}
+
+// Ids, mask and positions: int32 or int64 as the graph declares (the feeds follow it).
+DataType require_index(const ort::PortInfo& port, const std::string& origin, int rank) {
+  if (!is_index_dtype(port.dtype) || static_cast<int>(port.shape.size()) != rank)
+    fail(ErrorCode::kInvalidPackage, origin, "port '{}' is {} of rank {}, expected int32 or int64 of rank {}", port.name,
+         dtype_name(port.dtype), port.shape.size(), rank);
+  return port.dtype;
 }
 
 }  // namespace
@@ -70,6 +79,9 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
 Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
     : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)), memory_(ort::Memory::of(session_)) {
   check_against_session();
+  spec_.token_dtype = session_.find_input(spec_.token_input)->dtype;
+  if (!spec_.mask_input.empty()) spec_.mask_dtype = session_.find_input(spec_.mask_input)->dtype;
+  if (!spec_.position_input.empty()) spec_.position_dtype = session_.find_input(spec_.position_input)->dtype;
   const auto& logits_shape = session_.find_output(spec_.logits_output)->shape;
   if (spec_.vocab_size == 0 && !logits_shape.empty() && logits_shape.back() > 0) spec_.vocab_size = logits_shape.back();
   input_names_.push_back(spec_.token_input);
@@ -87,10 +99,10 @@ void Decoder::check_against_session() const {
   const std::string& origin = session_.origin();
   if (spec_.token_input.empty())
     fail(ErrorCode::kUnsupported, origin, "decoders fed by inputs_embeds only are not supported yet");
-  require_int64(require_port(session_, spec_.token_input, true, "token_ids"), origin, 2);
-  if (!spec_.mask_input.empty()) require_int64(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
+  require_index(require_port(session_, spec_.token_input, true, "token_ids"), origin, 2);
+  if (!spec_.mask_input.empty()) require_index(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
   if (!spec_.position_input.empty())
-    require_int64(require_port(session_, spec_.position_input, true, "position_ids"), origin, 2);
+    require_index(require_port(session_, spec_.position_input, true, "position_ids"), origin, 2);
   const auto& logits = require_port(session_, spec_.logits_output, false, "logits");
   if (logits.dtype != DataType::kFloat32 && logits.dtype != DataType::kFloat16 && logits.dtype != DataType::kBfloat16)
     fail(ErrorCode::kUnsupported, origin, "logits '{}' are {}, expected float32, float16 or bfloat16", logits.name,
@@ -149,10 +161,14 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     // Feeds in input_names_ order: tokens, [mask], [positions], pasts. ORT never writes inputs.
     ort::Tensor owned[5];
     std::size_t n_owned = 0;
-    owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, seq}, const_cast<std::int64_t*>(tokens.data()));
-    if (!spec_.mask_input.empty()) owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, total}, mask_data);
+    auto& narrow = attention.narrow_;  // int32 copies when the graph takes int32 (index_feed.h)
+    owned[n_owned++] = index_feed(spec_.token_dtype, {batch, seq}, tokens, narrow[0], spec_.token_input);
+    if (!spec_.mask_input.empty())
+      owned[n_owned++] = index_feed(spec_.mask_dtype, {batch, total},
+                                    {mask_data, static_cast<std::size_t>(batch * total)}, narrow[1], spec_.mask_input);
     if (!spec_.position_input.empty())
-      owned[n_owned++] = ort::Tensor::view(DataType::kInt64, {batch, seq}, attention.positions_.data());
+      owned[n_owned++] = index_feed(spec_.position_dtype, {batch, seq}, attention.positions_, narrow[2],
+                                    spec_.position_input);
     if (!spec_.write_indices_input.empty() || !spec_.cache_lengths_input.empty()) {
       attention.lengths_.assign(static_cast<std::size_t>(batch), past);  // write at the end of every row
       attention.lengths_.resize(static_cast<std::size_t>(2 * batch), total);

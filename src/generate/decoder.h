@@ -46,6 +46,7 @@ class AttentionState {
   std::vector<std::int64_t> batch_mask_;  // [batch, positions] scratch when batch > 1
   std::vector<std::int64_t> positions_;   // [batch, seq] scratch
   std::vector<std::int64_t> lengths_;     // [2, batch] scratch: write indices, then valid lengths
+  std::vector<std::int32_t> narrow_[3];   // ids, mask, positions as int32 for graphs that take int32
 };
 
 struct StepOutput {

@@ -14,9 +14,12 @@ namespace ogai::generate {
 
 struct DecoderSpec {
   std::filesystem::path artifact;   // the decoder graph (.onnx or .onnx.textproto)
-  std::string token_input;          // int64 [batch, seq]; empty when the graph takes embeddings only
-  std::string mask_input;           // int64 [batch, past + seq]; empty when absent
-  std::string position_input;       // int64 [batch, seq]; empty when absent
+  std::string token_input;          // [batch, seq]; empty when the graph takes embeddings only
+  std::string mask_input;           // [batch, past + seq]; empty when absent
+  std::string position_input;       // [batch, seq]; empty when absent
+  // The element types of those three ports (int32 or int64), as the graph declares them; the
+  // Decoder reads them from its session (index_feed.h writes the feeds in them).
+  DataType token_dtype = DataType::kInt64, mask_dtype = DataType::kInt64, position_dtype = DataType::kInt64;
   std::string logits_output;        // float [batch, seq, vocab]
   std::string hidden_output;        // [batch, seq, hidden]; empty when absent
   // Static (indexed_scatter) caches: where the new positions are written, int64 [batch] = the

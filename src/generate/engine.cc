@@ -13,7 +13,7 @@ std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
   for (const auto& pair : spec.pairs) {
     const std::size_t element = dtype_size(pair.dtype);
     if (pair.update == kv::Update::kAppend) {
-      per_position += static_cast<std::size_t>(pair.kv_heads * pair.head_dim) * element;
+      per_position += static_cast<std::size_t>(pair.planes() * pair.kv_heads * pair.head_dim) * element;
     } else if (pair.update == kv::Update::kIndexedScatter) {
       fixed += static_cast<std::size_t>(pair.kv_heads * pair.capacity * pair.head_dim) * element;
     } else {
@@ -45,6 +45,18 @@ void Engine::step() {
   speculate();
   admit();
   prefill();
+}
+
+void Engine::add_generation(std::shared_ptr<Generation> generation) {
+  auto sequence = std::dynamic_pointer_cast<LiveSequence>(std::move(generation));
+  if (!sequence) fail(ErrorCode::kInternal, "engine", "a native engine steps native sequences only");
+  add(std::move(sequence));
+}
+
+std::vector<std::shared_ptr<Generation>> Engine::take_done() {
+  std::vector<std::shared_ptr<Generation>> out;
+  for (auto& s : take_finished()) out.push_back(std::move(s));
+  return out;
 }
 
 std::vector<std::shared_ptr<LiveSequence>> Engine::take_finished() {

@@ -30,48 +30,37 @@
 #include "generate/batch_step.h"
 #include "generate/live_sequence.h"
 #include "generate/prefix_cache.h"
+#include "generate/step_engine.h"
 #include "kv/batch_cache.h"
 
 namespace ogai::generate {
 
-struct EngineLimits {
-  int max_rows = 16;                // sequences prefilling or decoding at once, >= 1
-  std::size_t step_tokens = 512;    // prompt tokens prefilled per step, >= 1
-  std::size_t kv_bytes = 0;         // bound on the KV that admitted sequences may grow to; 0 = none
-  bool keep_states = false;         // extract each finished sequence's state from the batch
-};
-
-struct EngineCounters {
-  std::uint64_t steps = 0;          // decode runs
-  std::uint64_t decoded_rows = 0;   // rows over all decode runs (decoded_rows / steps = mean batch)
-  std::int64_t max_batch = 0;       // most rows in one decode run
-  std::uint64_t prefill_runs = 0;
-  std::uint64_t prefill_tokens = 0;
-  std::uint64_t speculative_runs = 0;  // verification runs of speculative sequences
-};
-
-class Engine {
+class Engine : public StepEngine {
  public:
   // `prefix` (may be null) is consulted when a sequence is admitted and fed finished states;
   // ignored for a package whose groups do not all say reuse.prefix_reusable (kv::CacheSpec).
   Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix = nullptr);
 
   void add(std::shared_ptr<LiveSequence> sequence);
-  void set_kv_budget(std::size_t bytes) { limits_.kv_bytes = bytes; }
-  void step();
-  bool idle() const { return waiting_.empty() && prefilling_.empty() && rows_.empty() && speculating_.empty(); }
+  void add_generation(std::shared_ptr<Generation> generation) override;
+  void set_kv_budget(std::size_t bytes) override { limits_.kv_bytes = bytes; }
+  void step() override;
+  bool idle() const override {
+    return waiting_.empty() && prefilling_.empty() && rows_.empty() && speculating_.empty();
+  }
 
   std::vector<std::shared_ptr<LiveSequence>> take_finished();
+  std::vector<std::shared_ptr<Generation>> take_done() override;
 
   // Sequences decoding: batched rows and speculative sequences.
-  int decoding() const { return static_cast<int>(rows_.size() + speculating_.size()); }
-  int prefilling() const { return static_cast<int>(prefilling_.size()); }
-  int waiting() const { return static_cast<int>(waiting_.size()); }
+  int decoding() const override { return static_cast<int>(rows_.size() + speculating_.size()); }
+  int prefilling() const override { return static_cast<int>(prefilling_.size()); }
+  int waiting() const override { return static_cast<int>(waiting_.size()); }
   // KV held by decoding sequences: the batch and the speculative sequences' own states.
-  std::size_t kv_bytes() const;
-  const EngineCounters& counters() const { return counters_; }
+  std::size_t kv_bytes() const override;
+  const EngineCounters& counters() const override { return counters_; }
   // KV bytes one position of one sequence takes (append pairs), from the graph's geometry.
-  std::size_t bytes_per_position() const { return bytes_per_position_; }
+  std::size_t bytes_per_position() const override { return bytes_per_position_; }
 
  private:
   void drop_cancelled();

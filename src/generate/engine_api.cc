@@ -1,5 +1,5 @@
-// The public ogai::Engine: generate::Engine (engine.h) on its own loop thread, with an inbox for
-// submissions and handles that wait for results.
+// The public ogai::Engine: the model's step loop (step_engine.h) on its own loop thread, with
+// an inbox for submissions and handles that wait for results.
 #include "ogai/engine.h"
 
 #include <algorithm>
@@ -12,12 +12,13 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "generate/engine.h"
+#include "generate/live_sequence.h"
 #include "generate/model_impl.h"
 
 namespace ogai {
 
 struct GenerationHandle::State {
-  std::shared_ptr<generate::LiveSequence> sequence;
+  std::shared_ptr<generate::Generation> sequence;
   mutable std::mutex mutex;
   std::condition_variable ended;
   bool done = false;
@@ -26,7 +27,7 @@ struct GenerationHandle::State {
   std::exception_ptr error;
   CompletionCallback on_done;
 
-  void complete(generate::LiveSequence& s) {
+  void complete(generate::Generation& s) {
     std::lock_guard lock(mutex);
     error = s.error();
     if (!error) result = std::move(s.result());
@@ -38,7 +39,7 @@ struct GenerationHandle::State {
   // callback, which may hold the submitter's objects that hold this handle (no reference cycle
   // outlives the generation).
   void release() {
-    std::shared_ptr<generate::LiveSequence> gone;
+    std::shared_ptr<generate::Generation> gone;
     CompletionCallback done_callback;
     {
       std::lock_guard lock(mutex);
@@ -91,10 +92,10 @@ generate::EngineLimits limits_of(const EngineOptions& options) {
 
 struct Engine::Impl {
   Impl(std::shared_ptr<const Model> m, const EngineOptions& o)
-      : model(std::move(m)), options(o), sequence_model(model->impl().sequence_model()),
-        prefix(o.prefix_cache_bytes), engine(sequence_model, limits_of(o), o.prefix_cache_bytes > 0 ? &prefix : nullptr) {
-    kv_budget = default_kv_budget(o, *model, engine.bytes_per_position());
-    engine.set_kv_budget(kv_budget);
+      : model(std::move(m)), options(o), prefix(o.prefix_cache_bytes),
+        engine(model->impl().make_engine(limits_of(o), o.prefix_cache_bytes > 0 ? &prefix : nullptr)) {
+    kv_budget = default_kv_budget(o, *model, engine->bytes_per_position());
+    engine->set_kv_budget(kv_budget);
     loop = std::thread([this] { run(); });
   }
 
@@ -107,7 +108,7 @@ struct Engine::Impl {
     loop.join();
   }
 
-  std::shared_ptr<GenerationHandle::State> make_state(std::shared_ptr<generate::LiveSequence> sequence,
+  std::shared_ptr<GenerationHandle::State> make_state(std::shared_ptr<generate::Generation> sequence,
                                                       CompletionCallback on_done) {
     auto state = std::make_shared<GenerationHandle::State>();
     state->sequence = std::move(sequence);
@@ -115,11 +116,12 @@ struct Engine::Impl {
     return state;
   }
 
-  void enqueue(std::vector<std::shared_ptr<GenerationHandle::State>> states) {
+  // `roots`: the first `roots` states go to the engine; the rest travel as forks of the first.
+  void enqueue(std::vector<std::shared_ptr<GenerationHandle::State>> states, std::size_t roots = 1) {
     {
       std::lock_guard lock(mutex);
       if (stopping) fail(ErrorCode::kCancelled, "engine", "the engine is shutting down");
-      inbox.push_back(states.front()->sequence);  // forks travel with their first choice
+      for (std::size_t i = 0; i < roots && i < states.size(); ++i) inbox.push_back(states[i]->sequence);
       for (auto& s : states) live.push_back(std::move(s));
     }
     changed.notify_all();
@@ -131,16 +133,15 @@ struct Engine::Impl {
 
   std::shared_ptr<const Model> model;
   EngineOptions options;
-  generate::SequenceModel sequence_model;
   generate::PrefixCache prefix;
-  generate::Engine engine;  // used by the loop thread only
+  std::unique_ptr<generate::StepEngine> engine;  // used by the loop thread only
   std::size_t kv_budget = 0;
   std::thread loop;
 
   mutable std::mutex mutex;  // guards everything below
   std::condition_variable changed;
   bool stopping = false;
-  std::deque<std::shared_ptr<generate::LiveSequence>> inbox;
+  std::deque<std::shared_ptr<generate::Generation>> inbox;
   std::vector<std::shared_ptr<GenerationHandle::State>> live;
   EngineStats stats;
 };
@@ -149,14 +150,14 @@ void Engine::Impl::run() {
   for (;;) {
     {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return stopping || !inbox.empty() || !engine.idle(); });
+      changed.wait(lock, [&] { return stopping || !inbox.empty() || !engine->idle(); });
       if (stopping)
         for (auto& s : live) s->sequence->cancel();
-      for (auto& s : inbox) engine.add(std::move(s));
+      for (auto& s : inbox) engine->add_generation(std::move(s));
       inbox.clear();
-      if (stopping && engine.idle()) break;
+      if (stopping && engine->idle()) break;
     }
-    engine.step();
+    engine->step();
     deliver();
     publish_stats();
   }
@@ -164,7 +165,7 @@ void Engine::Impl::run() {
 }
 
 void Engine::Impl::deliver() {
-  auto finished = engine.take_finished();
+  auto finished = engine->take_done();
   if (finished.empty()) return;
   std::vector<std::shared_ptr<GenerationHandle::State>> ended;
   {
@@ -195,9 +196,9 @@ void Engine::Impl::deliver() {
 
 void Engine::Impl::publish_stats() {
   EngineStats s;
-  s.running = engine.decoding() + engine.prefilling();
-  s.waiting = engine.waiting();
-  const auto& c = engine.counters();
+  s.running = engine->decoding() + engine->prefilling();
+  s.waiting = engine->waiting();
+  const auto& c = engine->counters();
   s.steps = c.steps;
   s.decoded_rows = c.decoded_rows;
   s.max_batch = c.max_batch;
@@ -207,9 +208,9 @@ void Engine::Impl::publish_stats() {
   s.prefix_misses = p.misses;
   s.prefix_reused_tokens = p.reused_tokens;
   s.prefix_cache_bytes = p.bytes;
-  s.kv_bytes = engine.kv_bytes();
+  s.kv_bytes = engine->kv_bytes();
   s.kv_budget_bytes = kv_budget;
-  s.bytes_per_token = engine.bytes_per_position();
+  s.bytes_per_token = engine->bytes_per_position();
   std::lock_guard lock(mutex);
   s.waiting += static_cast<int>(inbox.size());
   stats = s;
@@ -227,7 +228,7 @@ EngineStats Engine::stats() const {
   EngineStats s = impl_->stats;
   s.waiting = std::max(s.waiting, static_cast<int>(impl_->inbox.size()));
   s.kv_budget_bytes = impl_->kv_budget;
-  s.bytes_per_token = impl_->engine.bytes_per_position();
+  s.bytes_per_token = impl_->engine->bytes_per_position();
   return s;
 }
 
@@ -236,10 +237,7 @@ std::shared_ptr<GenerationHandle> Engine::submit(std::span<const std::int32_t> p
                                                  CompletionCallback on_done) {
   const Model::Impl& m = impl_->model->impl();
   auto request = generate::resolve_request(options, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
-  const generate::Speculation speculation = m.speculation(options.speculative);
-  auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(on_token));
-  if (speculation.drafter) sequence->set_speculation(speculation);
-  auto state = impl_->make_state(std::move(sequence), std::move(on_done));
+  auto state = impl_->make_state(m.start(request, options.speculative, prompt_ids, std::move(on_token)), std::move(on_done));
   impl_->enqueue({state});
   return std::make_shared<GenerationHandle>(std::move(state));
 }
@@ -258,8 +256,8 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     fail(ErrorCode::kInvalidArgument, "n", "{} is not in [1, {}] (the engine's max_sequences)", n,
          impl_->options.max_sequences);
   const Model::Impl& m = impl_->model->impl();
-  const generate::Speculation speculation = m.speculation(options.speculative);
   std::vector<std::shared_ptr<GenerationHandle::State>> states;
+  std::size_t roots = 1;  // native choices share the first one's prefill; workflow runs are each their own
   std::random_device entropy;
   for (int i = 0; i < n; ++i) {
     GenerationOptions choice = options;
@@ -268,14 +266,16 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
     auto request = generate::resolve_request(choice, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
     StreamCallback callback;
     if (on_token) callback = [on_token, i](const StreamEvent& e) { return on_token(i, e); };
-    auto sequence = std::make_shared<generate::LiveSequence>(impl_->sequence_model, request, prompt_ids, std::move(callback));
-    if (speculation.drafter) sequence->set_speculation(speculation);
-    if (i > 0) states.front()->sequence->add_fork(sequence);
+    auto sequence = m.start(request, options.speculative, prompt_ids, std::move(callback));
+    auto* first = i > 0 ? dynamic_cast<generate::LiveSequence*>(states.front()->sequence.get()) : nullptr;
+    auto live = std::dynamic_pointer_cast<generate::LiveSequence>(sequence);
+    if (first && live) first->add_fork(live);
+    else if (i > 0) ++roots;
     CompletionCallback done;
     if (on_done) done = [on_done, i](GenerationHandle& h) { on_done(i, h); };
     states.push_back(impl_->make_state(std::move(sequence), std::move(done)));
   }
-  impl_->enqueue(states);
+  impl_->enqueue(states, roots);
   std::vector<std::shared_ptr<GenerationHandle>> handles;
   for (auto& s : states) handles.push_back(std::make_shared<GenerationHandle>(std::move(s)));
   return handles;

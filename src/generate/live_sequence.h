@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "generate/generation.h"
 #include "generate/output_stream.h"
 #include "generate/prompt_logprobs.h"
 #include "generate/sequence.h"
@@ -35,7 +36,7 @@
 
 namespace ogai::generate {
 
-class LiveSequence {
+class LiveSequence : public Generation {
  public:
   enum class Phase { kPrefill, kDecode, kDone };
 
@@ -47,7 +48,7 @@ class LiveSequence {
   LiveSequence& operator=(const LiveSequence&) = delete;
 
   Phase phase() const { return phase_; }
-  bool done() const { return phase_ == Phase::kDone; }
+  bool done() const override { return phase_ == Phase::kDone; }
   // The prompt as it will be fed (after truncation).
   std::span<const std::int32_t> prompt() const { return result_.prompt_ids; }
   // The most positions the sequence can reach: prompt + max_new_tokens, within the context.
@@ -83,16 +84,11 @@ class LiveSequence {
   // Starts as a fork of `parent`, whose prefill has just completed (its state holds the prompt).
   void start_as_fork(LiveSequence& parent);
 
-  void cancel() { cancel_requested_.store(true); }
-  bool cancelled() const { return cancel_requested_.load(); }
-  // Ends the sequence now: cancelled (kCancelled), or with an error kept in error().
-  void stop_cancelled();
-  void stop_with_error(std::exception_ptr error);
-
-  // Ends the stream (releases held-back text to the callback) and fills the timings; idempotent.
-  void finish();
-  std::exception_ptr error() const { return error_; }
-  GenerationResult& result() { return result_; }
+  void stop_cancelled() override;
+  void stop_with_error(std::exception_ptr error) override;
+  void finish() override;
+  std::exception_ptr error() const override { return error_; }
+  GenerationResult& result() override { return result_; }
   // The state to continue (a Context's, a cached prefix); before the first prefill() only.
   void set_state(SequenceState&& state) { state_.emplace(std::move(state)); }
   bool has_state() const { return state_.has_value(); }
@@ -128,7 +124,6 @@ class LiveSequence {
   double queued_ms_ = 0;      // from construction to the first prefill
   std::int32_t pending_ = 0;  // sampled, not fed yet
   std::exception_ptr error_;
-  std::atomic<bool> cancel_requested_{false};
 };
 
 }  // namespace ogai::generate

@@ -8,12 +8,16 @@
 #include "chat/chat_template.h"
 #include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
+#include "generate/engine.h"
 #include "generate/model_impl.h"
-#include "generate/package_config.h"
 #include "generate/ngram_drafter.h"
+#include "generate/package_config.h"
 #include "generate/sequence.h"
+#include "generate/session_settings.h"
+#include "generate/workflow_engine.h"
 #include "ort/session.h"
 #include "tokenizer/token_bytes.h"
+#include "workflow/input_specs.h"
 
 namespace ogai {
 
@@ -21,10 +25,10 @@ namespace {
 
 using generate::PackageConfig;
 
-std::vector<std::int64_t> resolve_eos_ids(const PackageConfig& config, const tokenizer::Tokenizer& tokenizer) {
+std::vector<std::int64_t> resolve_eos_ids(const PackageConfig& config, const tokenizer::Tokenizer* tokenizer) {
   std::vector<std::int64_t> ids = config.eos_ids;
-  if (config.eos_token) {
-    auto id = tokenizer.token_to_id(*config.eos_token);
+  if (config.eos_token && tokenizer) {
+    auto id = tokenizer->token_to_id(*config.eos_token);
     if (!id) fail(ErrorCode::kInvalidPackage, "tokenizer_config.json", "eos_token '{}' is not in the tokenizer", *config.eos_token);
     ids.push_back(*id);
   }
@@ -58,6 +62,37 @@ void report(const LoadOptions& options, std::string_view stage, double fraction)
   if (options.progress) options.progress(stage, fraction);
 }
 
+ort::SessionOptions session_options(const LoadOptions& options) {
+  ort::SessionOptions so;
+  so.execution_provider = options.execution_provider;
+  so.allow_cpu_fallback = options.allow_cpu_fallback;
+  so.device_id = options.device_id;
+  so.intra_op_threads = options.intra_op_threads;
+  so.inter_op_threads = options.inter_op_threads;
+  so.device_id_set = options.device_id != 0;
+  return so;
+}
+
+std::string tokens_output(const metadata::Workflow& wf, const std::string& origin) {
+  for (const auto& [name, out] : wf.outputs)
+    if (out.role == "tokens") return name;
+  fail(ErrorCode::kUnsupported, origin,
+       "the workflow has no output with role 'tokens' to generate from; run it with `ogai run` or ogai::Workflow");
+}
+
+// A looped workflow package: the interpreter runs it (its own loop, policies and adapters).
+std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package, const LoadOptions& options,
+                                                       const tokenizer::Tokenizer* tokenizer) {
+  auto w = std::make_unique<generate::WorkflowModel>();
+  w->program = workflow::prepare_program(std::move(package), session_options(options));
+  w->tokens_output = tokens_output(w->program.workflow(), w->program.package.files.metadata_file.string());
+  w->tokenizer = tokenizer;
+  workflow::RunRequest fixed;
+  workflow::add_input_tensors(w->program.workflow(), options.workflow_inputs, fixed);
+  w->inputs = std::move(fixed.tensors);
+  return w;
+}
+
 }  // namespace
 
 generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options) const {
@@ -80,11 +115,62 @@ generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options
   return {std::shared_ptr<const generate::Drafter>(std::shared_ptr<void>(), assistant.get()), k};
 }
 
+const tokenizer::Tokenizer& Model::Impl::text() const {
+  if (!tokenizer)
+    fail(ErrorCode::kUnsupported, config.root.string(),
+         "the package has no tokenizer.json: give the prompt as token ids (`--prompt-ids JSON`, or generate() with ids); "
+         "its replies are ids as text");
+  return *tokenizer;
+}
+
+std::shared_ptr<generate::Generation> Model::Impl::start(const generate::ResolvedRequest& request,
+                                                         const SpeculativeOptions& speculative,
+                                                         std::span<const std::int32_t> prompt,
+                                                         StreamCallback on_token) const {
+  if (workflow) {
+    if (speculative.drafter != SpeculativeOptions::Drafter::kNone)
+      fail(ErrorCode::kUnsupported, "speculative", "this package's workflow runs its own decoding loop; ogai's "
+           "speculative drafters apply to native decoders only");
+    return std::make_shared<generate::WorkflowSequence>(*workflow, request, prompt, std::move(on_token));
+  }
+  const generate::Speculation s = speculation(speculative);
+  auto sequence = std::make_shared<generate::LiveSequence>(sequence_model(), request, prompt, std::move(on_token));
+  if (s.drafter) sequence->set_speculation(s);
+  return sequence;
+}
+
+std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineLimits limits,
+                                                              generate::PrefixCache* prefix) const {
+  if (workflow) return std::make_unique<generate::WorkflowEngine>(limits);
+  return std::make_unique<generate::Engine>(sequence_model(), limits, prefix);
+}
+
 GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
                                   std::span<const std::int32_t> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
   return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
 }
+
+namespace {
+
+// Steps generations of a workflow package to their ends, `rows` at a time.
+std::vector<GenerationResult> run_workflow(const Model::Impl& m, std::vector<std::shared_ptr<generate::Generation>> gs,
+                                           int rows) {
+  generate::EngineLimits limits;
+  limits.max_rows = std::max(rows, 1);
+  auto engine = m.make_engine(limits, nullptr);
+  for (const auto& g : gs) engine->add_generation(g);
+  while (!engine->idle()) engine->step();
+  engine->take_done();
+  std::vector<GenerationResult> results;
+  for (auto& g : gs) {
+    if (g->error()) std::rethrow_exception(g->error());
+    results.push_back(std::move(g->result()));
+  }
+  return results;
+}
+
+}  // namespace
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
@@ -107,37 +193,51 @@ void cap_context(generate::PackageConfig& config, std::int64_t cap) {
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
   report(options, "metadata", 0.0);
-  generate::PackageConfig config = generate::make_package_config(metadata::load_package(package));
+  metadata::Package loaded = metadata::load_package(package);
+  const bool interpreted = workflow::needs_interpreter(loaded);  // the one decision: which graphs run it
+  if (!interpreted && !options.workflow_inputs.empty())
+    fail(ErrorCode::kInvalidArgument, "workflow_inputs", "apply to packages whose workflow the interpreter runs only");
+  generate::PackageConfig config =
+      interpreted ? generate::make_workflow_config(loaded) : generate::make_package_config(loaded);
   report(options, "tokenizer", 0.2);
-  tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::load(config.tokenizer_json);
+  std::optional<tokenizer::Tokenizer> tokenizer;
+  if (!config.tokenizer_json.empty()) tokenizer = tokenizer::Tokenizer::load(config.tokenizer_json);
   std::optional<chat::ChatTemplate> chat_template;
   if (!options.chat_template.empty())
     chat_template = chat::ChatTemplate::load_override(options.chat_template, config.root);
   else if (config.has_chat_template)
     chat_template = chat::ChatTemplate::load(config.root);
-  config.generation.eos_ids = resolve_eos_ids(config, tokenizer);
+  config.generation.eos_ids = resolve_eos_ids(config, tokenizer ? &*tokenizer : nullptr);
   cap_context(config, options.max_context_length);
   report(options, "model", 0.3);
-  ort::SessionOptions so;
-  so.execution_provider = options.execution_provider;
-  so.allow_cpu_fallback = options.allow_cpu_fallback;
-  so.device_id = options.device_id;
-  so.intra_op_threads = options.intra_op_threads;
-  so.inter_op_threads = options.inter_op_threads;
   std::shared_ptr<const ReplyLayout> layout = load_layout(options.response_template, config.root);
-  auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template), so);
+  auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template));
   impl->reply_layout = std::move(layout);
-  impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(impl->tokenizer);
+  ort::SessionOptions so = session_options(options);
+  if (impl->config.session) generate::apply_session_settings(*impl->config.session, so, package.string());
+  if (interpreted) {
+    impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
+  } else {
+    impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    if (impl->config.assistant)
+      impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
+  }
+  if (impl->tokenizer) impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(*impl->tokenizer);
   report(options, "model", 1.0);
   ModelInfo& info = impl->info;
   info.package = impl->config.root;
-  info.vocab_size = impl->decoder->spec().vocab_size;
+  info.vocab_size = impl->decoder ? impl->decoder->spec().vocab_size : 0;
   info.context_length = impl->config.generation.context_limit;
   for (auto id : impl->config.generation.eos_ids) info.eos_token_ids.push_back(static_cast<std::int32_t>(id));
   info.has_chat_template = impl->chat_template.has_value();
+  info.has_tokenizer = impl->tokenizer.has_value();
+  info.runs_workflow = interpreted;
   info.execution_provider = options.execution_provider;
-  log(LogLevel::kInfo, "loaded {} ({} KV pairs, {} mode)", package.string(), impl->config.decoder.cache.pairs.size(),
-      impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
+  if (interpreted)
+    log(LogLevel::kInfo, "loaded {} (its workflow runs through the interpreter)", package.string());
+  else
+    log(LogLevel::kInfo, "loaded {} ({} KV pairs, {} mode)", package.string(), impl->config.decoder.cache.pairs.size(),
+        impl->config.decoder.cache.mode == kv::StorageMode::kSharedBuffer ? "shared-buffer" : "append");
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
@@ -146,14 +246,19 @@ std::string onnxruntime_version() { return ort::runtime_version(); }
 const ModelInfo& Model::info() const { return impl_->info; }
 
 std::vector<std::int32_t> Model::tokenize(std::string_view text, bool add_special_tokens) const {
-  return impl_->tokenizer.encode(text, add_special_tokens);
+  return impl_->text().encode(text, add_special_tokens);
 }
 
 std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
-  return impl_->tokenizer.decode(ids, skip_special_tokens);
+  if (!impl_->tokenizer) {  // ids as text, as the replies of a tokenizer-less package
+    std::string out;
+    for (auto id : ids) out += (out.empty() ? "" : " ") + std::to_string(id);
+    return out;
+  }
+  return impl_->tokenizer->decode(ids, skip_special_tokens);
 }
 
-std::string Model::token_bytes(std::int32_t id) const { return tokenizer::token_bytes(impl_->tokenizer, id); }
+std::string Model::token_bytes(std::int32_t id) const { return tokenizer::token_bytes(impl_->text(), id); }
 
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
@@ -164,13 +269,22 @@ GenerationResult Model::generate(std::string_view prompt, const GenerationOption
 GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(prompt_ids.size()));
+  if (context != nullptr && context->state().model != this)
+    fail(ErrorCode::kInvalidArgument, "context", "the context belongs to another model");
+  if (impl_->workflow) {  // a workflow run starts from its prompt: a context keeps the tokens only
+    auto results = run_workflow(*impl_, {impl_->start(request, options.speculative, prompt_ids, on_token)}, 1);
+    if (context != nullptr) {
+      auto& tokens = context->state().tokens;
+      tokens.assign(prompt_ids.begin(), prompt_ids.end());
+      tokens.insert(tokens.end(), results[0].ids.begin(), results[0].ids.end());
+    }
+    return std::move(results[0]);
+  }
   if (context == nullptr) {
     generate::SequenceState state(*impl_->decoder);
     return impl_->run(request, options.speculative, prompt_ids, state, on_token);
   }
-  if (context->state().model != this)
-    fail(ErrorCode::kInvalidArgument, "context", "the context belongs to another model");
-  return impl_->run(request, options.speculative, prompt_ids, context->state().sequence, on_token);
+  return impl_->run(request, options.speculative, prompt_ids, *context->state().sequence, on_token);
 }
 
 std::vector<GenerationResult> Model::generate_batch(std::span<const std::string> prompts,
@@ -183,6 +297,12 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
   refuse_prefill_features(request, "batches");
+  if (impl_->workflow) {
+    std::vector<std::shared_ptr<generate::Generation>> gs;
+    for (const auto& p : ids) gs.push_back(impl_->start(request, options.speculative, p, {}));
+    const int rows = static_cast<int>(gs.size());
+    return run_workflow(*impl_, std::move(gs), rows);
+  }
   return generate::generate_batch(impl_->sequence_model(), request, ids, impl_->speculation(options.speculative));
 }
 
@@ -191,8 +311,13 @@ Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 
-std::span<const std::int32_t> Context::tokens() const { return state_->sequence.tokens; }
+std::span<const std::int32_t> Context::tokens() const {
+  return state_->sequence ? std::span<const std::int32_t>(state_->sequence->tokens) : state_->tokens;
+}
 
-void Context::reset() { state_->sequence.reset(*state_->model->impl().decoder); }
+void Context::reset() {
+  if (state_->sequence) state_->sequence->reset(*state_->model->impl().decoder);
+  state_->tokens.clear();
+}
 
 }  // namespace ogai

@@ -1,5 +1,9 @@
 // Model::Impl and Context::State: the loaded package as the generation stage sees it (internal;
 // shared by model.cc and the public Engine, engine_api.cc).
+//
+// Model::load chooses the graphs' side once (workflow::needs_interpreter): the native decoder
+// (`decoder`, with the runtime's own decode loop) or the package's looped workflow (`workflow`,
+// through the interpreter). start() and make_engine() hide which from every surface.
 #pragma once
 
 #include <memory>
@@ -9,36 +13,46 @@
 #include "generate/assistant_drafter.h"
 #include "generate/decoder.h"
 #include "generate/package_config.h"
+#include "generate/prefix_cache.h"
 #include "generate/sequence.h"
 #include "generate/speculative.h"
+#include "generate/step_engine.h"
+#include "generate/workflow_sequence.h"
 #include "ogai/model.h"
 #include "tokenizer/tokenizer.h"
 
 namespace ogai {
 
 struct Model::Impl {
-  Impl(generate::PackageConfig c, tokenizer::Tokenizer t, std::optional<chat::ChatTemplate> ct,
-       const ort::SessionOptions& options)
-      : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)),
-        decoder(std::make_unique<generate::Decoder>(config.decoder, options)) {
-    if (config.assistant) assistant = std::make_unique<generate::AssistantDrafter>(std::move(*config.assistant), options);
-  }
+  Impl(generate::PackageConfig c, std::optional<tokenizer::Tokenizer> t, std::optional<chat::ChatTemplate> ct)
+      : config(std::move(c)), tokenizer(std::move(t)), chat_template(std::move(ct)) {}
 
   generate::PackageConfig config;
-  tokenizer::Tokenizer tokenizer;
+  std::optional<tokenizer::Tokenizer> tokenizer;  // absent: a token-id package
   std::optional<chat::ChatTemplate> chat_template;
   // The reply layout from --response-template or the package's tokenizer_config.json; null: the
   // built-in detected from the chat template, per request (chat/reply/reply_layout.h).
   std::shared_ptr<const ReplyLayout> reply_layout;
-  std::unique_ptr<generate::Decoder> decoder;
+  std::unique_ptr<generate::Decoder> decoder;             // the native decoder, or
+  std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   ModelInfo info;
+
+  // The tokenizer; ogai::Error (kUnsupported) for a package without one.
+  const tokenizer::Tokenizer& text() const;
+
+  // A generation of `prompt` (checked: options the graphs cannot serve throw ogai::Error).
+  std::shared_ptr<generate::Generation> start(const generate::ResolvedRequest& request,
+                                              const SpeculativeOptions& speculative,
+                                              std::span<const std::int32_t> prompt, StreamCallback on_token) const;
+  // The step loop that runs this model's generations together.
+  std::unique_ptr<generate::StepEngine> make_engine(generate::EngineLimits limits, generate::PrefixCache* prefix) const;
 
   GenerationResult run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
                        std::span<const std::int32_t> prompt, generate::SequenceState& state,
                        const StreamCallback& on_token) const;
 
-  generate::SequenceModel sequence_model() const { return {*decoder, tokenizer}; }
+  generate::SequenceModel sequence_model() const { return {*decoder, tokenizer ? &*tokenizer : nullptr}; }
   // The drafter and K that `options` ask for (no drafter for kNone), checked against the package:
   // K >= 0 (0 = the drafter's default), the assistant needs an executable proposer and K within
   // its max_proposal_width. Throws ogai::Error naming the field. The assistant drafter is the
@@ -47,9 +61,12 @@ struct Model::Impl {
 };
 
 struct Context::State {
-  explicit State(const Model& m) : model(&m), sequence(*m.impl().decoder) {}
+  explicit State(const Model& m) : model(&m) {
+    if (m.impl().decoder) sequence.emplace(*m.impl().decoder);
+  }
   const Model* model;
-  generate::SequenceState sequence;
+  std::optional<generate::SequenceState> sequence;  // the native decoder's KV and tokens
+  std::vector<std::int32_t> tokens;                 // a workflow package's: the conversation so far
 };
 
 }  // namespace ogai

@@ -16,8 +16,9 @@ namespace ogai::generate {
 
 class OutputStream {
  public:
-  // `result.prompt_ids` must already hold the prompt as fed; `on_token` may be empty.
-  OutputStream(const tokenizer::Tokenizer& tokenizer, const ResolvedRequest& request, const StreamCallback& on_token,
+  // `result.prompt_ids` must already hold the prompt as fed; `on_token` may be empty. Without a
+  // tokenizer (null) the text is the ids as text (text_stream.h).
+  OutputStream(const tokenizer::Tokenizer* tokenizer, const ResolvedRequest& request, const StreamCallback& on_token,
                GenerationResult& result);
 
   // Records one generated token (and its log-probabilities when the request asks for them: copied
@@ -27,6 +28,11 @@ class OutputStream {
   void finish();
   // Ends the sequence as cancelled by its caller (finish() still releases held-back text).
   void cancel() { reason_ = FinishReason::kCancelled; }
+  // Ends the sequence for `reason` unless a stop rule already ended it (a workflow that stopped
+  // on its own: kStop; one that ran its whole budget: kLength).
+  void end(FinishReason reason) {
+    if (!reason_) reason_ = reason;
+  }
 
   bool done() const { return reason_.has_value(); }
   std::size_t generated() const { return result_.ids.size(); }

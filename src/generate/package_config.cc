@@ -1,9 +1,11 @@
 #include "generate/package_config.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <variant>
 
 #include "base/error.h"
+#include "workflow/program.h"
 
 namespace ogai::generate {
 namespace {
@@ -16,8 +18,27 @@ const metadata::GroupAbi& group_of(const metadata::DecoderAbi& abi, const std::s
 
 // An attention pair ([batch, kv_heads, sequence, head_dim]) growing by append, or a fixed-capacity
 // indexed_scatter buffer.
+// GPT-2's combined cache: role combined, [2, batch, kv_heads, sequence, head_dim], sequence_axis 3.
+kv::PairSpec make_combined_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
+  const auto& g = p.geometry;
+  if (p.role != metadata::KvRole::kCombined || g.dims[0] != 2 || g.dims[2] <= 0 || g.dims[4] <= 0)
+    fail(ErrorCode::kUnsupported, origin, "KV port '{}' of rank 5 must be a combined cache (role combined) of shape "
+         "[2, batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim", p.input);
+  if (g.sequence_axis != 3)
+    fail(ErrorCode::kUnsupported, origin, "combined KV port '{}' has sequence_axis {}; ogai executes [2, batch, "
+         "kv_heads, sequence, head_dim] (axis 3)", p.input, g.sequence_axis);
+  if (group.update != metadata::UpdateKind::kAppend && group.update != metadata::UpdateKind::kGrow)
+    fail(ErrorCode::kUnsupported, origin, "combined KV port '{}': group '{}' must grow by append", p.input, group.name);
+  if (!is_float_type(g.dtype))
+    fail(ErrorCode::kInvalidPackage, origin, "KV port '{}' is {}, expected a float type", p.input, dtype_name(g.dtype));
+  kv::PairSpec pair{p.group, p.input, p.output, g.dtype, g.dims[2], g.dims[4]};
+  pair.combined = true;
+  return pair;
+}
+
 kv::PairSpec make_kv_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
   const auto& g = p.geometry;
+  if (g.rank == 5) return make_combined_pair(p, group, origin);
   if (g.rank != 4 || g.kv_heads <= 0 || g.head_dim <= 0)
     fail(ErrorCode::kUnsupported, origin,
          "KV port '{}' must be [batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim (graph says rank {}, "
@@ -80,32 +101,13 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
            input.purpose);
 }
 
-// ogai drives the decode loop itself, so it executes only the single-step shape (invoke the
-// decoder, emit its outputs; examples 23/25). A workflow with its own loop, branches or policy
-// components (samplers, termination, cache updates) would have those ignored: refuse it.
-void collect_steps(const std::vector<metadata::Step>& steps, std::vector<const metadata::Step*>& out) {
-  for (const auto& step : steps) {
-    if (const auto* seq = std::get_if<metadata::SequenceStep>(&step.body)) collect_steps(seq->steps, out);
-    else out.push_back(&step);
-  }
-}
-
-void check_single_step(const metadata::Package& package, const std::string& decoder, const std::string& origin) {
-  if (!package.document.workflow) return;  // legacy model.io: the decoder alone
-  // The speculative proposer's invoke is the drafting step ogai executes itself (speculative.h).
-  const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
-  std::vector<const metadata::Step*> steps;
-  collect_steps(package.document.workflow->steps, steps);
-  for (const auto* step : steps) {
-    if (std::holds_alternative<metadata::EmitStep>(step->body)) continue;
-    const auto* invoke = std::get_if<metadata::InvokeStep>(&step->body);
-    if (invoke != nullptr && (invoke->component == decoder || invoke->component == proposer)) continue;
-    fail(ErrorCode::kUnsupported, origin,
-         "{} is a {}; ogai runs the decode loop itself and executes single-step workflows (invoke '{}', then emit), "
-         "so running this package would ignore its own control flow and policy components",
-         step->path, invoke ? "call of component '" + invoke->component + "'" : std::string("loop or branch"),
-         decoder);
-  }
+// ogai's native decode loop stands in only for the single-step shape (invoke the decoder, emit
+// its outputs; examples 23/25); workflow::needs_interpreter is the one place that decides.
+void check_single_step(const metadata::Package& package, const std::string& origin) {
+  if (!workflow::needs_interpreter(package)) return;
+  fail(ErrorCode::kUnsupported, origin,
+       "the workflow has its own loop or branch, policy components or adapters; the native decode loop cannot "
+       "stand in for them (Model::load runs such a package through the workflow interpreter)");
 }
 
 kv::StorageMode choose_storage(const metadata::DecoderAbi& abi, bool gqa, const std::string& origin) {
@@ -184,7 +186,27 @@ AssistantSpec make_assistant(const metadata::Package& package, DecoderSpec& targ
   return a;
 }
 
+// The text sources, EOS ids and generation settings, for either kind of package.
+void fill_text(const metadata::Package& package, PackageConfig& c) {
+  c.root = package.files.root;
+  c.generation = make_generation(package);
+  const auto& text = package.files.text;
+  if (text.tokenizer_json) c.tokenizer_json = *text.tokenizer_json;
+  c.has_chat_template = text.chat_template_file.has_value() || text.chat_template.has_value();
+  c.eos_ids = text.generation_config_eos_ids;
+  if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);
+  c.eos_token = text.tokenizer_config_eos_token;
+}
+
 }  // namespace
+
+PackageConfig make_workflow_config(const metadata::Package& package) {
+  PackageConfig c;
+  fill_text(package, c);
+  if (!c.tokenizer_json.empty() && !std::filesystem::exists(c.tokenizer_json)) c.tokenizer_json.clear();
+  c.assistant_unavailable = "the package's workflow runs its own speculation";
+  return c;
+}
 
 PackageConfig make_package_config(const metadata::Package& package) {
   const std::string origin = package.files.metadata_file.string();
@@ -192,7 +214,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
     fail(ErrorCode::kUnsupported, origin, "the workflow has no sole decoder (zero or several components declare "
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
-  check_single_step(package, abi.component, origin);
+  check_single_step(package, origin);
   check_executable(abi, origin);
   PackageConfig c;
   c.root = package.files.root;
@@ -212,21 +234,17 @@ PackageConfig make_package_config(const metadata::Package& package) {
     d.cache_lengths_input = abi.static_cache->kv_length_input;
   }
   const bool gqa = uses_group_query_attention(package, abi.component);
-  d.cache.mode = choose_storage(abi, gqa, origin);
+  const bool combined = std::any_of(d.cache.pairs.begin(), d.cache.pairs.end(), [](auto& p) { return p.combined; });
+  if (combined && abi.aliasing == metadata::Aliasing::kRequired)
+    fail(ErrorCode::kUnsupported, origin, "aliasing is 'required' but combined KV caches are kept as appended tensors");
+  d.cache.mode = combined ? kv::StorageMode::kAppend : choose_storage(abi, gqa, origin);
   d.cache.prefix_rows = gqa;
   // Left padding needs attention that reads the mask per position and no recurrent state.
   d.left_padding = !gqa && !abi.static_cache && abi.state_pairs.empty();
-  c.generation = make_generation(package);
+  fill_text(package, c);
   d.max_length = d.cache.max_length = c.generation.context_limit;
-  const auto& text = package.files.text;
-  if (!text.tokenizer_json)
-    fail(ErrorCode::kInvalidPackage, origin, "the package has no tokenizer.json (declare package.tokenizer.artifacts "
-         "or put tokenizer.json beside the metadata)");
-  c.tokenizer_json = *text.tokenizer_json;
-  c.has_chat_template = text.chat_template_file.has_value() || text.chat_template.has_value();
-  c.eos_ids = text.generation_config_eos_ids;
-  if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);
-  c.eos_token = text.tokenizer_config_eos_token;
+  // Without tokenizer.json the package runs from token ids (Model::tokenize refuses text).
+  if (package.imported) c.session = package.imported->session;
   if (package.document.speculative) {
     c.max_proposal_width = static_cast<int>(package.document.speculative->max_proposal_width);
     try {

@@ -21,7 +21,9 @@ namespace ogai::generate {
 struct PackageConfig {
   std::filesystem::path root;
   DecoderSpec decoder;
-  std::filesystem::path tokenizer_json;
+  std::filesystem::path tokenizer_json;  // empty: the package has none and runs from token ids
+  // An imported GenAI folder's session settings (mapped per provider at load: session_settings.h).
+  std::optional<importer::SessionSettings> session;
   bool has_chat_template = false;
   PackageGeneration generation;  // defaults, overrides, context limit; eos ids filled by the engine
   // EOS sources, resolved to ids once the tokenizer is loaded.
@@ -36,5 +38,8 @@ struct PackageConfig {
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /
 // kInvalidPackage) naming what ogai cannot execute.
 PackageConfig make_package_config(const metadata::Package& package);
+// The text sources, EOS ids and generation settings of a looped workflow package (no decoder
+// spec: the interpreter runs its graphs); tokenizer_json stays empty when it has none.
+PackageConfig make_workflow_config(const metadata::Package& package);
 
 }  // namespace ogai::generate

@@ -15,10 +15,12 @@ class OverrideGate {
  public:
   explicit OverrideGate(const PackageGeneration& package) : package_(package) {}
 
+  // `alias`: the field's inference_metadata v1 name, when it differs (max_output_tokens).
   template <typename T>
-  void check(const char* field, const std::optional<T>& value) const {
+  void check(const char* field, const std::optional<T>& value, const char* alias = nullptr) const {
     if (!value || !package_.overrides_declared) return;
     auto it = package_.overrides.find(field);
+    if (it == package_.overrides.end() && alias) it = package_.overrides.find(alias);
     if (it == package_.overrides.end())
       fail(ErrorCode::kInvalidArgument, field, "the package does not allow overriding '{}' (generation.overrides lists: {})",
            field, listed());
@@ -59,8 +61,8 @@ sampling::SamplingParams resolve_sampling(const SamplingOptions& r, const Genera
   p.presence_penalty = r.presence_penalty.value_or(0.0f);
   for (const auto& [id, bias] : r.logit_bias) p.logit_bias[id] = bias;
   p.seed = r.seed;
-  const bool asks_sampling = (r.temperature && *r.temperature > 0) || r.top_k || r.top_p || r.min_p || r.typical_p;
-  p.do_sample = r.do_sample ? *r.do_sample : asks_sampling || d.do_sample.value_or(false);
+  p.do_sample = sampling::request_samples(r.do_sample, r.temperature, r.top_k || r.top_p || r.min_p || r.typical_p,
+                                          d.do_sample.value_or(false));
   return p;
 }
 
@@ -74,7 +76,7 @@ void check_overrides(const GenerationOptions& o, const PackageGeneration& packag
   gate.check("min_p", s.min_p);
   gate.check("typical_p", s.typical_p);
   gate.check("repetition_penalty", s.repetition_penalty);
-  gate.check("max_new_tokens", o.max_new_tokens);
+  gate.check("max_new_tokens", o.max_new_tokens, "max_output_tokens");
 }
 
 // The request's response format as the sampler's constraint.
@@ -114,6 +116,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
   }
   if (package.context_limit > 0) r.stop.context_limit = package.context_limit;
   if (!options.ignore_eos) r.stop.eos_ids = package.eos_ids;
+  r.stop_on_eos = !options.ignore_eos;
   r.stop_strings = options.stop;
   for (auto id : options.stop_token_ids) r.stop_token_ids.push_back(id);
   if (options.prefill_chunk < 0)

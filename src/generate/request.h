@@ -61,6 +61,7 @@ struct ResolvedRequest {
   std::optional<int> logprobs;       // unset = off; else alternatives per token, [0, kMaxTopLogprobs]
   bool prompt_logprobs = false;      // also the prompt's logprobs (logprobs is then set)
   bool prefill_only = false;         // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
+  bool stop_on_eos = true;           // false: ignore_eos (a workflow's generation_eos loop runs every trip)
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable. A

@@ -31,7 +31,7 @@ struct SequenceState {
 // Everything a sequence needs from the loaded package.
 struct SequenceModel {
   const Decoder& decoder;
-  const tokenizer::Tokenizer& tokenizer;
+  const tokenizer::Tokenizer* tokenizer;  // null: a token-id package (replies are ids as text)
 };
 
 struct Speculation;

@@ -10,14 +10,21 @@ constexpr std::size_t kPrimingTokens = 8;  // enough context for every decoder's
 
 TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
                        std::span<const std::int32_t> prompt)
-    : decoder_(tokenizer, /*skip_special_tokens=*/true), matcher_(std::move(stop_strings)) {
+    : decoder_(std::in_place, tokenizer, /*skip_special_tokens=*/true), matcher_(std::move(stop_strings)) {
   const auto context = prompt.last(std::min(prompt.size(), kPrimingTokens));
   std::string primed;
-  for (std::int32_t id : context) primed += decoder_.step(id);
+  for (std::int32_t id : context) primed += decoder_->step(id);
   // Prompt text the decoder still holds back (e.g. an incomplete character) comes out with the
   // first generated tokens; it is the prompt's, so it is dropped there.
   const std::string full = tokenizer.decode(context, /*skip_special_tokens=*/true);
   if (full.size() > primed.size() && full.compare(0, primed.size(), primed) == 0) owed_ = full.substr(primed.size());
+}
+
+TextStream::TextStream(std::vector<std::string> stop_strings) : matcher_(std::move(stop_strings)) {}
+
+std::string TextStream::piece_of(std::int32_t id) {
+  if (decoder_) return decoder_->step(id);
+  return (pushed_++ == 0 ? "" : " ") + std::to_string(id);
 }
 
 void TextStream::drop_owed(std::string& piece) {
@@ -40,7 +47,7 @@ std::string_view TextStream::emit(std::string chunk) {
 }
 
 std::string_view TextStream::push(std::int32_t id) {
-  std::string piece = decoder_.step(id);
+  std::string piece = piece_of(id);
   drop_owed(piece);
   if (piece.empty()) return {};
   return emit(matcher_.feed(piece).text);
@@ -48,7 +55,7 @@ std::string_view TextStream::push(std::int32_t id) {
 
 std::string_view TextStream::finish() {
   if (matcher_.stopped()) return {};
-  std::string flushed = decoder_.flush();
+  std::string flushed = decoder_ ? decoder_->flush() : std::string();
   drop_owed(flushed);
   std::string tail = matcher_.feed(flushed).text;
   if (!matcher_.stopped()) tail += matcher_.finish();

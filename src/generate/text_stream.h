@@ -6,9 +6,12 @@
 // text-generation `return_full_text=False`): the decoder is primed with the prompt's last tokens,
 // so decoder rules that apply to the start of a text (e.g. stripping the leading space of a
 // SentencePiece "▁word") do not apply to the first generated token.
+// Without a tokenizer (a tokenizer-less workflow package), the text is the ids in decimal, one
+// space between them (as `ogai run` and `ogai generate` print them).
 // Not thread-safe; one per sequence.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +26,8 @@ class TextStream {
  public:
   TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
              std::span<const std::int32_t> prompt = {});
+  // The ids-as-text stream.
+  explicit TextStream(std::vector<std::string> stop_strings);
 
   // Feeds one generated id; returns the text that became safe to show (often empty). Valid until
   // the next call.
@@ -37,7 +42,10 @@ class TextStream {
   std::string_view emit(std::string chunk);
   void drop_owed(std::string& piece);
 
-  tokenizer::StreamingDecoder decoder_;
+  std::string piece_of(std::int32_t id);
+
+  std::optional<tokenizer::StreamingDecoder> decoder_;  // unset: ids as text
+  std::size_t pushed_ = 0;
   sampling::StopStringMatcher matcher_;
   std::string text_;
   std::size_t last_size_ = 0;

@@ -1,6 +1,7 @@
 #include "grammar/json_rules.h"
 
 #include <algorithm>
+#include <map>
 
 #include "base/error.h"
 #include "grammar/codepoints.h"
@@ -20,21 +21,75 @@ Frac intersect(Frac a, Frac b) {
   return a == b ? a : Frac::kNone;
 }
 
-// The formats, as regexes over the string content (they need no escapes).
-const char* format_regex(const std::string& format) {
-  static constexpr const char* kDate =
+// The formats, as regexes over the string content (they need no escapes). Each is a subset of
+// what its RFC allows (conservative forms a model writes; never an invalid text).
+std::string ipv4_regex() {
+  const std::string octet = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+  return octet + "(\\." + octet + "){3}";
+}
+
+std::string ipv6_regex() {  // RFC 3986 IPv6address, no zone
+  const std::string h = "[0-9A-Fa-f]{1,4}";
+  const std::string ls32 = "(" + h + ":" + h + "|" + ipv4_regex() + ")";
+  auto before = [&](int n) {  // [ *n( h16 ":" ) h16 ]
+    return n < 0 ? std::string() : "((" + h + ":){0," + std::to_string(n) + "}" + h + ")?";
+  };
+  std::string out = "(" + h + ":){6}" + ls32;
+  out += "|::(" + h + ":){5}" + ls32;
+  out += "|" + before(0) + "::(" + h + ":){4}" + ls32;
+  out += "|" + before(1) + "::(" + h + ":){3}" + ls32;
+  out += "|" + before(2) + "::(" + h + ":){2}" + ls32;
+  out += "|" + before(3) + "::" + h + ":" + ls32;
+  out += "|" + before(4) + "::" + ls32;
+  out += "|" + before(5) + "::" + h;
+  out += "|" + before(6) + "::";
+  return "(" + out + ")";
+}
+
+// Labels of letters and digits joined by single hyphens, starting with a letter, at most 62
+// characters; at most 4 labels (so at most 251 characters, within RFC 1123's 253; no "--", so no
+// IDNA A-label either).
+std::string hostname_regex() {
+  const std::string label = "[A-Za-z][A-Za-z0-9]{0,19}(-[A-Za-z0-9]{1,20}){0,2}";
+  return label + "(\\." + label + "){0,3}";
+}
+
+std::string uri_parts(bool absolute) {
+  const std::string pchar = "([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+  const std::string nc = "([A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{2})";  // no ':'
+  const std::string host = "(" + hostname_regex() + "|" + ipv4_regex() + "|\\[" + ipv6_regex() + "\\])";
+  const std::string authority = "//" + host + "(:[0-9]{1,5})?(/" + pchar + "*)*";
+  const std::string tail = "(\\?(" + pchar + "|[/?])*)?(#(" + pchar + "|[/?])*)?";
+  if (absolute)
+    return "[A-Za-z][A-Za-z0-9+.-]{0,15}:(" + authority + "|/?" + pchar + "+(/" + pchar + "*)*)?" + tail;
+  return "(" + authority + "|/(" + pchar + "+(/" + pchar + "*)*)?|" + nc + "+(/" + pchar + "*)*)?" + tail;
+}
+
+std::string duration_regex() {  // RFC 3339 appendix A
+  const std::string n = "[0-9]{1,9}";
+  const std::string time = "T(" + n + "H(" + n + "M)?(" + n + "S)?|" + n + "M(" + n + "S)?|" + n + "S)";
+  const std::string date = "(" + n + "Y(" + n + "M)?(" + n + "D)?|" + n + "M(" + n + "D)?|" + n + "D)";
+  return "P(" + date + "(" + time + ")?|" + time + "|" + n + "W)";
+}
+
+std::optional<std::string> format_regex(const std::string& format) {
+  static const std::string kDate =
       "[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
-  static constexpr const char* kTime = "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
+  static const std::string kTime =
+      "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
   if (format == "date") return kDate;
   if (format == "time") return kTime;
-  if (format == "date-time") {
-    static const std::string kDateTime = std::string(kDate) + "T" + kTime;
-    return kDateTime.c_str();
-  }
+  if (format == "date-time") return kDate + "T" + kTime;
+  if (format == "duration") return duration_regex();
   if (format == "uuid") return "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
-  if (format == "email")
+  if (format == "email" || format == "idn-email")
     return "[A-Za-z0-9]+([._+-][A-Za-z0-9]+)*@[A-Za-z0-9]+(-[A-Za-z0-9]+)*(\\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*)*\\.[A-Za-z]{2,24}";
-  return nullptr;
+  if (format == "hostname" || format == "idn-hostname") return hostname_regex();
+  if (format == "ipv4") return ipv4_regex();
+  if (format == "ipv6") return ipv6_regex();
+  if (format == "uri" || format == "iri") return uri_parts(true);
+  if (format == "uri-reference" || format == "iri-reference") return "(" + uri_parts(true) + "|" + uri_parts(false) + ")";
+  return std::nullopt;
 }
 
 std::uint64_t pow10(std::size_t n) {
@@ -54,14 +109,14 @@ Element JsonRules::cached(std::optional<std::uint32_t>& slot, const char* name,
   return GrammarBuilder::ref(*slot);
 }
 
+JsonRules::JsonRules(GrammarBuilder& builder, int whitespace)
+    : b_(builder), whitespace_(std::clamp(whitespace, 0, kMaxWhitespace)) {}
+
 Element JsonRules::ws() {
   if (!ws_) {
-    ByteSet indent;
-    indent.add(' ');
-    indent.add('\t');
-    Sequence newline = b_.literal("\n");
-    GrammarBuilder::append(newline, b_.repeat({b_.bytes(indent)}, 0, kMaxIndent, "indent"));
-    ws_ = b_.rule("ws", {{}, b_.literal(" "), newline});
+    ByteSet blank;
+    for (char c : std::string(" \t\n\r")) blank.add(static_cast<std::uint8_t>(c));
+    ws_ = b_.rule("ws", {whitespace_ == 0 ? Sequence{} : b_.repeat({b_.bytes(blank)}, 0, whitespace_, "blanks")});
   }
   return GrammarBuilder::ref(*ws_);
 }
@@ -155,10 +210,10 @@ Sequence JsonRules::string_with_length(std::int64_t min, std::int64_t max) {
 }
 
 std::optional<Sequence> JsonRules::string_with_format(const std::string& format, const std::string& where) {
-  const char* re = format_regex(format);
-  if (re == nullptr) return std::nullopt;
+  const auto re = format_regex(format);
+  if (!re) return std::nullopt;
   Sequence s = b_.literal("\"");
-  GrammarBuilder::append(s, compile_regex(b_, re, Spelling::kJsonString, RegexAnchoring::kFullMatch, where + "-" + format));
+  GrammarBuilder::append(s, compile_regex(b_, *re, Spelling::kJsonString, RegexAnchoring::kFullMatch, where + "-" + format));
   GrammarBuilder::append(s, b_.literal("\""));
   return s;
 }
@@ -336,6 +391,29 @@ Sequence JsonRules::number_range(std::optional<NumberBound> lo, std::optional<Nu
   }
   if (alts.empty()) return {};
   return {GrammarBuilder::ref(b_.rule(name, std::move(alts)))};
+}
+
+Sequence JsonRules::multiples(std::uint64_t factor, const std::string& name) {
+  // digits[r]: the rest of the digits after a prefix whose value is r modulo factor.
+  std::vector<std::uint32_t> rest(factor);
+  for (std::uint64_t r = 0; r < factor; ++r) rest[r] = b_.add_rule(name + "-r" + std::to_string(r));
+  auto next = [&](std::uint64_t r, char lo, char hi) {  // one alternative per target residue
+    std::map<std::uint64_t, ByteSet> by_target;
+    for (char d = lo; d <= hi; ++d) by_target[(r * 10 + static_cast<std::uint64_t>(d - '0')) % factor].add(static_cast<std::uint8_t>(d));
+    std::vector<Sequence> alts;
+    for (const auto& [t, set] : by_target) alts.push_back({b_.bytes(set), GrammarBuilder::ref(rest[t])});
+    return alts;
+  };
+  for (std::uint64_t r = 0; r < factor; ++r) {
+    if (r == 0) b_.add_alternative(rest[r], {});
+    for (auto& alt : next(r, '0', '9')) b_.add_alternative(rest[r], std::move(alt));
+  }
+  std::vector<Sequence> starts = next(0, '1', '9');
+  starts.push_back(b_.literal("0"));
+  const std::uint32_t unsigned_rule = b_.rule(name + "-uint", std::move(starts));
+  Sequence out = b_.optional(b_.literal("-"), "minus");
+  out.push_back(GrammarBuilder::ref(unsigned_rule));
+  return out;
 }
 
 std::uint32_t JsonRules::trie_rule(const std::vector<std::string>& lits, std::size_t begin, std::size_t end,

@@ -3,8 +3,9 @@
 // bounds, integers and numbers within bounds, the string formats, and literal sets (enum values)
 // laid out as a trie so that many values sharing prefixes stay one parse stack.
 //
-// Whitespace between tokens is nothing, one space, or one newline and at most kMaxIndent spaces
-// or tabs (pretty-printed JSON fits; a bound, so a model cannot loop on blanks forever). Strings spell every character either as itself (UTF-8; not '"', '\'
+// Whitespace between tokens is a run of at most `whitespace` blanks (space, tab, newline,
+// carriage return; 0 = none: compact JSON), a bound so a model cannot loop on blanks forever;
+// at most kMaxWhitespace. Strings spell every character either as itself (UTF-8; not '"', '\'
 // or a control character) or as a JSON escape (\uXXXX never a surrogate). Numbers: JSON's
 // grammar; with bounds, no exponent (numbers.md in docs/structured_output.md).
 #pragma once
@@ -18,7 +19,7 @@
 
 namespace ogai::grammar {
 
-inline constexpr int kMaxIndent = 16;
+inline constexpr int kMaxWhitespace = 256;
 inline constexpr std::size_t kMaxLiteralBytes = 1u << 20;  // enum/const values, all together
 
 struct NumberBound {
@@ -28,7 +29,8 @@ struct NumberBound {
 
 class JsonRules {
  public:
-  explicit JsonRules(GrammarBuilder& builder) : b_(builder) {}
+  // `whitespace`: the longest blank run between tokens (clamped to [0, kMaxWhitespace]).
+  explicit JsonRules(GrammarBuilder& builder, int whitespace = 0);
 
   Element ws();
   Element value();
@@ -43,12 +45,17 @@ class JsonRules {
 
   // A string of [min, max] characters (max < 0: unbounded).
   Sequence string_with_length(std::int64_t min, std::int64_t max);
-  // A string in the given format: "date", "time", "date-time", "uuid", "email"; nullopt for others.
+  // A string in the given format (is_enforced_format() in schema_compiler.h: date, time,
+  // date-time, duration, uuid, email, idn-email, hostname, idn-hostname, ipv4, ipv6, uri,
+  // uri-reference, iri, iri-reference); nullopt for others.
   std::optional<Sequence> string_with_format(const std::string& format, const std::string& where);
   // Integers in [lo, hi] (either side unset: unbounded).
   Sequence integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi, const std::string& name);
   // Numbers within integer-valued bounds (inclusive or exclusive), without exponent.
   Sequence number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi, const std::string& name);
+  // The integers that are multiples of `factor` (1 to 10000), exact: a residue automaton over
+  // the decimal digits (factor rules).
+  Sequence multiples(std::uint64_t factor, const std::string& name);
   // Exactly one of `literals` (raw bytes each), as a trie of rules.
   Sequence literal_set(std::vector<std::string> literals, const std::string& name);
 
@@ -70,6 +77,7 @@ class JsonRules {
                           const std::string& name);
 
   GrammarBuilder& b_;
+  int whitespace_ = 0;
   std::optional<std::uint32_t> ws_, value_, object_, array_, string_, number_, integer_, char_, bool_, null_, frac_,
       zero_frac_, nonzero_frac_;
   int counter_ = 0;

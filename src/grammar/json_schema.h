@@ -1,33 +1,46 @@
-// JSON Schema (and OpenAI's json_object) compiled to a Grammar whose texts are exactly JSON
-// values valid against the schema (a subset of them: properties in declared order, whitespace
-// bounded, no exponents under numeric bounds).
+// JSON Schema (and OpenAI's json_object) compiled to a Grammar whose texts are JSON values valid
+// against the schema (a subset of them: properties in declared order, whitespace bounded, no
+// exponents under numeric bounds; docs/structured_output.md lists every keyword as enforced,
+// annotation or refused).
 //
-// Supported keywords (docs/structured_output.md has the table): type (one or a list), enum,
-// const, $ref ("#", "#/$defs/...", any local JSON pointer; recursion allowed) with $defs /
-// definitions, anyOf, oneOf (branches must be provably disjoint), allOf with one schema,
-// properties, required, additionalProperties (false/true; a schema only without properties),
-// items, prefixItems (and draft-7 array items/additionalItems), minItems, maxItems, minLength,
-// maxLength, pattern, format (date, time, date-time, uuid, email), minimum, maximum,
-// exclusiveMinimum, exclusiveMaximum (integer-valued for numbers), and the annotations (title,
-// description, default, examples, $schema, $id, $comment, ...), which do not constrain.
-// FAIL CLOSED: any other keyword, or a combination the grammar cannot enforce, is an ogai::Error
-// (kUnsupported) naming the keyword and its JSON pointer; a malformed schema is kInvalidArgument.
+// Keywords: draft 2020-12 rules, with the draft-4/6/7 spellings (id, definitions, dependencies,
+// array items + additionalItems, boolean exclusive bounds) understood. Unknown keywords and
+// annotations are ignored, as JSON Schema says; `format` values ogai does not enforce are
+// annotations and are reported (JsonSchemaOptions::unenforced). FAIL CLOSED: a validation keyword
+// or a combination the grammar cannot enforce is an ogai::Error (kUnsupported) naming the keyword
+// and its JSON pointer; a malformed schema is kInvalidArgument.
 // Bounds: schema nesting depth kMaxSchemaDepth, enum/const bytes kMaxLiteralBytes (json_rules.h),
 // the grammar's kMaxElements.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grammar/grammar.h"
+#include "ogai/options.h"
 
 namespace ogai::grammar {
 
 inline constexpr int kMaxSchemaDepth = 64;
 
+using ogai::UnenforcedKeyword;  // a `format` ogai does not enforce and its pointer (ogai/options.h)
+
+struct JsonSchemaOptions {
+  // Blanks (space, tab, newline, carriage return) allowed between tokens, at most this many in a
+  // row; 0 = compact JSON (the default, as OpenAI's structured outputs).
+  int whitespace = 0;
+  // When set, receives the keywords the grammar treats as annotations.
+  std::vector<UnenforcedKeyword>* unenforced = nullptr;
+  // TEST ONLY (mutation tests): this keyword is dropped as if it were an annotation, so a
+  // differential test can show that its enforcement matters. Never set it in production.
+  std::string ignore_keyword_for_testing;
+};
+
 // `schema` is the schema's JSON text; `where` prefixes every error's location.
-Grammar compile_json_schema(std::string_view schema, const std::string& where);
-// Any JSON object (OpenAI's {"type": "json_object"}).
-Grammar compile_json_object(const std::string& where);
+Grammar compile_json_schema(std::string_view schema, const std::string& where,
+                            const JsonSchemaOptions& options = {});
+// Any JSON object (OpenAI's {"type": "json_object"}); `whitespace` as in JsonSchemaOptions.
+Grammar compile_json_object(const std::string& where, int whitespace = 0);
 
 }  // namespace ogai::grammar

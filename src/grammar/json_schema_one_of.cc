@@ -71,7 +71,7 @@ bool SchemaCompiler::disjoint(const Json& a, const Json& b) const {
   return false;
 }
 
-void SchemaCompiler::check_disjoint(const Json& list, const std::string& ptr) const {
+void SchemaCompiler::check_disjoint(const std::vector<Json>& list, const std::string& ptr) const {
   for (std::size_t i = 0; i < list.size(); ++i)
     for (std::size_t k = i + 1; k < list.size(); ++k)
       if (!disjoint(list[i], list[k]))

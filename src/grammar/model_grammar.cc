@@ -13,7 +13,7 @@ std::shared_ptr<const GrammarConstraint> ModelGrammar::constraint(const Response
                                                                   const std::vector<std::int64_t>& end_ids) const {
   std::string key = std::to_string(static_cast<int>(format.kind)) + ":";
   for (std::int64_t id : end_ids) key += std::to_string(id) + ",";
-  key += ":" + format.text;
+  key += ":" + std::to_string(format.whitespace) + ":" + format.text;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = constraints_.find(key); it != constraints_.end()) return it->second;

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "grammar/compiled_grammar.h"
 #include "ogai/options.h"
 
 namespace ogai::grammar {
 
-std::shared_ptr<const CompiledGrammar> compile_response_format(const ResponseFormat& format);
+// `unenforced`, when set, receives the schema keywords treated as annotations.
+std::shared_ptr<const CompiledGrammar> compile_response_format(const ResponseFormat& format,
+                                                               std::vector<UnenforcedKeyword>* unenforced = nullptr);
 
 }  // namespace ogai::grammar

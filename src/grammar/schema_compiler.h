@@ -1,20 +1,31 @@
 // SchemaCompiler: JSON Schema to grammar rules, the implementation behind compile_json_schema()
-// (json_schema.h), split by concern: json_schema.cc (dispatch, $ref, literals, anyOf),
-// json_schema_one_of.cc (oneOf disjointness), json_schema_scalars.cc (strings, numbers),
-// json_schema_containers.cc (objects, arrays). Internal to the grammar stage; one per compile,
-// not thread-safe.
+// (json_schema.h), split by concern: json_schema.cc (dispatch, $ref, literals, anyOf/oneOf),
+// json_schema_keywords.cc (which keywords validate, draft spellings, formats),
+// json_schema_merge.cc (allOf, $ref siblings, not, if/then/else, dependencies: folded into one
+// "flat" schema), json_schema_one_of.cc (oneOf disjointness), json_schema_scalars.cc (strings,
+// numbers), json_schema_containers.cc and json_schema_objects.cc (arrays, objects).
+// Internal to the grammar stage; one per compile, not thread-safe.
+//
+// The grammar's language is a SUBSET of the schema's valid instances (fail closed): where a
+// keyword can be enforced only by narrowing (uniqueItems, if/then/else without a negatable `if`,
+// additional properties beside declared ones), the grammar narrows; where it cannot be enforced
+// at all, the compile is refused naming the keyword and its JSON pointer.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "grammar/compiled_grammar.h"
 #include "grammar/grammar.h"
 #include "grammar/json_rules.h"
+#include "grammar/json_schema.h"
 
 namespace ogai::grammar::schema {
 
@@ -28,53 +39,98 @@ unsigned type_bit(const std::string& t);  // 0 for an unknown name
 unsigned value_bits(const Json& v);
 std::string escape_pointer(const std::string& key);  // a key as a JSON pointer token
 std::string compact(const Json& v);                  // the value's compact JSON text
+bool json_equal(const Json& a, const Json& b);       // JSON Schema equality (key order ignored, 1 == 1.0)
+
+// Internal keyword of flat schemas: values `not` excludes (never read from a user's schema:
+// normalize() drops unknown keywords).
+inline constexpr const char* kNotEnum = "$ogai:notEnum";
+
+// Keyword classes (json_schema_keywords.cc).
+bool is_enforced_keyword(const std::string& k);     // compiled by ogai
+bool is_refused_keyword(const std::string& k);      // validation keywords ogai cannot enforce
+bool is_enforced_format(const std::string& f);      // string formats the grammar enforces
 
 class SchemaCompiler {
  public:
-  SchemaCompiler(const Json& root, std::string where) : root_(root), where_(std::move(where)), b_(where_), j_(b_) {}
+  SchemaCompiler(const Json& root, std::string where, const JsonSchemaOptions& options);
   Grammar compile();
 
  private:
   [[noreturn]] void unsupported(const std::string& ptr, const std::string& what) const;
   [[noreturn]] void invalid(const std::string& ptr, const std::string& what) const;
-  // The validation keywords of `s` (annotations dropped); any other keyword is refused.
-  std::set<std::string> keywords(const Json& s, const std::string& ptr) const;
-  // Refuses any keyword of `present` outside `allowed` (beside `key`).
-  void only(const std::set<std::string>& present, const std::set<std::string>& allowed, const std::string& key,
-            const std::string& ptr) const;
-  // The grammar of the (sub)schema `s` at JSON pointer `ptr`.
-  Sequence schema(const Json& s, const std::string& ptr, int depth);
-  std::vector<std::string> type_list(const Json& s, const std::set<std::string>& kw, const std::string& ptr) const;
-  Sequence typed(const Json& s, const std::string& t, const std::string& ptr, int depth);
-  Sequence literals(const Json& s, const std::set<std::string>& kw, const std::string& ptr);
-  // The schema a local JSON pointer names.
-  const Json& resolve(const std::string& pointer, const std::string& ptr) const;
+
+  // --- json_schema_keywords.cc
+  // `s` with its enforced keywords only, draft spellings made 2020-12 (const -> enum, array
+  // items -> prefixItems, dependencies -> dependent*, boolean exclusive bounds -> numbers);
+  // annotations and unknown keywords dropped, formats ogai does not enforce reported; a
+  // validation keyword ogai cannot enforce is refused.
+  Json normalize(const Json& s, const std::string& ptr);
+
+  // --- json_schema_merge.cc
+  // The schema `s` as one flat schema: no $ref beside keywords, allOf, not, if/then/else or
+  // dependent*: those are folded in (anyOf/oneOf stay, to be distributed). `false` when it
+  // provably allows nothing.
+  Json flatten(const Json& s, const std::string& ptr, int depth);
+  // Both flat schemas at once (false when they contradict).
+  Json merge(const Json& a, const Json& b, const std::string& ptr);
+  // A flat schema every instance of which fails `n` (a sound under-approximation of not n);
+  // nullopt when there is none ogai can state.
+  std::optional<Json> negate(const Json& n, const std::string& ptr, int depth);
+  Json apply_conditional(Json base, const Json& s, const std::string& ptr, int depth);
+  Json apply_dependencies(Json base, const std::string& ptr, int depth);
+  const Json& keep(Json j);  // a stable home for a schema made while compiling
+
+  // --- json_schema.cc
+  // The grammar of (sub)schema `s` at JSON pointer `ptr`; nullopt when it allows no value.
+  std::optional<Sequence> maybe(const Json& s, const std::string& ptr, int depth);
+  Sequence schema(const Json& s, const std::string& ptr, int depth);  // an error when nothing fits
+  std::optional<Sequence> flat_schema(const Json& flat, const std::string& ptr, int depth);
+  std::vector<std::string> type_list(const Json& s, const std::string& ptr) const;
+  std::optional<Sequence> typed(const Json& s, const std::string& t, const std::string& ptr, int depth);
+  std::optional<Sequence> literals(const Json& s, const std::string& ptr, int depth);
+  std::optional<Sequence> alternatives(const Json& base, const char* key, const std::string& ptr, int depth);
+  // Whether the compact text of `value` is in the language of `s` (a subset of its instances).
+  bool accepts(const Json& s, const Json& value, const std::string& ptr);
+  // The schema a local JSON pointer (or anchor) names.
+  const Json& resolve(const std::string& ref, const std::string& ptr) const;
+  std::string ref_pointer(const Json& ref, const std::string& ptr) const;
   // The rule of a $ref target (one per pointer; recursion goes through it).
   std::uint32_t ref_rule(const Json& ref, const std::string& ptr, int depth);
-  Sequence any_of(const Json& list, const std::string& ptr, bool one_of, int depth);
-  // The schema behind a chain of $refs.
+
+  // --- json_schema_one_of.cc
   const Json& follow_refs(const Json* s, int hops = 0) const;
   unsigned possible_types(const Json& raw, int depth = 0) const;
-  // Required properties whose value is pinned by const/enum: name -> allowed literal texts.
   std::map<std::string, std::set<std::string>> pinned(const Json& raw) const;
   bool disjoint(const Json& a, const Json& b) const;
-  // oneOf is enforced only when its branches cannot both match (types or pinned properties).
-  void check_disjoint(const Json& list, const std::string& ptr) const;
+  void check_disjoint(const std::vector<Json>& list, const std::string& ptr) const;
+
+  // --- json_schema_scalars.cc
   std::optional<std::int64_t> count(const Json& s, const char* key, const std::string& ptr) const;
-  Sequence string_schema(const Json& s, const std::string& ptr);
-  // A bound keyword as a double; draft-4 boolean exclusive bounds are refused.
+  std::optional<Sequence> string_schema(const Json& s, const std::string& ptr);
   std::optional<double> bound(const Json& s, const char* key, const std::string& ptr) const;
-  Sequence integer_schema(const Json& s, const std::string& ptr);
-  Sequence number_schema(const Json& s, const std::string& ptr);
-  Sequence object_schema(const Json& s, const std::string& ptr, int depth);
-  Sequence map_schema(const Json& value_schema, const std::string& ptr, int depth);
-  Sequence array_schema(const Json& s, const std::string& ptr, int depth);
+  std::optional<Sequence> integer_schema(const Json& s, const std::string& ptr);
+  std::optional<Sequence> number_schema(const Json& s, const std::string& ptr);
+  // Numbers (integers: `integer`) that are multiples of multipleOf, within the bounds.
+  std::optional<Sequence> multiple_schema(const Json& s, const std::string& ptr, bool integer);
+
+  // --- json_schema_objects.cc / json_schema_containers.cc
+  std::optional<Sequence> object_schema(const Json& s, const std::string& ptr, int depth);
+  std::optional<Sequence> map_schema(const Json& s, const std::string& ptr, int depth);
+  Sequence key_schema(const Json& s, const std::string& ptr, int depth);
+  bool name_allowed(const Json& s, const std::string& name, const std::string& ptr);
+  Json value_schema_of(const Json& s, const std::string& name, const Json* declared, const std::string& ptr);
+  bool regex_matches(const std::string& pattern, const std::string& text, const std::string& ptr);
+  std::optional<Sequence> array_schema(const Json& s, const std::string& ptr, int depth);
 
   const Json& root_;
   std::string where_;
+  JsonSchemaOptions options_;
   GrammarBuilder b_;
   JsonRules j_;
   std::map<std::string, std::uint32_t> refs_;  // $ref pointer -> rule
+  std::deque<Json> kept_;                      // schemas made while compiling (stable addresses)
+  std::map<std::string, std::shared_ptr<const CompiledGrammar>> regexes_;  // pattern -> its grammar
+  int inlined_ = 0;                            // $ref targets being inlined (a cycle bound)
 };
 
 }  // namespace ogai::grammar::schema

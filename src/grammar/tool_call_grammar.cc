@@ -24,7 +24,9 @@ Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
     fail(ErrorCode::kInvalidArgument, kWhere, "every function needs a string 'name'");
   const std::string where = function.value("where", std::string(kWhere) + ".parameters");
   const Json params = function.value("parameters", Json::object({{"type", "object"}}));
-  Element args = embed_grammar(b, compile_json_schema(params.dump(), where));
+  JsonSchemaOptions options;
+  options.whitespace = kToolCallWhitespace;  // as the call's own text: blanks as models write them, bounded
+  Element args = embed_grammar(b, compile_json_schema(params.dump(), where, options));
   const std::string call_template = text_of(spec, "call_template");
   if (!call_template.empty()) {  // the model's own syntax: text around NAME and ARGS
     const std::size_t n = call_template.find("{name}"), a = call_template.find("{arguments}");

@@ -32,19 +32,23 @@ Template make_template(const GenaiConfig& c, const std::string& field, const std
 
 std::string unfed_input_hint(const GenaiConfig& c, const std::string& name) {
   if (name == c.names.inputs_embeds) return " (token embeddings from a separate session: multimodal pipelines are not imported)";
-  if (name.find("block_table") != std::string::npos || name.find("attention_metadata") != std::string::npos)
-    return " (paged attention is not imported)";
+  if (name.find("block_table") != std::string::npos || name.find("attention_metadata") != std::string::npos ||
+      name == "cumulative_sequence_lengths" || name == "past_sequence_lengths")
+    return " (the paged-attention interface of ORT GenAI's dynamic batching, a block-table KV pool over packed "
+           "tokens, is not imported: ogai keeps a cache per row)";
   if (name.find("sequence_length") != std::string::npos || name.find("seqlens") != std::string::npos)
     return " (explicit sequence-length inputs are not imported; model-builder CPU/CUDA exports derive them from attention_mask)";
   if (name.find("conv") != std::string::npos || name.find("state") != std::string::npos)
-    return " (recurrent or convolution state is not imported)";
+    return " (recurrent state is imported only as convolution state named by model.decoder.inputs.past_conv_names)";
   return "";
 }
 
-void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, DataType dtype, int rank, const char* role) {
-  if (v.kind != onnx::ValueInfo::Kind::kTensor || v.dtype != dtype || v.rank() != rank)
-    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as {} of rank {}", v.name, role,
-         dtype_name(v.dtype), shape_text(v), role, dtype_name(dtype), rank);
+// Ids, mask and positions: int32 or int64 (ogai feeds the dtype the graph declares).
+void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, int rank, const char* role) {
+  const bool index = v.dtype == DataType::kInt64 || v.dtype == DataType::kInt32;
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || !index || v.rank() != rank)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as int32 or int64 of rank {}", v.name,
+         role, dtype_name(v.dtype), shape_text(v), role, rank);
 }
 
 void check_logits(const DecoderPorts& p) {
@@ -78,19 +82,41 @@ std::string shape_text(const onnx::ValueInfo& value) {
 
 namespace {
 
-// The four KV templates and the ports each matched, by layer.
+// The KV templates and the ports each matched, by layer: separate key/value, or combined (then
+// the key/value templates match nothing), and convolution states.
 struct KvTemplates {
   Template past_key, past_value, present_key, present_value;
   LayerMap pk, pv, ok, ov;
+  std::optional<Template> past_combined, present_combined, past_conv, present_conv;
+  LayerMap pc, oc, pconv, oconv;
 };
+
+std::optional<Template> optional_template(const GenaiConfig& c, const std::string& field, const std::string& text,
+                                          const std::string& other_field, const std::string& other) {
+  if (text.empty() && other.empty()) return std::nullopt;
+  if (text.empty())
+    fail(ErrorCode::kUnsupported, c.file.string(), "{}: missing while {} is '{}'; both name the state's ports", field,
+         other_field, other);
+  return make_template(c, field, text);
+}
 
 KvTemplates make_templates(const GenaiConfig& c) {
   const DecoderNames& n = c.names;
-  return {make_template(c, "model.decoder.inputs.past_key_names", n.past_key),
-          make_template(c, "model.decoder.inputs.past_value_names", n.past_value),
-          make_template(c, "model.decoder.outputs.present_key_names", n.present_key),
-          make_template(c, "model.decoder.outputs.present_value_names", n.present_value),
-          {}, {}, {}, {}};
+  KvTemplates t{make_template(c, "model.decoder.inputs.past_key_names", n.past_key),
+                make_template(c, "model.decoder.inputs.past_value_names", n.past_value),
+                make_template(c, "model.decoder.outputs.present_key_names", n.present_key),
+                make_template(c, "model.decoder.outputs.present_value_names", n.present_value),
+                {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  const std::string in = "model.decoder.inputs.", out = "model.decoder.outputs.";
+  t.past_combined = optional_template(c, in + "past_names", n.past_combined, out + "present_names", n.present_combined);
+  t.present_combined = optional_template(c, out + "present_names", n.present_combined, in + "past_names", n.past_combined);
+  t.past_conv = optional_template(c, in + "past_conv_names", n.past_conv, out + "present_conv_names", n.present_conv);
+  t.present_conv = optional_template(c, out + "present_conv_names", n.present_conv, in + "past_conv_names", n.past_conv);
+  return t;
+}
+
+void collect(const std::optional<Template>& t, const onnx::ValueInfo& v, LayerMap& into, bool& matched) {
+  if (t) collect(*t, v, into, matched);
 }
 
 // Every runtime input is ids, mask, positions or a past key/value; anything else is refused.
@@ -111,18 +137,22 @@ void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates
     }
     collect(kv.past_key, *v, kv.pk, matched);
     collect(kv.past_value, *v, kv.pv, matched);
+    collect(kv.past_combined, *v, kv.pc, matched);
+    collect(kv.past_conv, *v, kv.pconv, matched);
     if (!matched)
       fail(ErrorCode::kUnsupported, p.graph,
            "graph input '{}' is not one ogai feeds: it is none of model.decoder.inputs input_ids '{}', attention_mask "
-           "'{}', position_ids '{}', past_key_names '{}', past_value_names '{}'{}",
-           v->name, n.input_ids, n.attention_mask, n.position_ids, n.past_key, n.past_value, unfed_input_hint(c, v->name));
+           "'{}', position_ids '{}', past_key_names '{}', past_value_names '{}'{}{}{}",
+           v->name, n.input_ids, n.attention_mask, n.position_ids, n.past_key, n.past_value,
+           n.past_combined.empty() ? "" : ", past_names '" + n.past_combined + "'",
+           n.past_conv.empty() ? "" : ", past_conv_names '" + n.past_conv + "'", unfed_input_hint(c, v->name));
   }
   if (!has_ids)
     fail(ErrorCode::kUnsupported, p.graph, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
          "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
-  check_role(p, p.input_ids, DataType::kInt64, 2, "input_ids");
-  if (p.attention_mask) check_role(p, *p.attention_mask, DataType::kInt64, 2, "attention_mask");
-  if (p.position_ids) check_role(p, *p.position_ids, DataType::kInt64, 2, "position_ids");
+  check_role(p, p.input_ids, 2, "input_ids");
+  if (p.attention_mask) check_role(p, *p.attention_mask, 2, "attention_mask");
+  if (p.position_ids) check_role(p, *p.position_ids, 2, "position_ids");
 }
 
 // Logits, the named hidden state, presents; other outputs are unused (refused from rank 3).
@@ -141,6 +171,8 @@ void bind_outputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplate
     }
     collect(kv.present_key, v, kv.ok, matched);
     collect(kv.present_value, v, kv.ov, matched);
+    collect(kv.present_combined, v, kv.oc, matched);
+    collect(kv.present_conv, v, kv.oconv, matched);
     if (!matched && v.rank() >= 3)
       fail(ErrorCode::kUnsupported, p.graph, "graph output '{}' {} is not named by the config; a v1 document needs a "
            "role for it (name it model.decoder.outputs.hidden_states if it is the last hidden state)", v.name,
@@ -182,6 +214,25 @@ void pair_layers(const GenaiConfig& c, const KvTemplates& kv, DecoderPorts& p) {
              index, kv.past_key.suffix);
 }
 
+// Past/present pairs matched by one pair of templates (combined caches, conv states), by index.
+template <typename Layer>
+std::vector<Layer> pair_states(const DecoderPorts& p, const LayerMap& pasts, const LayerMap& presents,
+                               const std::optional<Template>& past_t, const std::optional<Template>& present_t) {
+  std::vector<Layer> layers;
+  for (const auto& [index, past] : pasts) {
+    auto it = presents.find(index);
+    if (it == presents.end())
+      fail(ErrorCode::kUnsupported, p.graph, "'{}' has no output {} '{}{}{}'", past.name, present_t->field,
+           present_t->prefix, index, present_t->suffix);
+    layers.push_back({index, past, it->second});
+  }
+  for (const auto& [index, present] : presents)
+    if (!pasts.contains(index))
+      fail(ErrorCode::kUnsupported, p.graph, "'{}' has no input {} '{}{}{}'", present.name, past_t->field,
+           past_t->prefix, index, past_t->suffix);
+  return layers;
+}
+
 }  // namespace
 
 DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& graph, const std::string& graph_name) {
@@ -191,6 +242,11 @@ DecoderPorts bind_decoder_ports(const GenaiConfig& c, const onnx::GraphInfo& gra
   bind_inputs(c, graph, kv, p);
   bind_outputs(c, graph, kv, p);
   pair_layers(c, kv, p);
+  p.combined = pair_states<CombinedLayer>(p, kv.pc, kv.oc, kv.past_combined, kv.present_combined);
+  p.conv = pair_states<StateLayer>(p, kv.pconv, kv.oconv, kv.past_conv, kv.present_conv);
+  if (!p.combined.empty() && !p.layers.empty())
+    fail(ErrorCode::kUnsupported, p.graph, "the graph has both combined caches ('{}') and separate key/value ones "
+         "('{}')", p.combined.front().past.name, p.layers.front().past_key.name);
   return p;
 }
 

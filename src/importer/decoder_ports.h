@@ -8,13 +8,21 @@
 // name, since ogai would not feed it. Outputs the config does not name are listed as unused, except
 // that one of rank >= 3 is refused (v1 wants a role for it; only a named hidden_states output has one).
 //
+// Combined caches (past_names / present_names, GPT-2) bind instead of separate key/value ports,
+// and convolution states (past_conv_names / present_conv_names, LFM2) beside them, on the layers
+// model.decoder.layer_types calls `conv`.
+//
 // check_kv_geometry() then requires, per KV layer: rank-4 [batch, kv_heads, sequence, head_size]
 // ports with fixed kv_heads and head_size, equal past and present geometry and dtype, a sequence
 // axis that is not fixed (a fixed one is a static cache), contiguous layers 0..N-1 with N equal to
 // model.decoder.num_hidden_layers, and the config's num_key_value_heads / head_size equal to the
 // graph's (on the sliding layers when a sliding window is declared, since ORT GenAI reads per-layer
 // geometry from hybrid graphs such as Gemma's; then the full layers may differ but must agree among
-// themselves). Every mismatch names the config field, its value, the graph port and its shape.
+// themselves). Combined layers: [2, batch, kv_heads, sequence, head_size], past and present alike.
+// With layer_types, the KV (or combined) layers are exactly its full_attention layers and the
+// conv states exactly its conv layers, every state [batch, fixed...] with past equal to present
+// and its last dim model.decoder.conv_cache_size; num_hidden_layers counts all of them.
+// Every mismatch names the config field, its value, the graph port and its shape.
 //
 // Throws ogai::Error(kUnsupported) naming the config file or the graph. Pure functions.
 #pragma once
@@ -35,14 +43,28 @@ struct KvLayer {
   bool sliding = false;  // listed in model.decoder.sliding_window.layers (or every layer when none is listed)
 };
 
+// GPT-2's combined cache of one layer: [2, batch, kv_heads, sequence, head_size] (key, value).
+struct CombinedLayer {
+  std::int64_t index = 0;
+  onnx::ValueInfo past, present;
+};
+
+// LFM2's convolution state of one conv layer: [batch, fixed dims...], replaced each step.
+struct StateLayer {
+  std::int64_t index = 0;
+  onnx::ValueInfo past, present;
+};
+
 struct DecoderPorts {
   std::string graph;  // the graph's file name, for messages
-  onnx::ValueInfo input_ids;                     // int64 [batch, sequence]
-  std::optional<onnx::ValueInfo> attention_mask;  // int64 [batch, total_sequence], when the graph has one
-  std::optional<onnx::ValueInfo> position_ids;    // int64 [batch, sequence], when the graph has one
+  onnx::ValueInfo input_ids;                     // int32 or int64 [batch, sequence]
+  std::optional<onnx::ValueInfo> attention_mask;  // int32 or int64 [batch, total_sequence], when the graph has one
+  std::optional<onnx::ValueInfo> position_ids;    // int32 or int64 [batch, sequence], when the graph has one
   onnx::ValueInfo logits;                        // float [batch, sequence, vocab]
   std::optional<onnx::ValueInfo> hidden_states;  // [batch, sequence, hidden], model.decoder.outputs.hidden_states
-  std::vector<KvLayer> layers;                   // by index
+  std::vector<KvLayer> layers;                   // by index (separate key and value)
+  std::vector<CombinedLayer> combined;           // by index (model.decoder.inputs.past_names), else empty
+  std::vector<StateLayer> conv;                  // by index (model.decoder.inputs.past_conv_names)
   std::vector<std::string> unused_outputs;       // graph outputs the config does not name
 };
 

@@ -13,14 +13,15 @@
 namespace ogai::importer {
 namespace {
 
-// A KV port bound to a runtime-managed state cell.
+// A state port bound to a runtime-managed state cell.
 struct Cell {
-  std::string name;   // full_key_0, sliding_value_3, ...
-  std::string group;  // full_attention | sliding_attention
+  std::string name;   // full_key_0, sliding_value_3, full_kv_2, conv_0, ...
+  std::string group;  // full_attention | sliding_attention | causal_conv
   const onnx::ValueInfo* past = nullptr;
   const onnx::ValueInfo* present = nullptr;
-  const char* role = "key";
+  const char* role = "key";  // key | value | combined; nullptr for recurrent state
   std::int64_t layer = 0;
+  int batch_axis = 0;  // 1 for GPT-2's combined [2, batch, ...]
 };
 
 std::vector<Cell> make_cells(const DecoderPorts& ports) {
@@ -32,6 +33,10 @@ std::vector<Cell> make_cells(const DecoderPorts& ports) {
     cells.push_back({prefix + "_key_" + n, group, &l.past_key, &l.present_key, "key", l.index});
     cells.push_back({prefix + "_value_" + n, group, &l.past_value, &l.present_value, "value", l.index});
   }
+  for (const CombinedLayer& l : ports.combined)
+    cells.push_back({"full_kv_" + std::to_string(l.index), "full_attention", &l.past, &l.present, "combined", l.index, 1});
+  for (const StateLayer& l : ports.conv)
+    cells.push_back({"conv_" + std::to_string(l.index), "causal_conv", &l.past, &l.present, nullptr, l.index});
   return cells;
 }
 
@@ -43,7 +48,7 @@ std::string quote(const std::string& s) {
   return plain ? s : nlohmann::json(s).dump();
 }
 
-std::string contract(const onnx::ValueInfo& v) {
+std::string contract(const onnx::ValueInfo& v, int batch_axis = 0) {
   std::string shape;
   bool known = v.has_shape;
   for (std::size_t i = 0; known && i < v.shape.size(); ++i) {
@@ -51,8 +56,8 @@ std::string contract(const onnx::ValueInfo& v) {
     known = d.is_fixed() || !d.symbol.empty();
     shape += (i ? ", " : "") + (d.is_fixed() ? std::to_string(d.value) : quote(d.symbol));
   }
-  return fmt::format("{{dtype: {}, rank: {}, {}batch_layout: {{kind: request_aligned, axis: 0}}}}", dtype_name(v.dtype),
-                     v.rank(), known ? "shape: [" + shape + "], " : std::string());
+  return fmt::format("{{dtype: {}, rank: {}, {}batch_layout: {{kind: request_aligned, axis: {}}}}}", dtype_name(v.dtype),
+                     v.rank(), known ? "shape: [" + shape + "], " : std::string(), batch_axis);
 }
 
 class Writer {
@@ -90,8 +95,10 @@ class Writer {
     const GenaiConfig& c = p_.config;
     line(0, "# Imported from {} by `ogai import` (ogai {}); model type '{}'.", c.file.filename().string(), OGAI_VERSION,
          c.type);
-    line(0, "# {} KV layers read from {}; edit and commit this file to make it the package's own metadata.",
-         p_.ports.layers.size(), p_.artifact);
+    const std::size_t kv = p_.ports.layers.size() + p_.ports.combined.size();
+    line(0, "# {} KV layers{}{} read from {}; edit and commit this file to make it the package's own metadata.", kv,
+         p_.ports.combined.empty() ? "" : " (combined key/value)",
+         p_.ports.conv.empty() ? "" : fmt::format(" and {} convolution states", p_.ports.conv.size()), p_.artifact);
     for (const auto& note : p_.notes) line(0, "# not imported (no effect on ogai): {}", note);
     for (const auto& output : p_.ports.unused_outputs) line(0, "# graph output '{}' is not used", output);
   }
@@ -103,8 +110,10 @@ class Writer {
     if (c.vocab_size || vocab.is_fixed()) line(1, "vocab_size: {}", c.vocab_size ? *c.vocab_size : vocab.value);
     if (c.context_length) line(1, "max_sequence_length: {}", *c.context_length);
     line(1, "attention:");
-    const std::int64_t kv = p_.ports.layers.front().past_key.shape[1].value;
-    const std::int64_t head = p_.ports.layers.front().past_key.shape[3].value;
+    const bool combined = !p_.ports.combined.empty();
+    const onnx::ValueInfo& first = combined ? p_.ports.combined.front().past : p_.ports.layers.front().past_key;
+    const std::int64_t kv = first.shape[combined ? 2 : 1].value;
+    const std::int64_t head = first.shape[combined ? 4 : 3].value;
     bool uniform = true;
     for (const KvLayer& l : p_.ports.layers) uniform = uniform && l.past_key.shape[1].value == kv && l.past_key.shape[3].value == head;
     const char* type = !c.num_attention_heads ? "unspecified" : *c.num_attention_heads == kv ? "multi_head" : "grouped_query";
@@ -116,9 +125,10 @@ class Writer {
     if (c.search.chunk_size) line(1, "runtime_configurable: {{chunked_prefill: {{chunk_size: {}}}}}", *c.search.chunk_size);
   }
 
-  void request_input(const std::string& name, const onnx::ValueInfo& v, const std::string& role, const std::string& source) {
+  void request_input(const std::string& name, const onnx::ValueInfo& v, const std::string& role, const std::string& source,
+                     int batch_axis = 0) {
     line(3, "request.{}:", name);
-    line(4, "contract: {}", contract(v));
+    line(4, "contract: {}", contract(v, batch_axis));
     line(4, "role: {}", role);
     line(4, "source: {}", source);
     line(4, "required: true");
@@ -142,7 +152,7 @@ class Writer {
     if (ports.position_ids)
       request_input("position_ids", *ports.position_ids, opaque, "{kind: application, name: position_ids}");
     for (const Cell& cell : cells_)
-      request_input(cell.name, *cell.past, opaque, "{kind: application, name: " + cell.name + "}");
+      request_input(cell.name, *cell.past, opaque, "{kind: application, name: " + cell.name + "}", cell.batch_axis);
   }
 
   void outputs() {
@@ -163,11 +173,11 @@ class Writer {
     line(6, "{}: {}", quote(ports.input_ids.name), contract(ports.input_ids));
     if (ports.attention_mask) line(6, "{}: {}", quote(ports.attention_mask->name), contract(*ports.attention_mask));
     if (ports.position_ids) line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids));
-    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past));
+    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past, cell.batch_axis));
     line(5, "outputs:");
     line(6, "{}: {}", quote(ports.logits.name), contract(ports.logits));
     if (ports.hidden_states) line(6, "{}: {}", quote(ports.hidden_states->name), contract(*ports.hidden_states));
-    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.present->name), contract(*cell.present));
+    for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.present->name), contract(*cell.present, cell.batch_axis));
     std::string roles = quote(ports.input_ids.name) + ": token_ids";
     if (ports.attention_mask) roles += ", " + quote(ports.attention_mask->name) + ": attention_mask";
     if (ports.position_ids) roles += ", " + quote(ports.position_ids->name) + ": position_ids";
@@ -180,7 +190,7 @@ class Writer {
     line(2, "state:");
     for (const Cell& cell : cells_) {
       line(3, "{}:", cell.name);
-      line(4, "contract: {}", contract(*cell.past));
+      line(4, "contract: {}", contract(*cell.past, cell.batch_axis));
       line(4, "scope: invocation");
       line(4, "initializer: request.{}", cell.name);
       line(4, "recurrence: {{kind: invariant}}");
@@ -217,27 +227,41 @@ class Writer {
     line(3, "accepted_len: request.accepted_len");
     line(3, "state_service:");
     line(4, "groups:");
-    for (const char* group : {"full_attention", "sliding_attention"}) {
-      bool used = false;
-      for (const Cell& cell : cells_) used = used || cell.group == group;
-      if (!used) continue;
+    for (const char* group : {"causal_conv", "full_attention", "sliding_attention"}) {
+      std::vector<const Cell*> members;
+      for (const Cell& cell : cells_)
+        if (cell.group == group) members.push_back(&cell);
+      if (members.empty()) continue;
       line(5, "{}:", group);
-      line(6, "kind: {}", group);
-      line(6, "sequence_axis: 2");
-      line(6, "layout: bnsh");
-      if (p_.config.search.past_present_share_buffer) line(6, "aliasing: permitted");
-      line(6, "update: {{kind: append}}");
+      if (members.front()->role == nullptr) {
+        // Convolution state, [batch, channels, conv_cache_size], replaced whole by each step.
+        line(6, "kind: recurrent");
+        line(6, "layout: bch");
+        line(6, "update: {{kind: replace}}");
+      } else {
+        const bool combined = std::string(members.front()->role) == "combined";
+        line(6, "kind: {}", group);
+        // GPT-2's [2, batch, heads, sequence, head_size]: v1 names no layout for it (bnsh and bsnh
+        // only), so the value is informational; role combined, sequence_axis 3 and the contracts'
+        // batch axis 1 carry the geometry (docs/metadata.md).
+        line(6, "sequence_axis: {}", combined ? 3 : 2);
+        line(6, "layout: {}", combined ? "kv_bnsh" : "bnsh");
+        if (p_.config.search.past_present_share_buffer && !combined) line(6, "aliasing: permitted");
+        line(6, "update: {{kind: append}}");
+      }
       line(6, "reuse: {{prefix_reusable: true, evictable_prefix: false}}");
       line(6, "ports:");
       line(7, "decoder:");
-      for (const Cell& cell : cells_)
-        if (cell.group == group)
-          line(8, "{}: {{input: {}, output: {}, role: {}, layer: {}}}", cell.name, quote(cell.past->name),
-               quote(cell.present->name), cell.role, cell.layer);
+      for (const Cell* cell : members) {
+        const std::string role = cell->role ? fmt::format(", role: {}", cell->role) : "";
+        line(8, "{}: {{input: {}, output: {}{}, layer: {}}}", cell->name, quote(cell->past->name),
+             quote(cell->present->name), role, cell->layer);
+      }
     }
   }
 
   void package() {
+    if (p_.tokenizer_algorithm.empty()) return;  // no tokenizer.json: a token-id package
     line(0, "package:");
     line(1, "tokenizer:");
     line(2, "algorithm: {}", quote(p_.tokenizer_algorithm));

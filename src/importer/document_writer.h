@@ -27,7 +27,7 @@ struct DocumentPlan {
   const GenaiConfig& config;
   const DecoderPorts& ports;
   std::string artifact;  // the decoder graph, relative to the folder
-  std::string tokenizer_algorithm;
+  std::string tokenizer_algorithm;  // empty: no tokenizer.json (no `package` section)
   bool tokenizer_byte_level = false;
   std::int64_t tokenizer_vocab_size = 0;
   std::vector<SpecialTokenFact> special_tokens;

@@ -15,16 +15,15 @@ namespace {
 
 // Decoder-only language-model types of ORT GenAI whose decoder is one graph fed by token ids.
 // What the graph itself needs is checked port by port afterwards (decoder_ports.h).
-constexpr std::array<std::string_view, 23> kDecoderTypes = {
+constexpr std::array<std::string_view, 24> kDecoderTypes = {
     "chatglm", "decoder", "ernie4_5", "gemma", "gemma2", "gemma3_text", "gemma4_text", "gpt2",
-    "gptoss", "granite", "hunyuandensev1", "internlm2", "llama", "mistral", "nemotron", "olmo",
+    "gptoss", "granite", "hunyuandensev1", "internlm2", "lfm2", "llama", "mistral", "nemotron", "olmo",
     "phi", "phimoe", "phi3", "phi3small", "qwen2", "qwen3", "smollm3"};
 
 struct RefusedType {
   std::string_view type, why;
 };
-constexpr std::array<RefusedType, 24> kRefusedTypes = {{
-    {"lfm2", "a hybrid of attention and convolution layers whose convolution state ORT GenAI manages"},
+constexpr std::array<RefusedType, 23> kRefusedTypes = {{
     {"granitemoehybrid", "a hybrid of attention and state-space layers"},
     {"qwen3_5_text", "a hybrid of attention and linear-attention layers with recurrent state"},
     {"qwen3_5_moe_text", "a hybrid of attention and linear-attention layers with recurrent state"},
@@ -73,24 +72,26 @@ std::vector<std::int64_t> eos_ids(const JsonReader& r, const Json& value) {
   return ids;
 }
 
-void read_layer_types(const JsonReader& r, const Json& value) {
+std::vector<std::string> read_layer_types(const JsonReader& r, const Json& value) {
   if (!value.is_array()) r.wrong_type("model.decoder.layer_types", "a list of strings", value);
+  std::vector<std::string> kinds;
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::string path = "model.decoder.layer_types[" + std::to_string(i) + "]";
     std::string kind = r.string(value[i], path);
-    if (kind != "full_attention")
-      r.refuse(path, "'" + kind + "' layers are not imported (only full_attention layers; "
+    if (kind != "full_attention" && kind != "conv")
+      r.refuse(path, "'" + kind + "' layers are not imported (only full_attention and conv layers; "
                      "sliding layers are declared by model.decoder.sliding_window)");
+    kinds.push_back(std::move(kind));
   }
+  return kinds;
 }
 
 void read_decoder(const JsonReader& r, const Json& value, GenaiConfig& c) {
   const std::string path = "model.decoder";
   r.closed(r.object(value, path), path,
            {"filename", "session_options", "run_options", "hidden_size", "num_attention_heads", "num_key_value_heads",
-            "num_hidden_layers", "head_size", "inputs", "outputs", "sliding_window", "layer_types"},
+            "num_hidden_layers", "head_size", "inputs", "outputs", "sliding_window", "layer_types", "conv_cache_size"},
            {{"pipeline", "a decoder split into several sessions is not imported (ogai runs one decoder graph)"},
-            {"conv_cache_size", "convolution state caches (LFM2) are not imported"},
             {"shared_initializers", "initializers shared between sessions are not imported"}});
   if (!value.contains("filename")) r.refuse(path + ".filename", "missing: the decoder graph's file name is required");
   c.decoder_filename = r.string(value["filename"], path + ".filename");
@@ -101,11 +102,12 @@ void read_decoder(const JsonReader& r, const Json& value, GenaiConfig& c) {
   c.num_hidden_layers = opt_int("num_hidden_layers");
   c.head_size = opt_int("head_size");
   if (value.contains("session_options")) read_session_options(r, value["session_options"], path + ".session_options", c);
-  if (value.contains("run_options")) read_run_options(r, value["run_options"], path + ".run_options");
+  if (value.contains("run_options")) read_run_options(r, value["run_options"], path + ".run_options", c);
   if (value.contains("inputs")) read_decoder_inputs(r, value["inputs"], c.names);
   if (value.contains("outputs")) read_decoder_outputs(r, value["outputs"], c.names);
   if (value.contains("sliding_window")) c.sliding_window = read_sliding_window(r, value["sliding_window"], c);
-  if (value.contains("layer_types")) read_layer_types(r, value["layer_types"]);
+  if (value.contains("layer_types")) c.layer_types = read_layer_types(r, value["layer_types"]);
+  c.conv_cache_size = opt_int("conv_cache_size");
 }
 
 void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {

@@ -5,7 +5,7 @@
 // (head size, KV heads, layers, sliding window), token ids, context length and search defaults.
 // Every key is looked up in closed tables: a key the importer does not know, or a known key whose
 // value ogai cannot run faithfully (encoder-decoder or multimodal components, decoder pipelines,
-// beam search, window-sliding KV caches, execution-provider options it does not understand, ...)
+// beam search, window-sliding KV caches, custom operator libraries, ...)
 // throws ogai::Error(kUnsupported) whose where() is the file and whose message starts with the
 // field's JSON path (`model.decoder.pipeline: ...`). Malformed JSON or a wrongly typed value is
 // kParse. Nothing is guessed: absent fields stay unset.
@@ -39,6 +39,12 @@ struct DecoderNames {
   std::string present_key = "present.%d.key";
   std::string present_value = "present.%d.value";
   std::string hidden_states;  // the last hidden state output, when the export has one (empty: none)
+  // GPT-2's combined caches, one tensor [2, batch, heads, sequence, head_size] per layer holding
+  // key and value (inputs.past_names / outputs.present_names; empty: separate key and value).
+  std::string past_combined, present_combined;
+  // LFM2's convolution state, [batch, channels, conv_cache_size] per conv layer, replaced each
+  // step (inputs.past_conv_names / outputs.present_conv_names; empty: none).
+  std::string past_conv, present_conv;
 };
 
 // The `search` section as generation defaults (fields absent in the file stay unset).
@@ -50,6 +56,24 @@ struct SearchDefaults {
   std::optional<std::int64_t> chunk_size;  // prefill chunk size, when > 0
 };
 
+// ORT GenAI's session settings for the decoder (model.decoder.session_options / run_options),
+// for the runtime to map onto ONNX Runtime's own on the provider it runs (generate/
+// session_settings.h), which names on stderr each one it ignores.
+struct ProviderOption {
+  std::string provider;  // lower-cased provider name: cuda, cpu, dml, qnn, webgpu, ...
+  std::string key, value;  // one option (both empty for a provider listed without options)
+  std::string path;        // its JSON path, for messages
+};
+
+struct SessionSettings {
+  std::vector<ProviderOption> provider_options;  // in file order
+  std::vector<std::pair<std::string, std::string>> config_entries;  // "session.*": ORT session config entries
+  std::optional<std::int64_t> intra_op_threads, inter_op_threads;
+  std::optional<int> graph_optimization_level;  // 0 disable, 1 basic, 2 extended, 99 all (ORT's values)
+  std::optional<bool> enable_cpu_mem_arena, enable_mem_pattern, enable_profiling;
+  std::vector<std::string> ignored;  // "path: why" for options that have no effect on ogai anywhere
+};
+
 struct GenaiConfig {
   std::filesystem::path file;  // the genai_config.json read
   std::string type;            // model.type (a decoder-only LLM type)
@@ -59,7 +83,11 @@ struct GenaiConfig {
   std::optional<std::int64_t> head_size, num_key_value_heads, num_attention_heads, hidden_size, num_hidden_layers;
   DecoderNames names;
   std::optional<SlidingWindow> sliding_window;
+  // model.decoder.layer_types: full_attention or conv per layer (empty: every layer attends).
+  std::vector<std::string> layer_types;
+  std::optional<std::int64_t> conv_cache_size;  // model.decoder.conv_cache_size (LFM2)
   SearchDefaults search;
+  SessionSettings session;
   std::vector<std::string> notes;  // accepted fields that have no effect on ogai (for the document's header)
 };
 

@@ -15,21 +15,28 @@ std::string lower(std::string s) {
   return s;
 }
 
-// One provider_options entry: {"<provider>": {option: value}}. CPU and CUDA (chosen with --ep)
-// with no options that change execution are accepted; anything else is refused by name.
+// One provider_options entry: {"<provider>": {option: value}}, kept for the runtime: it maps the
+// options onto ONNX Runtime's on that provider and ignores them, with a line each, elsewhere.
 void read_provider(const JsonReader& r, const Json& entry, const std::string& path, GenaiConfig& c) {
   for (const auto& [name, options] : r.object(entry, path).items()) {
     const std::string at = join_path(path, name);
     const std::string provider = lower(name);
-    if (provider != "cpu" && provider != "cuda")
-      r.refuse(at, "execution provider '" + name + "' is not imported; ogai runs CPU or CUDA, chosen with --ep");
-    for (const auto& [option, v] : r.object(options, at).items()) {
+    const auto& items = r.object(options, at);
+    if (items.empty()) c.session.provider_options.push_back({provider, "", "", at});
+    for (const auto& [option, v] : items.items()) {
       const std::string opt_path = join_path(at, option);
-      if (provider == "cuda" && option == "enable_cuda_graph" && r.string(v, opt_path) == "0") continue;
-      r.refuse(opt_path, "provider option '" + option + "' is not one the importer understands");
+      c.session.provider_options.push_back({provider, option, r.string(v, opt_path), opt_path});
     }
-    c.notes.push_back(at + ": ogai chooses the execution provider with --ep (cpu by default)");
   }
+}
+
+std::optional<int> optimization_level(const JsonReader& r, const Json& value, const std::string& path) {
+  const std::string level = r.string(value, path);
+  if (level == "ORT_DISABLE_ALL") return 0;
+  if (level == "ORT_ENABLE_BASIC") return 1;
+  if (level == "ORT_ENABLE_EXTENDED") return 2;
+  if (level == "ORT_ENABLE_ALL") return 99;
+  r.refuse(path, "'" + level + "' is not one of ORT_DISABLE_ALL, ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED, ORT_ENABLE_ALL");
 }
 
 }  // namespace
@@ -38,15 +45,23 @@ void read_session_options(const JsonReader& r, const Json& value, const std::str
   r.closed(r.object(value, path), path,
            {"log_id", "log_severity_level", "log_verbosity_level", "intra_op_num_threads", "inter_op_num_threads",
             "enable_cpu_mem_arena", "enable_mem_pattern", "graph_optimization_level", "provider_options",
-            "session.use_device_allocator_for_initializers", "session.intra_op.allow_spinning",
+            "enable_profiling", "session.use_device_allocator_for_initializers", "session.intra_op.allow_spinning",
             "session.inter_op.allow_spinning"},
-           {{"custom_ops_library", "custom operator libraries are not loaded by ogai"},
-            {"enable_profiling", "ORT profiling is not configured from the package"}});
-  for (const char* key : {"intra_op_num_threads", "inter_op_num_threads"})
-    if (value.contains(key)) {
-      r.integer(value[key], join_path(path, key));
-      c.notes.push_back(join_path(path, key) + ": ogai takes thread counts from --threads");
-    }
+           {{"custom_ops_library", "custom operator libraries are not loaded by ogai"}});
+  SessionSettings& s = c.session;
+  for (const auto& [key, v] : value.items()) {
+    const std::string at = join_path(path, key);
+    if (key == "intra_op_num_threads") s.intra_op_threads = r.integer(v, at);
+    else if (key == "inter_op_num_threads") s.inter_op_threads = r.integer(v, at);
+    else if (key == "enable_cpu_mem_arena") s.enable_cpu_mem_arena = r.boolean(v, at);
+    else if (key == "enable_mem_pattern") s.enable_mem_pattern = r.boolean(v, at);
+    else if (key == "graph_optimization_level") s.graph_optimization_level = optimization_level(r, v, at);
+    else if (key == "enable_profiling") s.enable_profiling = !r.string(v, at).empty();
+    else if (key.starts_with("session.")) s.config_entries.emplace_back(key, r.string(v, at));
+    else if (key == "log_id") s.ignored.push_back(at + ": ORT's log id is ogai's own (" + r.string(v, at) + ")");
+    else if (key == "log_severity_level" || key == "log_verbosity_level")
+      s.ignored.push_back(at + " " + std::to_string(r.integer(v, at)) + ": ogai sets ONNX Runtime's logging itself");
+  }
   if (!value.contains("provider_options")) return;
   const Json& providers = value["provider_options"];
   if (!providers.is_array()) r.wrong_type(path + ".provider_options", "a list", providers);
@@ -54,14 +69,15 @@ void read_session_options(const JsonReader& r, const Json& value, const std::str
     read_provider(r, providers[i], path + ".provider_options[" + std::to_string(i) + "]", c);
 }
 
-void read_run_options(const JsonReader& r, const Json& value, const std::string& path) {
+void read_run_options(const JsonReader& r, const Json& value, const std::string& path, GenaiConfig& c) {
   r.closed(r.object(value, path), path, {"memory.enable_memory_arena_shrinkage"});
+  for (const auto& [key, v] : value.items())
+    c.session.ignored.push_back(join_path(path, key) + " '" + r.string(v, join_path(path, key)) +
+                                "': ogai does not shrink ONNX Runtime's arenas between runs");
 }
 
 void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& names) {
   const std::string path = "model.decoder.inputs";
-  constexpr std::string_view kCombined =
-      "combined key/value caches (GPT-2 style 'past_%d', [2, batch, heads, sequence, head_size]) are not imported";
   constexpr std::string_view kCross = "cross-attention inputs (encoder-decoder models) are not imported";
   // Names of inputs ogai never feeds: accepted as names; a graph input so named is refused later.
   r.closed(r.object(value, path), path,
@@ -69,8 +85,8 @@ void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& n
             "past_sequence_length", "current_sequence_length", "total_sequence_length", "past_key_values_length",
             "cache_indirection", "cumulative_sequence_lengths", "past_sequence_lengths", "block_table",
             "block_table_windowed", "attention_metadata", "past_conv_names", "rnn_states_prev", "hidden_states",
-            "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length"},
-           {{"past_names", kCombined}, {"cross_past_key_names", kCross}, {"cross_past_value_names", kCross},
+            "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length", "past_names"},
+           {{"cross_past_key_names", kCross}, {"cross_past_value_names", kCross},
             {"encoder_hidden_states", kCross}, {"encoder_attention_mask", kCross}});
   r.read_string(value, path, "input_ids", names.input_ids);
   r.read_string(value, path, "inputs_embeds", names.inputs_embeds);
@@ -78,6 +94,8 @@ void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& n
   r.read_string(value, path, "position_ids", names.position_ids);
   r.read_string(value, path, "past_key_names", names.past_key);
   r.read_string(value, path, "past_value_names", names.past_value);
+  r.read_string(value, path, "past_names", names.past_combined);
+  r.read_string(value, path, "past_conv_names", names.past_conv);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 
@@ -85,12 +103,14 @@ void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& 
   const std::string path = "model.decoder.outputs";
   r.closed(r.object(value, path), path,
            {"logits", "present_key_names", "present_value_names", "output_cross_qk_names", "rnn_states",
-            "present_conv_names", "hidden_states", "outputs", "lstm_hidden_state", "lstm_cell_state", "outputs_length"},
-           {{"present_names", "combined key/value caches (GPT-2 style 'present_%d') are not imported"}});
+            "present_conv_names", "hidden_states", "outputs", "lstm_hidden_state", "lstm_cell_state", "outputs_length",
+            "present_names"});
   r.read_string(value, path, "logits", names.logits);
   r.read_string(value, path, "present_key_names", names.present_key);
   r.read_string(value, path, "present_value_names", names.present_value);
   r.read_string(value, path, "hidden_states", names.hidden_states);
+  r.read_string(value, path, "present_names", names.present_combined);
+  r.read_string(value, path, "present_conv_names", names.present_conv);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 
@@ -159,7 +179,8 @@ void read_search(const JsonReader& r, const Json& value, GenaiConfig& c) {
     s.top_p.reset();
   }
   if (auto seed = integer("random_seed"); seed && *seed != -1)
-    r.refuse("search.random_seed", std::to_string(*seed) + ": a fixed default seed has no v1 field (pass --seed)");
+    c.session.ignored.push_back("search.random_seed " + std::to_string(*seed) + ": no v1 field holds a default seed, "
+                                "and ogai's sampler draws differently from ORT GenAI's anyway (pass --seed)");
   if (auto penalty = number("blank_penalty"); penalty && *penalty != 0)
     r.refuse("search.blank_penalty", "a CTC/transducer blank penalty does not apply to a decoder");
   if (auto share = boolean("past_present_share_buffer")) s.past_present_share_buffer = *share;
@@ -171,11 +192,19 @@ void read_search(const JsonReader& r, const Json& value, GenaiConfig& c) {
 }
 
 void read_engine(const JsonReader& r, const Json& value, GenaiConfig& c) {
-  r.closed(r.object(value, "engine"), "engine", {"static_batching"},
-           {{"dynamic_batching", "ORT GenAI's paged-KV dynamic batching is not imported"}});
+  r.closed(r.object(value, "engine"), "engine", {"static_batching", "dynamic_batching"});
   if (value.contains("static_batching")) {
     r.object(value["static_batching"], "engine.static_batching");
     c.notes.push_back("engine.static_batching: ogai serve takes --max-concurrent");
+  }
+  if (!value.contains("dynamic_batching")) return;
+  const std::string path = "engine.dynamic_batching";
+  r.closed(r.object(value["dynamic_batching"], path), path, {"block_size", "num_blocks", "max_batch_size", "gpu_utilization_factor"});
+  for (const auto& [key, v] : value["dynamic_batching"].items()) {
+    const std::string at = join_path(path, key);
+    const std::string shown = key == "gpu_utilization_factor" ? std::to_string(r.number(v, at)) : std::to_string(r.integer(v, at));
+    c.session.ignored.push_back(at + " " + shown + ": ogai's engine batches requests itself (continuous batching "
+                                "over its own KV rows; `ogai serve --max-concurrent` bounds the batch)");
   }
 }
 

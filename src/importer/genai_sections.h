@@ -11,7 +11,7 @@
 namespace ogai::importer {
 
 void read_session_options(const JsonReader& r, const Json& value, const std::string& path, GenaiConfig& c);
-void read_run_options(const JsonReader& r, const Json& value, const std::string& path);
+void read_run_options(const JsonReader& r, const Json& value, const std::string& path, GenaiConfig& c);
 void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& names);
 void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& names);
 SlidingWindow read_sliding_window(const JsonReader& r, const Json& value, GenaiConfig& c);

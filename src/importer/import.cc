@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -60,49 +61,70 @@ nlohmann::json read_side_json(const fs::path& path) {
   }
 }
 
-// ogai stops on the union of special_tokens.eos, generation_config.json's eos_token_id and
-// tokenizer_config.json's eos_token. That union must be exactly the config's EOS ids.
-void check_eos_sources(const GenaiConfig& c, const TokenizerSummary& tok, const fs::path& dir) {
-  std::set<std::int64_t> expected(c.eos_token_ids.begin(), c.eos_token_ids.end());
-  std::set<std::int64_t> used = {c.eos_token_ids.front()};
-  std::vector<std::string> sources = {"package.tokenizer.special_tokens.eos"};
+std::string id_list(const std::vector<std::int64_t>& ids) {
+  std::string text;
+  for (std::int64_t id : ids) text += (text.empty() ? "" : ", ") + std::to_string(id);
+  return "[" + text + "]";
+}
+
+// ORT GenAI stops on model.eos_token_id alone; so does ogai for an imported folder. Side files
+// that name other EOS ids are reported (once, when the folder is loaded), not followed.
+void report_eos_sources(const GenaiConfig& c, const TokenizerSummary* tok, const fs::path& dir, ImportedFacts& facts) {
+  const std::set<std::int64_t> stop(c.eos_token_ids.begin(), c.eos_token_ids.end());
+  const std::string ours = "model.eos_token_id " + id_list(c.eos_token_ids);
   nlohmann::json gen = read_side_json(dir / "generation_config.json");
   if (gen.is_object() && gen.contains("eos_token_id")) {
     const nlohmann::json& ids = gen["eos_token_id"];
+    std::vector<std::int64_t> listed;
     for (const auto& id : ids.is_array() ? ids : nlohmann::json::array({ids}))
-      if (id.is_number_integer()) used.insert(id.get<std::int64_t>());
-    sources.push_back("generation_config.json eos_token_id");
+      if (id.is_number_integer()) listed.push_back(id.get<std::int64_t>());
+    if (std::set<std::int64_t>(listed.begin(), listed.end()) != stop)
+      facts.warnings.push_back(fmt::format("generation_config.json eos_token_id is {} but genai_config.json's {} is "
+                                           "the stop set (as ONNX Runtime GenAI stops)", id_list(listed), ours));
   }
   nlohmann::json tc = read_side_json(dir / "tokenizer_config.json");
-  if (tc.is_object() && tc.contains("eos_token")) {
-    const nlohmann::json& eos = tc["eos_token"];
-    std::string text = eos.is_string() ? eos.get<std::string>() : eos.is_object() ? eos.value("content", "") : "";
-    if (auto id = tok.id_of(text)) used.insert(*id);
-    sources.push_back("tokenizer_config.json eos_token");
-  }
-  auto list = [](const std::set<std::int64_t>& ids) {
-    std::string text;
-    for (std::int64_t id : ids) text += (text.empty() ? "" : ", ") + std::to_string(id);
-    return "[" + text + "]";
-  };
-  if (used == expected) return;
-  std::string from;
-  for (const auto& s : sources) from += (from.empty() ? "" : ", ") + s;
-  fail(ErrorCode::kUnsupported, c.file.string(), "model.eos_token_id is {} but ogai would stop on {} (from {}); a v1 "
-       "document holds one EOS id, so further ids must come from generation_config.json's eos_token_id, and no source "
-       "may add ids the config does not list", list(expected), list(used), from);
+  if (!tc.is_object() || !tc.contains("eos_token")) return;
+  const nlohmann::json& eos = tc["eos_token"];
+  std::string text = eos.is_string() ? eos.get<std::string>() : eos.is_object() ? eos.value("content", "") : "";
+  std::optional<std::int64_t> id = tok ? tok->id_of(text) : std::nullopt;
+  if (!id || !stop.contains(*id))
+    facts.warnings.push_back(fmt::format("tokenizer_config.json eos_token '{}' is {} but genai_config.json's {} is the "
+                                         "stop set (as ONNX Runtime GenAI stops)", text,
+                                         id ? "id " + std::to_string(*id) : std::string("not a token of tokenizer.json"),
+                                         ours));
 }
 
-std::vector<SpecialTokenFact> special_tokens(const GenaiConfig& c, const TokenizerSummary& tok, const fs::path& dir) {
+std::vector<SpecialTokenFact> special_tokens(const GenaiConfig& c, const TokenizerSummary& tok) {
   std::vector<SpecialTokenFact> facts;
   if (c.bos_token_id) facts.push_back(special_token(c, tok, "bos", "bos_token_id", *c.bos_token_id));
-  if (c.eos_token_ids.empty())
-    fail(ErrorCode::kUnsupported, c.file.string(), "model.eos_token_id: missing; generation needs an end-of-sequence id");
   for (std::size_t i = 0; i < c.eos_token_ids.size(); ++i)
     special_token(c, tok, "eos", "eos_token_id", c.eos_token_ids[i]);
   facts.push_back(special_token(c, tok, "eos", "eos_token_id", c.eos_token_ids.front()));
-  check_eos_sources(c, tok, dir);
   if (c.pad_token_id) facts.push_back(special_token(c, tok, "pad", "pad_token_id", *c.pad_token_id));
+  return facts;
+}
+
+void check_token_range(const GenaiConfig& c, const char* field, std::int64_t id) {
+  if (id < 0 || (c.vocab_size && id >= *c.vocab_size))
+    fail(ErrorCode::kUnsupported, c.file.string(), "model.{} {} is outside the vocabulary (model.vocab_size {})", field,
+         id, c.vocab_size ? std::to_string(*c.vocab_size) : std::string("unknown"));
+}
+
+ImportedFacts imported_facts(const GenaiConfig& c, const TokenizerSummary* tok, const fs::path& dir) {
+  if (c.eos_token_ids.empty())
+    fail(ErrorCode::kUnsupported, c.file.string(), "model.eos_token_id: missing; generation needs an end-of-sequence id");
+  if (!tok) {  // with a tokenizer, special_tokens() checks each id names one of its tokens
+    for (std::int64_t id : c.eos_token_ids) check_token_range(c, "eos_token_id", id);
+    if (c.bos_token_id) check_token_range(c, "bos_token_id", *c.bos_token_id);
+    if (c.pad_token_id) check_token_range(c, "pad_token_id", *c.pad_token_id);
+  }
+  ImportedFacts facts;
+  facts.eos_ids = c.eos_token_ids;
+  facts.bos_id = c.bos_token_id;
+  facts.pad_id = c.pad_token_id;
+  facts.session = c.session;
+  facts.has_tokenizer = tok != nullptr;
+  report_eos_sources(c, tok, dir, facts);
   return facts;
 }
 
@@ -130,16 +152,27 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   check_kv_geometry(config, ports);
   check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
-  const TokenizerSummary tok = read_tokenizer_summary(dir / "tokenizer.json");
-  const DocumentPlan plan{.config = config,
-                          .ports = ports,
-                          .artifact = fs::path(config.decoder_filename).lexically_normal().generic_string(),
-                          .tokenizer_algorithm = tok.algorithm,
-                          .tokenizer_byte_level = tok.byte_level,
-                          .tokenizer_vocab_size = tok.vocab_size,
-                          .special_tokens = special_tokens(config, tok, dir),
-                          .notes = config.notes};
-  return {write_document(plan), config_file};
+  std::optional<TokenizerSummary> tok;
+  if (fs::exists(dir / "tokenizer.json")) tok = read_tokenizer_summary(dir / "tokenizer.json");
+  ImportedFacts facts = imported_facts(config, tok ? &*tok : nullptr, dir);
+  DocumentPlan plan{.config = config,
+                    .ports = ports,
+                    .artifact = fs::path(config.decoder_filename).lexically_normal().generic_string(),
+                    .notes = config.notes};
+  if (tok) {
+    plan.tokenizer_algorithm = tok->algorithm;
+    plan.tokenizer_byte_level = tok->byte_level;
+    plan.tokenizer_vocab_size = tok->vocab_size;
+    plan.special_tokens = special_tokens(config, *tok);
+  } else {
+    plan.notes.push_back("no tokenizer.json: the package runs from token ids; model.eos_token_id " +
+                         id_list(config.eos_token_ids) + " has no v1 field without package.tokenizer");
+  }
+  if (tok && config.eos_token_ids.size() > 1)
+    plan.notes.push_back("model.eos_token_id " + id_list(config.eos_token_ids) + ": v1 holds one EOS id (special_tokens."
+                         "eos); ogai stops on the whole list when it imports the folder itself");
+  for (const auto& line : config.session.ignored) plan.notes.push_back(line);
+  return {write_document(plan), config_file, std::move(facts)};
 }
 
 }  // namespace ogai::importer

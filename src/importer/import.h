@@ -13,22 +13,43 @@
 //
 // One-way: the importer never reads inference_metadata.yaml, and a folder that has one is the
 // metadata stage's to load (metadata/package.h calls the importer only when it is absent).
-// Throws ogai::Error: kNotFound (no genai_config.json, graph or tokenizer.json), kParse (malformed
+// A folder without tokenizer.json (ORT GenAI's test models) imports without `package.tokenizer`;
+// it runs from token ids. EOS: see ImportedFacts; a v1 document holds one EOS id, so the written
+// document's header names the others.
+// Throws ogai::Error: kNotFound (no genai_config.json or graph), kParse (malformed
 // files), kUnsupported (a refusal: where() is the file, the message starts with the field path).
 // Cost: a JSON parse, the graph's interface walk (weights skipped) and the tokenizer's vocabulary.
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "importer/genai_config.h"
 
 namespace ogai::importer {
 
 inline constexpr const char* kGenaiConfigName = "genai_config.json";
 
+// What the folder says beyond the v1 document, for a runtime that imports it in memory: the stop
+// set as ORT GenAI stops (model.eos_token_id, one id or a list, whatever tokenizer_config.json or
+// generation_config.json say), the decoder's session settings (mapped per provider at load), and
+// lines to say once on stderr (a side file that disagrees with the config, options with no effect).
+struct ImportedFacts {
+  std::vector<std::int64_t> eos_ids;
+  std::optional<std::int64_t> bos_id, pad_id;
+  SessionSettings session;
+  std::vector<std::string> warnings;
+  bool has_tokenizer = true;  // tokenizer.json beside the graph (without one, prompts are token ids)
+};
+
 struct ImportResult {
   std::string document;                // the inference_metadata.yaml text
   std::filesystem::path config_file;   // the genai_config.json it came from
+  ImportedFacts facts;
 };
 
 // True when `dir` is a directory holding genai_config.json.

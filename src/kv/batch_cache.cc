@@ -30,6 +30,7 @@ ort::Shape BatchCache::row_shape(const PairSpec& pair, std::int64_t rows, std::i
     case Update::kIndexedScatter: return {rows, pair.kv_heads, pair.capacity, pair.head_dim};
     case Update::kAppend: break;
   }
+  if (pair.combined) return {2, rows, pair.kv_heads, positions, pair.head_dim};
   return {rows, pair.kv_heads, positions, pair.head_dim};
 }
 

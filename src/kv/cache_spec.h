@@ -14,6 +14,7 @@ namespace ogai::kv {
 // How the state of a pair changes with each step (the metadata group's `update`).
 enum class Update {
   kAppend,          // [batch, kv_heads, positions, head_dim]: the graph returns past + new positions
+                    // ([2, batch, kv_heads, positions, head_dim] for a combined pair)
   kIndexedScatter,  // [batch, kv_heads, capacity, head_dim]: a fixed buffer the graph writes at the
                     // write indices the engine feeds; the valid prefix is the logical length
   kReplace,         // [batch, ...state_dims]: recurrent state the graph returns whole each step
@@ -37,6 +38,12 @@ struct PairSpec {
   Update update = Update::kAppend;
   std::int64_t capacity = 0;             // indexed_scatter: positions in the fixed buffer
   std::vector<std::int64_t> state_dims = {};  // replace: every dim after the batch dim
+  // GPT-2's combined cache: one append tensor [2, batch, kv_heads, positions, head_dim] holding key
+  // (plane 0) and value (plane 1); kAppend storage only.
+  bool combined = false;
+  // The dims before the batch axis (one plane count for a combined pair) and the element count
+  // of one position of one row.
+  std::int64_t planes() const { return combined ? 2 : 1; }
 };
 
 struct CacheSpec {

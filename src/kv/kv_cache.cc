@@ -23,6 +23,7 @@ KvCache::KvCache(const CacheSpec& spec, std::int64_t batch) : spec_(&spec), batc
 }
 
 ort::Shape KvCache::shape_of(const PairSpec& pair, std::int64_t positions) const {
+  if (pair.combined) return {2, batch_, pair.kv_heads, positions, pair.head_dim};
   return {batch_, pair.kv_heads, positions, pair.head_dim};
 }
 

@@ -19,19 +19,26 @@ void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64
                         std::int64_t dst_row, std::int64_t dst_at, std::int64_t positions) {
   const auto& s = src.shape();
   const auto& d = dst.shape();
-  const bool fits = s.size() == 4 && d.size() == 4 && s[1] == d[1] && s[3] == d[3] && src.dtype() == dst.dtype() &&
-                    src_row >= 0 && src_row < s[0] && dst_row >= 0 && dst_row < d[0] && src_at >= 0 && dst_at >= 0 &&
-                    positions >= 0 && src_at + positions <= s[2] && dst_at + positions <= d[2];
+  // Rank 4 [B, H, S, D], or rank 5 combined [2, B, H, S, D] (planes before the batch axis).
+  const std::size_t lead = s.size() == 5 ? 1 : 0;
+  const bool fits = (s.size() == 4 || s.size() == 5) && d.size() == s.size() && (!lead || s[0] == d[0]) &&
+                    s[lead + 1] == d[lead + 1] && s[lead + 3] == d[lead + 3] && src.dtype() == dst.dtype() &&
+                    src_row >= 0 && src_row < s[lead] && dst_row >= 0 && dst_row < d[lead] && src_at >= 0 &&
+                    dst_at >= 0 && positions >= 0 && src_at + positions <= s[lead + 2] && dst_at + positions <= d[lead + 2];
   if (!fits)
     fail(ErrorCode::kInternal, "kv row copy", "cannot copy {} positions from row {} at {} of {} to row {} at {} of {}",
          positions, src_row, src_at, ort::shape_string(s), dst_row, dst_at, ort::shape_string(d));
   if (positions == 0) return;
-  const std::size_t vec = static_cast<std::size_t>(s[3]) * dtype_size(src.dtype());
-  std::vector<ort::ByteRange> ranges(static_cast<std::size_t>(s[1]));
-  for (std::int64_t h = 0; h < s[1]; ++h)
-    ranges[static_cast<std::size_t>(h)] = {static_cast<std::size_t>((src_row * s[1] + h) * s[2] + src_at) * vec,
-                                           static_cast<std::size_t>((dst_row * d[1] + h) * d[2] + dst_at) * vec,
-                                           static_cast<std::size_t>(positions) * vec};
+  const std::int64_t planes = lead ? s[0] : 1, heads = s[lead + 1];
+  const std::int64_t sb = s[lead], db = d[lead], ss = s[lead + 2], ds = d[lead + 2];
+  const std::size_t vec = static_cast<std::size_t>(s[lead + 3]) * dtype_size(src.dtype());
+  std::vector<ort::ByteRange> ranges;
+  ranges.reserve(static_cast<std::size_t>(planes * heads));
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t h = 0; h < heads; ++h)
+      ranges.push_back({static_cast<std::size_t>(((p * sb + src_row) * heads + h) * ss + src_at) * vec,
+                        static_cast<std::size_t>(((p * db + dst_row) * heads + h) * ds + dst_at) * vec,
+                        static_cast<std::size_t>(positions) * vec});
   ort::copy_ranges(src, dst, ranges);
 }
 

@@ -12,7 +12,8 @@ namespace ogai::kv {
 
 // Copies `positions` positions of row `src_row` of `src` [B, H, S, D], starting at position
 // `src_at`, into row `dst_row` of `dst` [B', H, S', D] starting at position `dst_at`. Same dtype,
-// H and D; the ranges must lie inside both tensors (ogai::Error kInternal otherwise).
+// H and D; the ranges must lie inside both tensors (ogai::Error kInternal otherwise). Combined
+// caches [2, B, H, S, D] copy both planes of the row.
 void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64_t src_at, ort::Tensor& dst,
                         std::int64_t dst_row, std::int64_t dst_at, std::int64_t positions);
 

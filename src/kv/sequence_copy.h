@@ -7,7 +7,8 @@
 namespace ogai::kv {
 
 // Copies positions [0, positions) of every (batch, head) row of `src` into `dst`. Both are
-// [B, H, *, D] of the same dtype, B, H and D; both sequence extents must be >= positions.
+// [B, H, *, D] (or combined [2, B, H, *, D]) of the same dtype and other dims; both sequence
+// extents must be >= positions.
 void copy_sequence_prefix(const ort::Tensor& src, ort::Tensor& dst, std::int64_t positions);
 
 }  // namespace ogai::kv

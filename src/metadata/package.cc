@@ -37,8 +37,10 @@ ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
   importer::ImportResult imported = importer::import_genai_folder(dir_or_config);
   log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported {} in memory (`ogai import {}` writes it)",
       dir_or_config.string(), importer::kGenaiConfigName, dir_or_config.string());
+  for (const auto& line : imported.facts.warnings) log(LogLevel::kWarn, "{}: {}", imported.config_file.string(), line);
   ValidationReport report = validate_text(imported.document, imported.config_file.string() + " (imported)");
   report.imported_from = imported.config_file;
+  if (report.package) report.package->imported = std::move(imported.facts);
   return report;
 }
 
@@ -48,6 +50,10 @@ void check_package(ValidationReport& report, const std::filesystem::path& file) 
   package.graphs = admit_graphs(package.document, package.files, report.diagnostics);
   package.decoder = derive_decoder_abi(package.document, package.graphs, package.files.component_artifacts);
   check_vocabulary(package, report.diagnostics);
+  if (package.imported) {  // ORT GenAI stops on genai_config.json's ids alone (import.h)
+    package.files.text.generation_config_eos_ids = package.imported->eos_ids;
+    package.files.text.tokenizer_config_eos_token.reset();
+  }
 }
 
 }  // namespace

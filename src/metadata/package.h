@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "importer/import.h"
 #include "metadata/decoder_abi.h"
 #include "metadata/diagnostics.h"
 #include "metadata/document.h"
@@ -32,6 +33,9 @@ struct Package {
   Document document;   // the typed document: generation, speculative, package facts, workflow, ...
   std::map<std::string, onnx::GraphInfo> graphs;  // component -> admitted graph (empty: document-only)
   std::optional<DecoderAbi> decoder;              // the sole decoder's flat ABI, when there is one
+  // An imported GenAI folder's facts beyond the document (importer/import.h): its stop set
+  // (which then replaces files.text's EOS sources), session settings and token-id-only status.
+  std::optional<importer::ImportedFacts> imported;
 
   std::optional<std::int64_t> max_sequence_length() const;  // model.max_sequence_length
   std::optional<std::int64_t> sliding_window() const;       // model.attention.sliding_window

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/log.h"
 
 namespace ogai::metadata {
 namespace {
@@ -97,6 +98,13 @@ void compare(const Package& p, const TokenizerIds& ids, const std::string& name,
   if (p.document.model && p.document.model->vocab_size && *p.document.model->vocab_size != *logits)
     diags.report("VOCAB", "model.vocab_size", "is {} but the graph's logits output '{}' has {} entries", *p.document.model->vocab_size,
                  port, *logits);
+  if (p.imported && span > *logits) {
+    // An imported ORT GenAI folder runs as ORT GenAI runs it: ids past the logits are never
+    // generated (its test models pair a full tokenizer with a small random graph). Said once.
+    log(LogLevel::kWarn, "{}: spans {} ids but the graph's logits have {}; ids {}.. are never generated", name,
+        span, *logits, *logits);
+    return;
+  }
   if (ids.model_max_id >= *logits)
     diags.report("VOCAB", name, "the model vocabulary has ids up to {}, outside the graph's logits ({} entries)", ids.model_max_id, *logits);
   for (const AddedToken& t : ids.beyond_model)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <unordered_map>
 
 #include "base/log.h"
 #include "onnx/graph_info.h"
@@ -40,9 +42,17 @@ Location append_execution_provider(Ort::SessionOptions& so, const SessionOptions
     return {};
   }
   try {
-    OrtCUDAProviderOptions cuda_options{};
-    cuda_options.device_id = options.device_id;
-    so.AppendExecutionProvider_CUDA(cuda_options);
+    if (options.cuda_options.empty()) {
+      OrtCUDAProviderOptions cuda_options{};
+      cuda_options.device_id = options.device_id;
+      so.AppendExecutionProvider_CUDA(cuda_options);
+    } else {  // a package's own provider options (V2 keys, refused by ORT when unknown)
+      Ort::CUDAProviderOptions cuda_options;
+      std::unordered_map<std::string, std::string> keys(options.cuda_options.begin(), options.cuda_options.end());
+      keys["device_id"] = std::to_string(options.device_id);
+      cuda_options.Update(keys);
+      so.AppendExecutionProvider_CUDA_V2(*cuda_options);
+    }
     return {Device::kCuda, options.device_id};
   } catch (const Ort::Exception& e) {
     if (!options.allow_cpu_fallback) fail_cuda_start(origin, e.what());
@@ -56,7 +66,11 @@ Ort::SessionOptions make_options(const SessionOptions& options, const std::strin
   Ort::SessionOptions so;
   if (options.intra_op_threads > 0) so.SetIntraOpNumThreads(options.intra_op_threads);
   if (options.inter_op_threads > 0) so.SetInterOpNumThreads(options.inter_op_threads);
-  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+  so.SetGraphOptimizationLevel(static_cast<GraphOptimizationLevel>(
+      options.graph_optimization_level.value_or(static_cast<int>(GraphOptimizationLevel::ORT_ENABLE_ALL))));
+  if (options.cpu_mem_arena) *options.cpu_mem_arena ? so.EnableCpuMemArena() : so.DisableCpuMemArena();
+  if (options.mem_pattern) *options.mem_pattern ? so.EnableMemPattern() : so.DisableMemPattern();
+  for (const auto& [key, value] : options.config_entries) so.AddConfigEntry(key.c_str(), value.c_str());
   if (options.enable_profiling) so.EnableProfiling("ogai_profile");
   device = append_execution_provider(so, options, origin);
   return so;

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +27,12 @@ struct SessionOptions {
   int intra_op_threads = 0;         // 0 = ORT default
   int inter_op_threads = 0;         // 0 = ORT default
   bool enable_profiling = false;
+  bool device_id_set = false;       // device_id was asked for (a package's device_id yields to it)
+  // From a package's own settings (generate/session_settings.h); unset = ogai's defaults.
+  std::optional<int> graph_optimization_level;  // ORT's GraphOptimizationLevel value; default all
+  std::optional<bool> cpu_mem_arena, mem_pattern;
+  std::vector<std::pair<std::string, std::string>> config_entries;  // AddConfigEntry, in order
+  std::vector<std::pair<std::string, std::string>> cuda_options;    // CUDA provider options (V2 keys)
 };
 
 // A graph input or output as ORT reports it. Dynamic dims are -1 with their symbol (if any).

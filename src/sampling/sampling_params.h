@@ -82,4 +82,14 @@ struct SamplingParams {
   void validate(const std::string& where = "sampling") const;
 };
 
+// The one rule for "does this request sample?", shared by the native decode loop, the workflow
+// interpreter's sampling roles and the CLI: do_sample when the request says it; otherwise a
+// temperature > 0 or any filtering warper it sets (top_k, top_p, min_p, typical_p) asks for
+// sampling (the OpenAI and llama.cpp convention); otherwise the package's default.
+inline bool request_samples(std::optional<bool> do_sample, std::optional<double> temperature, bool sets_filter,
+                            bool package_default = false) {
+  if (do_sample) return *do_sample;
+  return (temperature && *temperature > 0) || sets_filter || package_default;
+}
+
 }  // namespace ogai::sampling

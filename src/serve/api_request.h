@@ -52,6 +52,7 @@ struct ApiRequest {
   bool add_generation_prompt = true;
   bool continue_final_message = false;
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
+  std::vector<UnenforcedKeyword> unenforced;  // response_format schema keywords not enforced (annotations)
 };
 
 // `limits`: the JSON limits and per-field budgets (json_limits.h), checked before the DOM is built.

@@ -115,7 +115,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   read_sampling(f, r.options.sampling);
   r.options.stop = read_stop(f);
   r.options.ignore_eos = f.boolean("ignore_eos").value_or(false);
-  r.options.response_format = read_response_format(f);
+  r.options.response_format = read_response_format(f, &r.unenforced);
   if (endpoint == Endpoint::kChat) {
     read_chat_tools(f, r);
     if (!r.chat.tools.empty())  // the body passed its limits and its parse already

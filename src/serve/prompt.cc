@@ -75,6 +75,9 @@ std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request) {
   if (request.endpoint == Endpoint::kChat) {
     ids = chat_ids(model, request);
   } else if (request.prompt_text) {
+    if (!model.info().has_tokenizer)
+      throw invalid_request(param, std::string(param) + ": this model's package has no tokenizer; give the prompt "
+                                   "as token ids (an array of integers)");
     ids = model.tokenize(*request.prompt_text, /*add_special_tokens=*/true);
   } else {
     ids = request.prompt_ids;

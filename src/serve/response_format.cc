@@ -27,7 +27,19 @@ ResponseFormat text_format(const FieldReader& format, ResponseFormat::Kind kind,
 
 }  // namespace
 
-std::optional<ResponseFormat> read_response_format(const FieldReader& fields) {
+std::string unenforced_header(const std::vector<UnenforcedKeyword>& unenforced) {
+  std::string out;
+  for (std::size_t i = 0; i < unenforced.size() && i < 8; ++i) {
+    const auto& u = unenforced[i];
+    out += (i ? "; " : "") + u.keyword + " '" + u.value + "' at '" + u.pointer + "'";
+  }
+  if (unenforced.size() > 8) out += "; ...";
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return out;
+}
+
+std::optional<ResponseFormat> read_response_format(const FieldReader& fields, std::vector<UnenforcedKeyword>* unenforced) {
   const nlohmann::json* value = fields.get("response_format");
   if (value == nullptr) return std::nullopt;
   if (!value->is_object())
@@ -43,6 +55,20 @@ std::optional<ResponseFormat> read_response_format(const FieldReader& fields) {
   else
     throw invalid_request("response_format.type", "response_format.type: '" + type +
                                                       "' is not one of text, json_object, json_schema, regex, grammar");
+  if (auto ws = format.integer("whitespace")) {  // ogai's extension: blanks allowed between JSON tokens
+    if (*ws < 0 || *ws > 256)
+      throw invalid_request("response_format.whitespace", "response_format.whitespace: expected 0 to 256");
+    out.whitespace = static_cast<int>(*ws);
+  }
+  // The unenforced keywords are found by compiling the schema: done here, on the route thread, only
+  // for small schemas (fast); a larger one is compiled on the grammar pool alone (no header).
+  if (unenforced && out.kind == ResponseFormat::Kind::kJsonSchema && out.text.size() <= kAnnotationScanBytes) try {
+    auto annotations = check_response_format_annotations(out);
+    *unenforced = std::move(annotations);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kUnsupported) throw unsupported("response_format", e.what());
+    throw invalid_request("response_format", e.what());
+  }
   return out;
 }
 

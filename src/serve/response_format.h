@@ -8,13 +8,22 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "ogai/options.h"
 #include "serve/json_fields.h"
 
 namespace ogai::serve {
 
-std::optional<ResponseFormat> read_response_format(const FieldReader& fields);
+// `unenforced`, when set, receives the schema keywords the grammar treats as annotations.
+std::optional<ResponseFormat> read_response_format(const FieldReader& fields,
+                                                   std::vector<UnenforcedKeyword>* unenforced = nullptr);
+// The x-ogai-unenforced header value naming them ("format 'uri-template' at '#/x/format'; ..."):
+// printable ASCII only, at most 8 entries.
+std::string unenforced_header(const std::vector<UnenforcedKeyword>& unenforced);
+// Schemas up to this size are checked for unenforced keywords while the request is parsed.
+inline constexpr std::size_t kAnnotationScanBytes = 16 << 10;
 void check_response_format_field(const ResponseFormat& format);
 
 }  // namespace ogai::serve

@@ -82,7 +82,7 @@ struct Server::Impl {
   void on_route_pool(std::function<void()> step);
   std::string next_id(Endpoint endpoint);
   // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
-  void apply_surface(ApiRequest& request, const http::Exchange& exchange) const;
+  void apply_surface(ApiRequest& request, http::Exchange& exchange) const;
 
   // POST /v1/responses (responses_route.cc), on the route pool.
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);

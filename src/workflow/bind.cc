@@ -2,8 +2,10 @@
 // the source: runtime roles, literal and application defaults. Literals and scalar roles are
 // materialized in a second pass, at the shape the request's symbols imply.
 #include <algorithm>
+#include <cstdint>
 
 #include "base/error.h"
+#include "sampling/sampling_params.h"
 #include "workflow/context.h"
 
 namespace ogai::workflow {
@@ -17,7 +19,9 @@ struct Deferred {
   nlohmann::json values;
 };
 
-bool sampling(const RunRequest& r) { return r.temperature || r.top_k || r.top_p || r.min_p; }
+bool sampling(const RunRequest& r) {
+  return sampling::request_samples(r.do_sample, r.temperature, r.top_k || r.top_p || r.min_p);
+}
 
 // The scalar a runtime role asks for, or null when the request cannot fill it.
 nlohmann::json role_scalar(const RunRequest& r, const std::string& role) {
@@ -37,6 +41,15 @@ Tensor prompt_tensor(const WorkflowInput& input, const std::vector<std::int64_t>
   if (input.contract.rank == 2) shape.insert(shape.begin(), 1);
   else if (input.contract.rank != 1)
     fail(ErrorCode::kUnsupported, what, "a prompt_tokens role of rank {} cannot be filled", input.contract.rank);
+  // In the contract's dtype: int32 token ports (ORT GenAI exports) take the ids narrowed.
+  if (metadata::canonical_dtype(input.contract.dtype) == DataType::kInt32) {
+    std::vector<std::int32_t> narrow;
+    for (std::int64_t id : ids) {
+      if (id < INT32_MIN || id > INT32_MAX) fail(ErrorCode::kInvalidArgument, what, "token id {} does not fit int32", id);
+      narrow.push_back(static_cast<std::int32_t>(id));
+    }
+    return Tensor::copy_of(std::span<const std::int32_t>(narrow), shape);
+  }
   return Tensor::copy_of(std::span<const std::int64_t>(ids), shape);
 }
 

@@ -1,24 +1,16 @@
 #include "workflow/interpreter.h"
 
 #include <algorithm>
-#include <chrono>
 
-#include "workflow/context.h"
+#include "workflow/run.h"
 
 namespace ogai::workflow {
 
 RunResult run(const Program& program, RunRequest request, const EmitCallback& on_emit) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Context ctx{program, std::move(request), on_emit, {}, {}, {}, {}, {}, {}};
-  bind_inputs(ctx);
-  run_steps(ctx, ctx.wf().steps);
-  RunResult result;
-  for (auto& [key, value] : ctx.outputs) result.outputs.emplace(key, Tensor::copy_of(*value));
-  for (const auto& name : ctx.request.capture)
-    result.values.emplace(name, Tensor::copy_of(*ctx.get(name, "request.capture", "the capture list")));
-  result.stats = ctx.stats;
-  result.stats.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+  Run r(program, std::move(request), on_emit);
+  while (r.step()) {
+  }
+  return r.result();
 }
 
 std::vector<std::pair<std::int64_t, const ort::Tensor*>> RunResult::rows(const std::string& output) const {

@@ -123,23 +123,34 @@ void store_iteration(Context& ctx, const metadata::LoopStep& loop, std::int64_t 
 
 }  // namespace
 
-void run_loop(Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
-  run_steps(ctx, loop.setup);
+void start_loop(Context& ctx, LoopProgress& p) {
+  const auto& loop = *p.loop;
+  const std::string& path = *p.path;
   start_carries(ctx, loop, path);
-  const std::int64_t limit = single_int(*ctx.get(loop.max_iterations, path, "max_iterations"),
-                                        path + " max_iterations '" + loop.max_iterations + "'");
-  if (limit < 0)
+  p.limit = single_int(*ctx.get(loop.max_iterations, path, "max_iterations"),
+                       path + " max_iterations '" + loop.max_iterations + "'");
+  if (p.limit < 0)
     fail(ErrorCode::kInvalidArgument, path + " max_iterations '" + loop.max_iterations + "'",
-         "is {}; a loop needs a non-negative iteration limit", limit);
-  for (std::int64_t index = 0; index < limit; ++index) {
-    const auto flags = activity(ctx, loop, path);
-    if (std::none_of(flags.begin(), flags.end(), [](bool f) { return f; })) break;
-    store_iteration(ctx, loop, index);
-    run_steps(ctx, loop.steps);
-    update_carries(ctx, loop, flags, path);
-    ++ctx.stats.iterations;
+         "is {}; a loop needs a non-negative iteration limit", p.limit);
+  p.index = 0;
+}
+
+bool begin_trip(Context& ctx, LoopProgress& p) {
+  if (p.index < p.limit) {
+    p.flags = activity(ctx, *p.loop, *p.path);
+    if (std::any_of(p.flags.begin(), p.flags.end(), [](bool f) { return f; })) {
+      store_iteration(ctx, *p.loop, p.index);
+      return true;
+    }
   }
-  if (loop.iteration) ctx.store.erase(loop.iteration->value);
+  if (p.loop->iteration) ctx.store.erase(p.loop->iteration->value);
+  return false;
+}
+
+void end_trip(Context& ctx, LoopProgress& p) {
+  update_carries(ctx, *p.loop, p.flags, *p.path);
+  ++ctx.stats.iterations;
+  ++p.index;
 }
 
 }  // namespace ogai::workflow

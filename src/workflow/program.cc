@@ -57,6 +57,22 @@ void check_state(const metadata::Workflow& wf) {
            "session-scoped state needs session ids, which ogai's workflow requests do not carry yet");
 }
 
+InvokePlan plan_invoke(const Program& p, const metadata::InvokeStep& step, const metadata::Component& comp) {
+  InvokePlan plan;
+  plan.session = &p.sessions.at(step.component);
+  for (const auto& [port, value] : step.inputs) {
+    plan.in_ports.push_back(port);
+    plan.in_values.push_back(&value);
+    plan.in_contracts.push_back(metadata::find_named(comp.ports.inputs, port));
+  }
+  for (const auto& [port, value] : step.outputs) {
+    plan.out_ports.push_back(port);
+    plan.out_values.push_back(&value);
+    plan.out_contracts.push_back(metadata::find_named(comp.ports.outputs, port));
+  }
+  return plan;
+}
+
 }  // namespace
 
 Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
@@ -85,6 +101,12 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
       fail(ErrorCode::kInvalidPackage, "pipeline.workflow.components." + name, "has no resolved ONNX artifact");
     p.sessions.emplace(name, ort::Session::open(it->second, options));
   }
+  walk(wf.steps, [&](const Step& step) {
+    const auto* inv = std::get_if<metadata::InvokeStep>(&step.body);
+    if (!inv) return;
+    const auto* comp = metadata::find_named(wf.components, inv->component);
+    if (comp->implementation.kind == metadata::Implementation::Kind::kOnnx) p.invokes.emplace(inv, plan_invoke(p, *inv, *comp));
+  });
   return p;
 }
 

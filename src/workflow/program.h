@@ -12,17 +12,31 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "metadata/package.h"
 #include "ort/session.h"
 
 namespace ogai::workflow {
 
+// One `invoke` of an ONNX component, resolved at load so that a request binds nothing by name
+// per call: its session, its bound ports in order with their values and contracts.
+struct InvokePlan {
+  const ort::Session* session = nullptr;
+  std::vector<std::string> in_ports, out_ports;
+  std::vector<const std::string*> in_values, out_values;
+  std::vector<const metadata::TensorContract*> in_contracts, out_contracts;  // null: no contract
+};
+
 struct Program {
   metadata::Package package;
   std::map<std::string, ort::Session> sessions;  // ONNX components by name
   std::set<std::string> row_wise;                // outputs any emit publishes per row (when / valid_length)
   std::set<std::string> dynamic_symbols;         // symbols on growing/bounded axes of state cells
+  // Every invoke of an ONNX component, by its step (the steps live in `package`, which the
+  // program owns; moving a Program keeps them where they are).
+  std::unordered_map<const metadata::InvokeStep*, InvokePlan> invokes;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };

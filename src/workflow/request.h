@@ -21,8 +21,10 @@ struct RunRequest {
   std::optional<std::vector<std::int64_t>> prompt_tokens;  // fills a prompt_tokens role
   std::optional<std::int64_t> max_new_tokens;  // fills max_iterations / max_output_tokens roles
   std::optional<std::int64_t> seed;            // seed role (absent: 0)
-  // Any of these set: sampling (unset ones: temperature 1, top_k 0, top_p 1, min_p 0).
-  // None set: greedy, sent as temperature 0, top_k 1, top_p 1, min_p 0.
+  // Whether the request samples follows sampling::request_samples (do_sample, else a temperature
+  // > 0 or any filter set). Sampling: the unset values are temperature 1, top_k 0, top_p 1,
+  // min_p 0. Greedy: sent as temperature 0, top_k 1, top_p 1, min_p 0 (digest §4).
+  std::optional<bool> do_sample;
   std::optional<double> temperature, top_p, min_p;
   std::optional<std::int64_t> top_k;
   bool stop_on_eos = true;  // false: `termination: generation_eos` loops run every iteration

@@ -1,4 +1,4 @@
-// `sequence`, `invoke` and `branch` (digest §§5.1, 5.2, 5.4).
+// `invoke` and the pieces of `branch` (digest §§5.2, 5.4); run.cc walks `sequence` and the tree.
 #include <chrono>
 #include <fmt/format.h>
 
@@ -46,28 +46,45 @@ void store_output(Context& ctx, const Component& comp, const InvokeStep& step, c
   ctx.store[value] = share(std::move(tensor));
 }
 
-void invoke_onnx(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path) {
+void invoke_onnx(Context& ctx, const InvokeStep& step, const std::string& path) {
   check_scatter_writes(ctx, step, path);
-  auto in = gather(ctx, step, path);
-  Symbols local;
-  check_inputs(ctx, comp, step, path, in, local);
-  std::vector<std::string> names, outs;
+  const InvokePlan& plan = ctx.program.invokes.at(&step);
+  const std::size_t n = plan.in_ports.size();
   std::vector<const Tensor*> feeds;
-  for (const auto& [port, value] : in) {
-    names.push_back(port);
-    feeds.push_back(value.get());
+  feeds.reserve(n);
+  std::vector<std::string> fed_ports;  // only when an absent optional input leaves a port unfed
+  bool partial = false;
+  Symbols local;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& value = *plan.in_values[i];
+    if (!ctx.absent.empty() && ctx.absent.count(value)) {
+      if (!partial) fed_ports.assign(plan.in_ports.begin(), plan.in_ports.begin() + static_cast<std::ptrdiff_t>(i));
+      partial = true;
+      continue;
+    }
+    const Value& v = ctx.get(value, path, "input port", plan.in_ports[i]);
+    if (const auto* c = plan.in_contracts[i])
+      check_value(*c, *v, local, {}, WhatFn([&] { return port_what(path, step.component, "input", plan.in_ports[i], value); }));
+    feeds.push_back(v.get());
+    if (partial) fed_ports.push_back(plan.in_ports[i]);
   }
-  for (const auto& [port, value] : step.outputs) outs.push_back(port);
-  const auto& session = ctx.program.sessions.at(step.component);
+  const bool all_fed = !partial;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Tensor> results;
   try {
-    results = session.run(names, feeds, outs);
+    results = plan.session->run(all_fed ? std::span<const std::string>(plan.in_ports) : std::span<const std::string>(fed_ports),
+                                 feeds, plan.out_ports);
   } catch (const Error& e) {
     fail(e.code(), path, "invoke of component '{}' failed: {}", step.component, e.what());
   }
   ctx.stats.ort_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (std::size_t i = 0; i < outs.size(); ++i) store_output(ctx, comp, step, path, outs[i], std::move(results[i]), local);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string& value = *plan.out_values[i];
+    if (const auto* c = plan.out_contracts[i])
+      check_value(*c, results[i], local, {},
+                  WhatFn([&] { return port_what(path, step.component, "output", plan.out_ports[i], value); }));
+    ctx.store[value] = share(std::move(results[i]));
+  }
 }
 
 void invoke_binding(Context& ctx, const InvokeStep& step, const std::string& path) {
@@ -104,29 +121,6 @@ std::string case_key(const Tensor& predicate, const std::string& what) {
   return std::to_string(int_values(predicate, what)[0]);
 }
 
-void run_branch(Context& ctx, const metadata::BranchStep& step, const std::string& path) {
-  const std::string key = case_key(*ctx.get(step.predicate, path, "the predicate"), path + " predicate '" + step.predicate + "'");
-  const std::vector<metadata::Step>* body = nullptr;
-  for (const auto& c : step.cases)
-    if (c.key == key) body = &c.body;
-  const bool use_default = body == nullptr;
-  if (use_default && step.default_step.empty())
-    fail(ErrorCode::kInvalidArgument, path, "predicate '{}' is {}, which no case matches, and there is no default",
-         step.predicate, key);
-  if (use_default) body = &step.default_step;
-  auto saved = ctx.store;  // the case runs on a copy; only phis come back
-  run_steps(ctx, *body);
-  std::map<std::string, Value> phis;
-  for (const auto& [name, phi] : step.outputs) {
-    const std::string* source = use_default ? nullptr : metadata::find_named(phi.cases, key);
-    if (!source && phi.default_value) source = &*phi.default_value;
-    if (!source) fail(ErrorCode::kInvalidPackage, path, "phi '{}' has no value for case '{}'", name, key);
-    phis[name] = ctx.get(*source, path, "phi '" + name + "'");
-  }
-  ctx.store = std::move(saved);
-  for (auto& [name, value] : phis) ctx.store[name] = std::move(value);
-}
-
 }  // namespace
 
 const Value& Context::get(const std::string& name, const std::string& path, std::string_view reader,
@@ -142,27 +136,39 @@ const Value& Context::get(const std::string& name, const std::string& path, std:
 void run_invoke(Context& ctx, const InvokeStep& step, const std::string& path) {
   const Component& comp = *metadata::find_named(ctx.wf().components, step.component);
   switch (comp.implementation.kind) {
-    case metadata::Implementation::Kind::kOnnx: return invoke_onnx(ctx, comp, step, path);
+    case metadata::Implementation::Kind::kOnnx: return invoke_onnx(ctx, step, path);
     case metadata::Implementation::Kind::kBinding: return invoke_binding(ctx, step, path);
     case metadata::Implementation::Kind::kAdapter: return invoke_adapter(ctx, comp, step, path);
   }
 }
 
-void run_step(Context& ctx, const metadata::Step& step) {
-  std::visit(
-      [&](const auto& body) {
-        using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, metadata::SequenceStep>) run_steps(ctx, body.steps);
-        else if constexpr (std::is_same_v<T, InvokeStep>) run_invoke(ctx, body, step.path);
-        else if constexpr (std::is_same_v<T, metadata::LoopStep>) run_loop(ctx, body, step.path);
-        else if constexpr (std::is_same_v<T, metadata::BranchStep>) run_branch(ctx, body, step.path);
-        else run_emit(ctx, body, step.path);
-      },
-      step.body);
+BranchProgress enter_branch(Context& ctx, const metadata::BranchStep& step, const std::string& path) {
+  BranchProgress p;
+  p.branch = &step;
+  p.path = &path;
+  p.key = case_key(*ctx.get(step.predicate, path, "the predicate"), path + " predicate '" + step.predicate + "'");
+  for (const auto& c : step.cases)
+    if (c.key == p.key) p.body = &c.body;
+  p.use_default = p.body == nullptr;
+  if (p.use_default && step.default_step.empty())
+    fail(ErrorCode::kInvalidArgument, path, "predicate '{}' is {}, which no case matches, and there is no default",
+         step.predicate, p.key);
+  if (p.use_default) p.body = &step.default_step;
+  p.saved = ctx.store;  // the case runs on a copy; only phis come back
+  return p;
 }
 
-void run_steps(Context& ctx, const std::vector<metadata::Step>& steps) {
-  for (const auto& step : steps) run_step(ctx, step);
+void leave_branch(Context& ctx, BranchProgress& p) {
+  const auto& step = *p.branch;
+  std::map<std::string, Value> phis;
+  for (const auto& [name, phi] : step.outputs) {
+    const std::string* source = p.use_default ? nullptr : metadata::find_named(phi.cases, p.key);
+    if (!source && phi.default_value) source = &*phi.default_value;
+    if (!source) fail(ErrorCode::kInvalidPackage, *p.path, "phi '{}' has no value for case '{}'", name, p.key);
+    phis[name] = ctx.get(*source, *p.path, "phi '" + name + "'");
+  }
+  ctx.store = std::move(p.saved);
+  for (auto& [name, value] : phis) ctx.store[name] = std::move(value);
 }
 
 }  // namespace ogai::workflow

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <initializer_list>
 #include <set>
@@ -41,8 +40,18 @@ class Symbols {
   std::vector<std::pair<std::string, std::int64_t>> entries_;
 };
 // Builds the "what" of an error message; called only when a check fails (the hot path formats
-// nothing).
-using WhatFn = std::function<std::string()>;
+// nothing). A non-owning reference to a callable (no allocation per check): valid only while the
+// callable it was made from lives, i.e. within the call it is passed to.
+class WhatFn {
+ public:
+  template <class F>
+  WhatFn(const F& f) : object_(&f), call_([](const void* o) { return (*static_cast<const F*>(o))(); }) {}  // NOLINT
+  std::string operator()() const { return call_(object_); }
+
+ private:
+  const void* object_;
+  std::string (*call_)(const void*);
+};
 
 void check_value(const metadata::TensorContract& contract, const ort::Tensor& tensor, Symbols& symbols,
                  const std::set<std::string>& dynamic, const WhatFn& what, std::int64_t skip_axis = -1);

@@ -90,11 +90,11 @@ class ToolsCliTest(unittest.TestCase):
         self.assertIn("tool_choice.function.name", r.stderr)
         with open(self.tools, "w", encoding="utf-8") as f:
             json.dump([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
-                                                                                    "minProperties": 1}}}], f)
+                                                                                    "$dynamicRef": "#m"}}}], f)
         r = self.generate()
         self.assertEqual(r.returncode, 1)
         self.assertIn("tools[0].function.parameters", r.stderr)
-        self.assertIn("'minProperties' at '#/minProperties'", r.stderr)
+        self.assertIn("'$dynamicRef' at '#/$dynamicRef'", r.stderr)
         with open(self.tools, "w", encoding="utf-8") as f:
             json.dump([{"type": "function", "function": {}}], f)
         r = self.generate()

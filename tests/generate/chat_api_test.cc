@@ -76,7 +76,7 @@ TEST(PrepareChat, BadToolsChoicesAndVariablesNameTheField) {
   o.tool_choice = {ToolChoice::Mode::kFunction, "sub"};
   EXPECT_EQ(error_of(*m, o).where(), "tool_choice.function.name");
   o.tool_choice = {};
-  o.tools.push_back({"g", "", R"({"type":"object","properties":{"x":{"not":{}}}})"});
+  o.tools.push_back({"g", "", R"({"type":"object","properties":{"x":{"not":{"minLength":2}}}})"});
   Error e = error_of(*m, o);
   EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
   EXPECT_EQ(e.where(), "tools[1].function.parameters");

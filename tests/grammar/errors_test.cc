@@ -56,22 +56,21 @@ TEST(SchemaErrors, UnsupportedKeywordsAreNamedWithTheirPointer) {
     const char* pointer;
   };
   const Case cases[] = {
-      {R"j({"type":"object","properties":{"a":{"not":{"type":"null"}}}})j", "'not'", "#/properties/a/not"},
-      {R"j({"type":"number","multipleOf":3})j", "'multipleOf'", "#/multipleOf"},
-      {R"j({"type":"object","patternProperties":{"^x":{}}})j", "'patternProperties'", "#/patternProperties"},
-      {R"j({"type":"object","minProperties":1})j", "'minProperties'", "#/minProperties"},
-      {R"j({"if":{"type":"string"},"then":{}})j", "'if'", "#/if"},
-      {R"j({"type":"array","uniqueItems":true})j", "'uniqueItems'", "#/uniqueItems"},
-      {R"j({"type":"array","contains":{"type":"string"}})j", "'contains'", "#/contains"},
-      {R"j({"type":"string","format":"uri"})j", "format 'uri'", "#/format"},
+      {R"j({"type":"object","properties":{"a":{"not":{"properties":{"b":{}}}}}})j", "'not'", "#/properties/a/not"},
+      {R"j({"type":"number","multipleOf":1e-20})j", "'multipleOf' 1e-20", "#/multipleOf"},
+      {R"j({"type":"object","properties":{"a":{"$recursiveRef":"#"}}})j", "'$recursiveRef'", "#/properties/a/$recursiveRef"},
+      {R"j({"items":{"$dynamicRef":"#meta"}})j", "'$dynamicRef'", "#/items/$dynamicRef"},
+      {R"j({"type":"object","minProperties":2})j", "'minProperties' above 1", "#/minProperties"},
+      {R"j({"type":"object","properties":{"a":{}},"minProperties":2})j", "'minProperties' 2", "#/minProperties"},
+      {R"j({"type":"array","uniqueItems":true,"minItems":2})j", "'uniqueItems'", "#/uniqueItems"},
       {R"j({"type":"array","items":{"type":"string","pattern":"(?=a)"}})j", "lookaround", "#/items/pattern"},
-      {R"j({"allOf":[{"type":"string"},{"maxLength":3}]})j", "allOf", "#/allOf"},
+      {R"j({"allOf":[{"pattern":"a"},{"pattern":"b"}]})j", "two different 'pattern'", "#/allOf/1/pattern"},
       {R"j({"type":"string","pattern":"a","maxLength":3})j", "combining", "#'"},
-      {R"j({"$ref":"http://example.com/s.json"})j", "outside", "#/$ref"},
-      {R"j({"type":"number","minimum":0.5})j", "'minimum' 0.5", "#/minimum"},
+      {R"j({"$ref":"http://example.com/s.json"})j", "remote '$ref'", "#/$ref"},
+      {R"j({"properties":{"a":{"$ref":"other.json#/x"}}})j", "remote '$ref' 'other.json#/x'", "#/properties/a/$ref"},
+      {R"j({"type":"number","exclusiveMinimum":0.1,"exclusiveMaximum":0.1000001})j", "non-integer bounds", "#'"},
       {R"j({"oneOf":[{"type":"string"},{"type":"string","maxLength":2}]})j", "'oneOf'", "#/oneOf"},
-      {R"j({"$ref":"#/$defs/a","title":"x","type":"object","$defs":{"a":{}}})j", "'type' beside '$ref'", "#'"},
-      {R"j({"unknownKeyword":1})j", "'unknownKeyword'", "#/unknownKeyword"},
+      {R"j({"type":"string","not":{"enum":["a"]}})j", "'not' excluding the value \"a\"", "#/not"},
   };
   for (const Case& c : cases) {
     auto [code, what] = schema_error(c.schema);
@@ -85,14 +84,15 @@ TEST(SchemaErrors, UnsupportedKeywordsAreNamedWithTheirPointer) {
 TEST(SchemaErrors, MalformedSchemas) {
   EXPECT_NE(schema_error("{\"type\":").second.find("not valid JSON"), std::string::npos);
   EXPECT_NE(schema_error(R"j({"type":"strin"})j").second.find("unknown type 'strin'"), std::string::npos);
-  EXPECT_NE(schema_error(R"j({"type":"array","minItems":3,"maxItems":2})j").second.find("no array length"), std::string::npos);
+  EXPECT_NE(schema_error(R"j({"type":"array","minItems":3,"maxItems":2})j").second.find("allows no value"), std::string::npos);
   EXPECT_NE(schema_error(R"j({"properties":{"a":5}})j").second.find("#/properties/a"), std::string::npos);
   EXPECT_NE(schema_error(R"j({"$ref":"#/$defs/missing"})j").second.find("names nothing"), std::string::npos);
   EXPECT_NE(schema_error("false").second.find("allows no value"), std::string::npos);
-  EXPECT_NE(schema_error(R"j({"type":"integer","minimum":5,"maximum":4})j").second.find("no integer"), std::string::npos);
+  EXPECT_NE(schema_error(R"j({"type":"integer","minimum":5,"maximum":4})j").second.find("allows no value"), std::string::npos);
+  EXPECT_NE(schema_error(R"j({"allOf":[{"type":"string"},{"type":"integer"}]})j").second.find("allows no value"), std::string::npos);
   EXPECT_NE(schema_error(R"j({"enum":[]})j").second.find("non-empty"), std::string::npos);
   EXPECT_NE(schema_error(R"j({"type":"object","properties":{},"required":["x"],"additionalProperties":false})j")
-                .second.find("required property 'x'"),
+                .second.find("allows no value"),
             std::string::npos);
 }
 

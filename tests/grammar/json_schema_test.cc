@@ -9,13 +9,15 @@
 namespace ogai::grammar {
 namespace {
 
-std::shared_ptr<const CompiledGrammar> schema(std::string_view text) {
-  return CompiledGrammar::compile(compile_json_schema(text, "test"));
+std::shared_ptr<const CompiledGrammar> schema(std::string_view text, int whitespace = 0) {
+  JsonSchemaOptions options;
+  options.whitespace = whitespace;
+  return CompiledGrammar::compile(compile_json_schema(text, "test", options));
 }
 
 TEST(JsonSchema, ObjectPropertiesRequiredAndOrder) {
   auto g = schema(R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"boolean"}},
-                      "required":["b"],"additionalProperties":false})");
+                      "required":["b"],"additionalProperties":false})", 8);
   EXPECT_TRUE(full_match(g, R"({"b":"x"})"));
   EXPECT_TRUE(full_match(g, R"({"a": 1, "b": "x", "c": true})"));
   EXPECT_TRUE(full_match(g, "{\n  \"a\": -12,\n  \"b\": \"\"\n}"));
@@ -40,7 +42,7 @@ TEST(JsonSchema, MapWithAdditionalPropertiesSchema) {
 }
 
 TEST(JsonSchema, ArraysItemsPrefixItemsAndCounts) {
-  auto g = schema(R"({"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3})");
+  auto g = schema(R"({"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3})", 1);
   EXPECT_TRUE(full_match(g, "[1,2]"));
   EXPECT_TRUE(full_match(g, "[1, 2, 3]"));
   EXPECT_FALSE(full_match(g, "[1]"));
@@ -168,6 +170,99 @@ TEST(JsonSchema, TrueSchemaAndJsonObject) {
   EXPECT_TRUE(full_match(o, R"({"a":{"b":[]}})"));
   EXPECT_FALSE(full_match(o, "[]"));
   EXPECT_FALSE(full_match(o, R"("a")"));
+}
+
+TEST(JsonSchema, WhitespaceIsCompactByDefaultAndBoundedWhenAsked) {
+  const char* s = R"({"type":"object","properties":{"a":{"type":"integer"}}})";
+  EXPECT_TRUE(full_match(schema(s), R"({"a":1})"));
+  EXPECT_FALSE(full_match(schema(s), R"({"a": 1})"));
+  EXPECT_TRUE(full_match(schema(s, 2), "{\n \"a\":  1}"));
+  EXPECT_FALSE(full_match(schema(s, 2), R"({"a":   1})"));  // a run of 3 blanks
+}
+
+TEST(JsonSchema, MultipleOfAndNonIntegerBounds) {
+  auto three = schema(R"({"type":"integer","multipleOf":3})");
+  EXPECT_TRUE(full_match(three, "9"));
+  EXPECT_TRUE(full_match(three, "-12"));
+  EXPECT_TRUE(full_match(three, "0"));
+  EXPECT_TRUE(full_match(three, "123456789012"));
+  EXPECT_FALSE(full_match(three, "10"));
+  EXPECT_FALSE(full_match(three, "9.0"));
+  auto cents = schema(R"({"type":"number","multipleOf":0.01,"minimum":0,"maximum":1})");
+  EXPECT_TRUE(full_match(cents, "0.5"));
+  EXPECT_TRUE(full_match(cents, "1"));
+  EXPECT_FALSE(full_match(cents, "0.123"));
+  EXPECT_FALSE(full_match(cents, "1.01"));
+  EXPECT_FALSE(full_match(cents, "0.07"));  // 0.07 / 0.01 is not integral in doubles: validators reject it
+  auto half = schema(R"({"type":"number","minimum":0.5,"exclusiveMaximum":9.5})");
+  EXPECT_TRUE(full_match(half, "1"));
+  EXPECT_TRUE(full_match(half, "9"));
+  EXPECT_FALSE(full_match(half, "0"));
+  EXPECT_FALSE(full_match(half, "9.5"));
+  auto close = schema(R"({"type":"number","minimum":0.25,"maximum":0.75})");
+  EXPECT_TRUE(full_match(close, "0.5"));
+  EXPECT_FALSE(full_match(close, "0.2"));
+}
+
+TEST(JsonSchema, NewFormats) {
+  auto f = [](const char* format) { return schema(std::string(R"({"type":"string","format":")") + format + "\"}"); };
+  EXPECT_TRUE(full_match(f("ipv4"), R"("192.168.0.255")"));
+  EXPECT_FALSE(full_match(f("ipv4"), R"("256.1.1.1")"));
+  EXPECT_FALSE(full_match(f("ipv4"), R"("01.1.1.1")"));
+  EXPECT_TRUE(full_match(f("ipv6"), R"("::1")"));
+  EXPECT_TRUE(full_match(f("ipv6"), R"("2001:db8::8a2e:370:7334")"));
+  EXPECT_TRUE(full_match(f("ipv6"), R"("::ffff:10.0.0.1")"));
+  EXPECT_FALSE(full_match(f("ipv6"), R"(":::")"));
+  EXPECT_FALSE(full_match(f("ipv6"), R"("1:2:3:4:5:6:7:8:9")"));
+  EXPECT_TRUE(full_match(f("hostname"), R"("api.example-1.com")"));
+  EXPECT_FALSE(full_match(f("hostname"), R"("-bad.com")"));
+  EXPECT_FALSE(full_match(f("hostname"), R"("xn--abc.com")"));
+  EXPECT_TRUE(full_match(f("uri"), R"("https://example.com:8080/a/b?c=d#e")"));
+  EXPECT_TRUE(full_match(f("uri"), R"("urn:isbn:0451450523")"));
+  EXPECT_FALSE(full_match(f("uri"), R"("/relative/path")"));
+  EXPECT_FALSE(full_match(f("uri"), R"("https://exa mple.com")"));
+  EXPECT_TRUE(full_match(f("uri-reference"), R"("/relative/path?x#y")"));
+  EXPECT_TRUE(full_match(f("uri-reference"), R"("https://a.io")"));
+  EXPECT_TRUE(full_match(f("duration"), R"("P1Y2M3DT4H5M6S")"));
+  EXPECT_TRUE(full_match(f("duration"), R"("P2W")"));
+  EXPECT_FALSE(full_match(f("duration"), R"("P")"));
+  EXPECT_FALSE(full_match(f("duration"), R"("PT")"));
+  EXPECT_TRUE(full_match(f("idn-email"), R"("a.b@example.org")"));
+}
+
+TEST(JsonSchema, UnknownKeywordsIgnoredAndUnenforcedFormatsReported) {
+  std::vector<UnenforcedKeyword> out;
+  JsonSchemaOptions options;
+  options.unenforced = &out;
+  auto g = CompiledGrammar::compile(compile_json_schema(
+      R"({"@type":"x","esriDocumentation":{"a":1},"type":"object","readonly":true,
+          "properties":{"t":{"type":"string","format":"uri-template","isAutoIncrement":false},
+                        "d":{"format":"date"}},"required":["t"]})",
+      "test", options));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].keyword, "format");
+  EXPECT_EQ(out[0].value, "uri-template");
+  EXPECT_EQ(out[0].pointer, "#/properties/t/format");
+  EXPECT_TRUE(full_match(g, R"({"t":"{x}","d":"2024-02-28"})"));
+  EXPECT_FALSE(full_match(g, R"({"t":"{x}","d":"2024-02-30"})"));
+}
+
+TEST(JsonSchema, CombinationsMergeAndDistribute) {
+  auto all = schema(R"({"allOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},
+                                 {"properties":{"a":{"maximum":3},"b":{"type":"string"}}}]})");
+  EXPECT_TRUE(full_match(all, R"({"a":2,"b":"x"})"));
+  EXPECT_FALSE(full_match(all, R"({"a":4})"));
+  EXPECT_FALSE(full_match(all, R"({"b":"x"})"));
+  auto typed = schema(R"({"type":"object","required":["k"],"oneOf":[{"properties":{"k":{"const":1}}},
+                                                                   {"properties":{"k":{"const":2}}}]})");
+  EXPECT_TRUE(full_match(typed, R"({"k":2})"));
+  EXPECT_FALSE(full_match(typed, R"({"k":3})"));
+  auto closed = schema(R"({"allOf":[{"properties":{"a":{}}},{"additionalProperties":false}]})");
+  EXPECT_FALSE(full_match(closed, R"({"a":1})"));  // a is additional to the second schema
+  EXPECT_TRUE(full_match(closed, "{}"));
+  auto no_null = schema(R"({"type":["string","null"],"not":{"const":null}})");
+  EXPECT_TRUE(full_match(no_null, R"("x")"));
+  EXPECT_FALSE(full_match(no_null, "null"));
 }
 
 }  // namespace

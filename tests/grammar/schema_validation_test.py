@@ -58,6 +58,37 @@ SCHEMAS = {
     "string_lengths": {"type": "string", "minLength": 2, "maxLength": 5},
     "type_list": {"type": ["integer", "null"], "maximum": 7, "minimum": 3},
     "map": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 9}},
+    # Keywords of issue 25.
+    "pattern_properties": {"type": "object", "patternProperties": {"^k[0-9]$": {"type": "integer", "minimum": 0,
+                                                                              "maximum": 9}},
+                           "additionalProperties": False, "maxProperties": 3},
+    "property_names": {"type": "object", "propertyNames": {"pattern": "^[a-c]{1,2}$"},
+                       "additionalProperties": {"type": "boolean"}, "maxProperties": 2},
+    "if_then_else_not": {"type": "object", "properties": {"kind": {"enum": ["a", "b"]},
+                                                          "n": {"type": "integer", "minimum": 0, "maximum": 9}},
+                         "required": ["kind"], "additionalProperties": False,
+                         "if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["n"]},
+                         "else": {"not": {"required": ["n"]}}},
+    "dependencies": {"type": "object", "properties": {"a": {"type": "boolean"},
+                                                      "b": {"type": "integer", "minimum": 0, "maximum": 5}},
+                     "dependentRequired": {"a": ["b"]}, "additionalProperties": False, "minProperties": 1},
+    "all_of": {"allOf": [{"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+                         {"properties": {"x": {"minimum": 1, "maximum": 5}}}]},
+    "multiple_of": {"type": "array", "items": {"type": "integer", "multipleOf": 7}, "maxItems": 3},
+    "decimal_multiple": {"type": "number", "multipleOf": 0.25, "minimum": -1, "maximum": 2},
+    "non_integer_bounds": {"type": "number", "minimum": 0.5, "maximum": 3.75},
+    "contains": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9},
+                 "contains": {"const": 7}, "maxItems": 4},
+    "unique_items": {"type": "array", "items": {"type": "string", "maxLength": 3}, "uniqueItems": True},
+    "new_formats": {"type": "object", "properties": {"ip": {"type": "string", "format": "ipv4"},
+                                                     "h": {"type": "string", "format": "hostname"},
+                                                     "d": {"type": "string", "format": "duration"}},
+                    "required": ["ip", "h", "d"], "additionalProperties": False},
+    "not_type": {"type": ["string", "integer", "null"], "not": {"type": "null"}, "maxLength": 3,
+                 "minimum": 0, "maximum": 9},
+    "min_max_properties": {"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "null"},
+                                                            "c": {"type": "null"}},
+                           "minProperties": 2, "maxProperties": 2, "additionalProperties": False},
 }
 
 REGEXES = [r"[a-z]{3,6}", r"(yes|no)!", r"\d{3}-\d{4}"]
@@ -160,20 +191,20 @@ class RegexAndGrammarOutputs(unittest.TestCase):
 
 class FailsClosed(unittest.TestCase):
     def test_api_names_the_keyword(self):
-        schema = {"type": "object", "properties": {"a": {"type": "string", "contentSchema": {}}}}
+        schema = {"type": "object", "properties": {"a": {"type": "object", "$dynamicRef": "#m"}}}
         reply = RUN(package=STORIES, format={"kind": "json_schema", "text": json.dumps(schema)})
         self.assertEqual(reply.get("code"), "unsupported", reply)
-        self.assertIn("'contentSchema'", reply["error"])
-        self.assertIn("#/properties/a/contentSchema", reply["error"])
+        self.assertIn("'$dynamicRef'", reply["error"])
+        self.assertIn("#/properties/a/$dynamicRef", reply["error"])
 
     def test_cli_exits_1_naming_the_keyword(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump({"type": "object", "propertyNames": {"maxLength": 3}}, f)
+            json.dump({"type": "object", "not": {"propertyNames": {"maxLength": 3}}}, f)
         r = subprocess.run([OGAI, "generate", STORIES, "--prompt", "x", "--json-schema", f.name],
                            capture_output=True, text=True, timeout=60)
         os.unlink(f.name)
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn("'propertyNames'", r.stderr)
+        self.assertIn("'not'", r.stderr)
         self.assertEqual(r.stdout, "")
 
     def test_cli_regex_and_flags_exclusive(self):

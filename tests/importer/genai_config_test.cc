@@ -67,12 +67,53 @@ TEST(GenaiConfig, NamesAndListsComeFromTheFile) {
   EXPECT_EQ(c.sliding_window->layers, (std::vector<std::int64_t>{1, 3}));
 }
 
-TEST(GenaiConfig, CpuAndCudaWithoutOptionsAreNotes) {
+// Provider and session options are kept for the runtime (generate/session_settings.h maps them
+// per provider); options with no effect anywhere are listed to be said once on stderr.
+TEST(GenaiConfig, ProviderAndSessionOptionsAreKeptForTheRuntime) {
   json config = edited("/model/decoder/session_options/provider_options",
-                       json::array({{{"cuda", {{"enable_cuda_graph", "0"}}}}, {{"cpu", json::object()}}}));
+                       json::array({{{"CUDA", {{"enable_cuda_graph", "1"}, {"device_id", "0"}}}},
+                                    {{"cpu", json::object()}}, {{"qnn", {{"backend_path", "x.so"}}}}}));
+  config["model"]["decoder"]["session_options"]["intra_op_num_threads"] = 3;
+  config["model"]["decoder"]["session_options"]["graph_optimization_level"] = "ORT_ENABLE_BASIC";
+  config["model"]["decoder"]["session_options"]["enable_mem_pattern"] = false;
+  config["model"]["decoder"]["session_options"]["session.intra_op.allow_spinning"] = "0";
+  config["model"]["decoder"]["session_options"]["log_severity_level"] = 2;
+  config["engine"] = {{"dynamic_batching", {{"block_size", 4}, {"num_blocks", 128}}}};
+  config["search"]["random_seed"] = 7;
   GenaiConfig c = parse(config);
-  ASSERT_EQ(c.notes.size(), 2u);
-  EXPECT_NE(c.notes[0].find("provider_options[0].cuda"), std::string::npos);
+  const SessionSettings& s = c.session;
+  ASSERT_EQ(s.provider_options.size(), 4u);  // options by name within an entry, entries in file order
+  EXPECT_EQ(s.provider_options[0].provider, "cuda");
+  EXPECT_EQ(s.provider_options[0].key, "device_id");
+  EXPECT_EQ(s.provider_options[1].key, "enable_cuda_graph");
+  EXPECT_EQ(s.provider_options[1].value, "1");
+  EXPECT_EQ(s.provider_options[1].path, "model.decoder.session_options.provider_options[0].CUDA.enable_cuda_graph");
+  EXPECT_EQ(s.provider_options[2].provider, "cpu");
+  EXPECT_TRUE(s.provider_options[2].key.empty());
+  EXPECT_EQ(s.provider_options[3].provider, "qnn");
+  EXPECT_EQ(s.intra_op_threads, 3);
+  EXPECT_EQ(s.graph_optimization_level, 1);
+  EXPECT_EQ(s.enable_mem_pattern, false);
+  ASSERT_EQ(s.config_entries.size(), 1u);
+  EXPECT_EQ(s.config_entries[0].first, "session.intra_op.allow_spinning");
+  std::string ignored;
+  for (const auto& line : s.ignored) ignored += line + "\n";
+  for (const char* named : {"log_severity_level 2", "engine.dynamic_batching.block_size 4",
+                            "engine.dynamic_batching.num_blocks 128", "search.random_seed 7"})
+    EXPECT_NE(ignored.find(named), std::string::npos) << named << " in\n" << ignored;
+}
+
+TEST(GenaiConfig, LayerTypesAndStateNames) {
+  json config = edited("/model/decoder/layer_types", {"conv", "full_attention"});
+  config["model"]["type"] = "lfm2";
+  config["model"]["decoder"]["conv_cache_size"] = 4;
+  config["model"]["decoder"]["inputs"]["past_conv_names"] = "past_conv.%d";
+  config["model"]["decoder"]["inputs"]["past_names"] = "past_%d";
+  GenaiConfig c = parse(config);
+  EXPECT_EQ(c.layer_types, (std::vector<std::string>{"conv", "full_attention"}));
+  EXPECT_EQ(c.conv_cache_size, 4);
+  EXPECT_EQ(c.names.past_conv, "past_conv.%d");
+  EXPECT_EQ(c.names.past_combined, "past_%d");
 }
 
 TEST(GenaiConfig, TopPOutsideTheUnitIntervalIsOffNotWritten) {
@@ -91,7 +132,6 @@ TEST(GenaiConfig, EveryRefusalNamesItsField) {
   const std::vector<Refusal> refusals = {
       {"/model/type", "whisper", {"model.type", "'whisper'", "encoder-decoder"}},
       {"/model/type", "qwen2_5_vl", {"model.type", "vision-language"}},
-      {"/model/type", "lfm2", {"model.type", "convolution"}},
       {"/model/type", "decoder-pipeline", {"model.type", "several sessions"}},
       {"/model/type", "my_model", {"model.type", "'my_model' is not a decoder-only model type"}},
       {"/model/encoder", json::object(), {"model.encoder", "encoder-decoder"}},
@@ -103,10 +143,11 @@ TEST(GenaiConfig, EveryRefusalNamesItsField) {
       {"/model/tokenizer_dir", "tok", {"model.tokenizer_dir", "another folder"}},
       {"/model/context_length", 0, {"model.context_length", "must be > 0"}},
       {"/model/decoder/pipeline", json::array(), {"model.decoder.pipeline", "several sessions"}},
-      {"/model/decoder/conv_cache_size", 4, {"model.decoder.conv_cache_size", "LFM2"}},
-      {"/model/decoder/layer_types", {"conv", "full_attention"}, {"model.decoder.layer_types[0]", "'conv'"}},
-      {"/model/decoder/inputs/past_names", "past_%d", {"model.decoder.inputs.past_names", "combined key/value"}},
-      {"/model/decoder/outputs/present_names", "present_%d", {"model.decoder.outputs.present_names", "combined"}},
+      {"/model/decoder/layer_types", {"mamba", "full_attention"}, {"model.decoder.layer_types[0]", "'mamba'"}},
+      {"/model/type", "granitemoehybrid", {"model.type", "state-space"}},
+      {"/model/decoder/session_options/graph_optimization_level", "O3",
+       {"graph_optimization_level", "'O3' is not one of"}},
+      {"/engine", {{"dynamic_batching", {{"page_size", 4}}}}, {"engine.dynamic_batching.page_size"}},
       {"/model/decoder/inputs/cross_past_key_names", "c.%d", {"cross_past_key_names", "cross-attention"}},
       {"/model/decoder/sliding_window", {{"window_size", 4}},
        {"model.decoder.sliding_window.slide_key_value_cache", "absent (default true)", "never slides"}},
@@ -115,10 +156,6 @@ TEST(GenaiConfig, EveryRefusalNamesItsField) {
       {"/model/decoder/sliding_window",
        {{"window_size", 0}, {"slide_key_value_cache", false}, {"slide_inputs", false}},
        {"model.decoder.sliding_window.window_size", "must be >= 1"}},
-      {"/model/decoder/session_options/provider_options", {{{"qnn", json::object()}}},
-       {"provider_options[0].qnn", "execution provider 'qnn'"}},
-      {"/model/decoder/session_options/provider_options", {{{"cuda", {{"enable_cuda_graph", "1"}}}}},
-       {"provider_options[0].cuda.enable_cuda_graph", "not one the importer understands"}},
       {"/model/decoder/session_options/custom_ops_library", "libx.so", {"custom_ops_library", "custom operator"}},
       {"/model/decoder/session_options/session.disable_prepacking", "1", {"session.disable_prepacking", "not a field"}},
       {"/model/decoder/run_options", {{"gpu_graph_id", "1"}}, {"model.decoder.run_options.gpu_graph_id"}},
@@ -128,11 +165,9 @@ TEST(GenaiConfig, EveryRefusalNamesItsField) {
       {"/search/num_return_sequences", 2, {"search.num_return_sequences"}},
       {"/search/no_repeat_ngram_size", 3, {"search.no_repeat_ngram_size", "n-gram blocking"}},
       {"/search/min_length", 5, {"search.min_length", "minimum length"}},
-      {"/search/random_seed", 7, {"search.random_seed", "--seed"}},
       {"/search/top_k", -1, {"search.top_k", ">= 0"}},
       {"/search/blank_penalty", 1.0, {"search.blank_penalty"}},
       {"/speculative", {{"ngram_size", 3}}, {"speculative", "--speculative"}},
-      {"/engine", {{"dynamic_batching", json::object()}}, {"engine.dynamic_batching", "paged"}},
       {"/mystery", 1, {"mystery", "not a field the importer knows"}},
   };
   for (const auto& r : refusals) {

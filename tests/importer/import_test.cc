@@ -4,6 +4,7 @@
 // mismatch naming the config field and the graph port.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -199,7 +200,6 @@ TEST(Import, ConfigFactsAreCrossCheckedAgainstTheGraph) {
        {"graph input 'past_key_values.0.key' is not one ogai feeds", "past_key_names 'past.%d.k'"}},
       {"bad_template", "/model/decoder/outputs/present_key_names", "present.key",
        {"model.decoder.outputs.present_key_names", "exactly one %d"}},
-      {"eos_list", "/model/eos_token_id", json::array({2, 9}), {"model.eos_token_id is [2, 9]", "ogai would stop on [2]"}},
       {"bos", "/model/bos_token_id", 4000, {"model.bos_token_id 4000 is not a token of tokenizer.json"}},
       {"escape", "/model/decoder/filename", "../stories/model.onnx", {"model.decoder.filename", "outside the folder"}},
       {"absolute", "/model/decoder/filename", "/etc/passwd", {"model.decoder.filename", "inside the folder"}},
@@ -219,23 +219,95 @@ TEST(Import, MissingFilesAreNotFound) {
   expect_refused(testing::make_folder("no_graph", "stories260k",
                                       [](json& c) { c["model"]["decoder"]["filename"] = "decoder.onnx"; }),
                  {"decoder.onnx", "not found"}, ErrorCode::kNotFound);
-  const fs::path dir = testing::make_folder("no_tokenizer", "stories260k");
-  fs::remove(dir / "tokenizer.json");
-  expect_refused(dir, {"tokenizer.json", "not found"}, ErrorCode::kNotFound);
   expect_refused(fs::path(OGAI_BINARY_DIR) / "importer_folders/none", {"genai_config.json", "not found"},
                  ErrorCode::kNotFound);
 }
 
-TEST(Import, EosIdsFromOtherFilesMustAgreeWithTheConfig) {
-  // generation_config.json would make ogai stop on 5 too, which ORT GenAI would not.
+// ORT GenAI stops on genai_config.json's eos_token_id alone: side files that disagree are reported
+// (once, when the folder loads), not refused and not followed.
+TEST(Import, TheConfigsEosIdsAreTheStopSet) {
   const fs::path dir = testing::make_folder("eos_extra", "stories260k");
   write_file(dir / "generation_config.json", R"({"eos_token_id": [2, 5]})");
-  expect_refused(dir, {"model.eos_token_id is [2]", "[2, 5]", "generation_config.json eos_token_id"});
-  // Several EOS ids are representable when generation_config.json lists them.
+  ImportResult r = import_genai_folder(dir);
+  EXPECT_EQ(r.facts.eos_ids, (std::vector<std::int64_t>{2}));
+  ASSERT_EQ(r.facts.warnings.size(), 1u);
+  EXPECT_NE(r.facts.warnings[0].find("generation_config.json eos_token_id is [2, 5]"), std::string::npos);
+  metadata::ValidationReport report = metadata::validate_package(dir);
+  ASSERT_TRUE(report.valid()) << report.diagnostics.text();
+  EXPECT_EQ(report.package->files.text.generation_config_eos_ids, (std::vector<std::int64_t>{2}));
+  EXPECT_FALSE(report.package->files.text.tokenizer_config_eos_token);
+  // A model-builder export: eos_token_id 1 in the config, tokenizer_config.json's eos_token id 2.
+  const fs::path builder = testing::make_folder("eos_tokenizer_config", "stories260k",
+                                                [](json& c) { c["model"]["eos_token_id"] = json::array({1}); });
+  write_file(builder / "tokenizer_config.json", R"({"eos_token": "</s>"})");
+  r = import_genai_folder(builder);
+  EXPECT_EQ(r.facts.eos_ids, (std::vector<std::int64_t>{1}));
+  std::string said;
+  for (const auto& line : r.facts.warnings) said += line + "\n";
+  EXPECT_NE(said.find("tokenizer_config.json eos_token '</s>' is id 2 but genai_config.json's model.eos_token_id [1] "
+                      "is the stop set"), std::string::npos) << said;
+  // A list: every id stops; the document's header says v1 holds only the first.
   const fs::path listed = testing::make_folder("eos_listed", "stories260k", [](json& c) { c["model"]["eos_token_id"] = {2, 5}; });
-  write_file(listed / "generation_config.json", R"({"eos_token_id": [2, 5]})");
-  metadata::ValidationReport report = validated_import(listed);
+  r = import_genai_folder(listed);
+  EXPECT_EQ(r.facts.eos_ids, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_NE(r.document.find("model.eos_token_id [2, 5]: v1 holds one EOS id"), std::string::npos);
+  report = metadata::validate_package(listed);
   EXPECT_EQ(report.package->files.text.generation_config_eos_ids, (std::vector<std::int64_t>{2, 5}));
+}
+
+// ONNX Runtime GenAI's own folders (../shared/ortgenai) import as they are; the paged-attention one
+// stays refused by name.
+TEST(Import, OrtGenaiTestFoldersImport) {
+  const fs::path shared = fs::path(OGAI_SHARED_DIR) / "ortgenai";
+  for (const char* name : {"dummy-decoder", "tiny-qwen35-cuda", "tiny-random-gpt2-fp32", "tiny-random-lfm2-fp32"}) {
+    SCOPED_TRACE(name);
+    metadata::ValidationReport report = metadata::validate_package(shared / name);
+    ASSERT_TRUE(report.valid()) << report.diagnostics.text();
+    ASSERT_TRUE(report.package->decoder && report.package->imported);
+    EXPECT_EQ(report.package->imported->has_tokenizer, std::string(name) == "tiny-random-gpt2-fp32");
+  }
+  const auto gpt2 = metadata::validate_package(shared / "tiny-random-gpt2-fp32");
+  const auto& pairs = gpt2.package->decoder->kv_pairs;
+  ASSERT_EQ(pairs.size(), 5u);
+  EXPECT_EQ(pairs[0].input, "past_0");
+  EXPECT_EQ(pairs[0].role, metadata::KvRole::kCombined);
+  EXPECT_EQ(pairs[0].geometry.sequence_axis, 3);
+  EXPECT_EQ(pairs[0].geometry.dims, (std::vector<std::int64_t>{2, -1, 4, -1, 8}));
+  const auto lfm2 = metadata::validate_package(shared / "tiny-random-lfm2-fp32");
+  const auto& abi = *lfm2.package->decoder;
+  ASSERT_EQ(abi.kv_pairs.size(), 4u);
+  EXPECT_EQ(abi.kv_pairs[0].input, "past_key_values.1.key");
+  EXPECT_EQ(abi.kv_pairs[2].layer, 3);
+  ASSERT_EQ(abi.state_pairs.size(), 2u);
+  EXPECT_EQ(abi.state_pairs[1].input, "past_conv.2");
+  EXPECT_EQ(abi.state_pairs[1].output, "present_conv.2");
+  const auto qwen = metadata::validate_package(shared / "tiny-qwen35-cuda");
+  EXPECT_EQ(qwen.package->imported->session.provider_options.at(0).key, "enable_cuda_graph");
+  expect_refused(shared / "synthetic-paged",
+                 {"graph input 'cumulative_sequence_lengths'", "not one ogai feeds", "paged-attention interface"});
+}
+
+// LFM2-style layer plans: the conv states and KV layers must be the ones layer_types names.
+TEST(Import, LayerTypesMustMatchTheGraphsStates) {
+  const fs::path shared = fs::path(OGAI_SHARED_DIR) / "ortgenai" / "tiny-random-lfm2-fp32";
+  auto folder = [&](const std::string& name, const std::function<void(json&)>& edit) {
+    const fs::path dir = fs::path(OGAI_BINARY_DIR) / "importer_folders" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(shared / "decoder.onnx", dir / "decoder.onnx");  // a link would leave the folder: refused
+    json config = json::parse(read_file(shared / "genai_config.json"));
+    edit(config);
+    write_file(dir / "genai_config.json", config.dump());
+    return dir;
+  };
+  expect_refused(folder("lfm2_types", [](json& c) { c["model"]["decoder"]["layer_types"] = {"full_attention", "full_attention", "conv", "full_attention"}; }),
+                 {"layer_types has full_attention layers [0, 1, 3]", "KV layers [1, 3]"});
+  expect_refused(folder("lfm2_cache", [](json& c) { c["model"]["decoder"]["conv_cache_size"] = 3; }),
+                 {"model.decoder.conv_cache_size is 3", "'past_conv.0'", "[batch_size, 32, 4]"});
+  expect_refused(folder("lfm2_no_types", [](json& c) { c["model"]["decoder"].erase("layer_types"); }),
+                 {"model.decoder.layer_types: missing", "past_conv.0"});
+  expect_refused(folder("lfm2_no_present", [](json& c) { c["model"]["decoder"]["outputs"].erase("present_conv_names"); }),
+                 {"model.decoder.outputs.present_conv_names: missing"});
 }
 
 TEST(Import, SlidingLayersAreCheckedAgainstTheirGeometry) {
@@ -316,7 +388,7 @@ TEST_F(GraphRefusal, InputsOgaiDoesNotFeed) {
   expect_refused(folder("seqlen", g), {"graph input 'past_sequence_length' is not one ogai feeds", "sequence-length"});
   g = decoder();
   g.inputs.push_back({"block_table", "int32", {"batch", "blocks"}});
-  expect_refused(folder("paged", g), {"'block_table'", "paged attention"});
+  expect_refused(folder("paged", g), {"'block_table'", "paged-attention interface"});
   g = decoder();
   g.inputs[0] = {"inputs_embeds", "float32", {"batch", "sequence", "64"}};
   expect_refused(folder("embeds", g), {"'inputs_embeds'", "multimodal"});

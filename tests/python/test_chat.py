@@ -166,6 +166,6 @@ def test_tool_arguments_errors_name_the_field(tiny):
     with pytest.raises(ogai.InvalidArgumentError, match=r"response_format"):
         tiny.chat(ASK, tools=TOOLS, tool_choice="required", response_format={"type": "json_object"})
     # Fail closed: a parameter keyword the constraint engine cannot enforce is refused by name.
-    odd = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "not": {"type": "string"}}}}]
+    odd = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "not": {"minProperties": 2}}}}]
     with pytest.raises(ogai.Error, match=r"not"):
         tiny.chat(ASK, tools=odd, tool_choice="required")

@@ -314,6 +314,28 @@ TEST(ParseResponseFormat, UnenforceableSchemasAre400NamingTheKeyword) {
   EXPECT_NE(e.message.find("no terminal"), std::string::npos) << e.message;
 }
 
+TEST(ParseResponseFormat, UnenforcedFormatsAndWhitespaceAreRead) {
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"x"}],)";
+  ApiRequest r = parse_chat_request(chat + R"("response_format":{"type":"json_schema","whitespace":4,
+      "json_schema":{"name":"p","schema":{"properties":{"u":{"format":"uri-template"},"d":{"format":"date"},
+      "l":{"type":"array","items":{"format":"x-\u00e9vil\n"}}}}}}})");
+  ASSERT_TRUE(r.options.response_format);
+  EXPECT_EQ(r.options.response_format->whitespace, 4);
+  ASSERT_EQ(r.unenforced.size(), 2u);
+  const bool first = r.unenforced[0].value == "uri-template";
+  const UnenforcedKeyword& u = r.unenforced[first ? 0 : 1];
+  EXPECT_EQ(u.value, "uri-template");
+  EXPECT_EQ(u.pointer, "#/properties/u/format");
+  EXPECT_EQ(r.unenforced[first ? 1 : 0].pointer, "#/properties/l/items/format");
+  const std::string header = unenforced_header(r.unenforced);
+  EXPECT_NE(header.find("format 'uri-template' at '#/properties/u/format'"), std::string::npos) << header;
+  EXPECT_NE(header.find("format 'x-??vil?' at '#/properties/l/items/format'"), std::string::npos) << header;
+  for (char c : header) EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << header;  // safe as a header value
+  EXPECT_TRUE(parse_chat_request(chat + R"("response_format":{"type":"json_object"}})").unenforced.empty());
+  EXPECT_EQ(parse_error(chat + R"("response_format":{"type":"json_object","whitespace":300}})").param,
+            "response_format.whitespace");
+}
+
 }  // namespace
 }  // namespace ogai::serve
 

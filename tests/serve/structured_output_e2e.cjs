@@ -80,6 +80,24 @@ describe('structured output through ogai serve', () => {
     assert.equal(r.choices[0].finish_reason, 'length');
   });
 
+  it('a format ogai does not enforce is named in x-ogai-unenforced; an enforced one is not', async () => {
+    const post = (sch) => fetch(server.url + '/v1/chat/completions', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'stories260k', max_tokens: 40, messages: [{ role: 'user', content: 'x' }],
+                             response_format: { type: 'json_schema', json_schema: { name: 'f', schema: sch } } }) });
+    const loose = await post({ type: 'object', properties: { t: { type: 'string', format: 'uri-template' } },
+                               required: ['t'], additionalProperties: false });
+    assert.equal(loose.status, 200);
+    assert.equal(loose.headers.get('x-ogai-unenforced'), "format 'uri-template' at '#/properties/t/format'");
+    const text = (await loose.json()).choices[0].message.content;
+    if (text.endsWith('}')) assert.equal(typeof JSON.parse(text).t, 'string', text);
+    const strict = await post({ type: 'string', format: 'ipv4' });
+    assert.equal(strict.status, 200);
+    assert.equal(strict.headers.get('x-ogai-unenforced'), null);
+    const ip = (await strict.json()).choices[0].message.content;
+    if (ip.endsWith('"')) assert.match(JSON.parse(ip), /^(\d{1,3}\.){3}\d{1,3}$/, ip);
+  });
+
   it('an unenforceable schema is a 400 naming the keyword', async () => {
     const bad = { type: 'json_schema', json_schema: { name: 'b', schema: { type: 'object', minProperties: 2 } } };
     await assert.rejects(client.chat.completions.create({ model: 'stories260k', response_format: bad,

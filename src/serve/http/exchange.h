@@ -82,6 +82,7 @@ class Exchange {
     std::function<void(int status, std::size_t body_bytes)> on_done;
   };
   void annotate(Annotations annotations) { annotations_ = std::move(annotations); }
+  void add_field(Field field) { annotations_.fields.push_back(std::move(field)); }
   const std::string& request_id() const { return annotations_.request_id; }
 
   // The whole answer (Content-Length framing).

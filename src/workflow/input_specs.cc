@@ -1,4 +1,4 @@
-#include "cli/workflow_inputs.h"
+#include "workflow/input_specs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,26 +7,26 @@
 #include "workflow/npy.h"
 #include "workflow/tensor_json.h"
 
-namespace ogai::cli {
+namespace ogai::workflow {
 namespace {
 
 ort::Tensor parse_input(const metadata::Workflow& wf, const std::string& name, const std::string& text) {
   const std::string where = "--input " + name;
-  const auto* input = workflow::find_input(wf, name);
+  const auto* input = find_input(wf, name);
   if (!input) fail(ErrorCode::kInvalidArgument, where, "is neither a workflow input nor an application alias");
-  if (!text.empty() && text[0] == '@') return workflow::read_npy(text.substr(1));
+  if (!text.empty() && text[0] == '@') return read_npy(text.substr(1));
   nlohmann::json value;
   try {
     value = parse_json_bounded<nlohmann::json>(text, where);
   } catch (const Error& e) {
     fail(ErrorCode::kInvalidArgument, where, "is not JSON: {}", e.message());
   }
-  return workflow::tensor_from_json(value, input->contract, where);
+  return tensor_from_json(value, input->contract, where);
 }
 
 }  // namespace
 
-void add_input_tensors(const metadata::Workflow& wf, const std::vector<std::string>& specs, workflow::RunRequest& request) {
+void add_input_tensors(const metadata::Workflow& wf, const std::vector<std::string>& specs, RunRequest& request) {
   for (const auto& spec : specs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -37,4 +37,4 @@ void add_input_tensors(const metadata::Workflow& wf, const std::vector<std::stri
   }
 }
 
-}  // namespace ogai::cli
+}  // namespace ogai::workflow

@@ -1,0 +1,135 @@
+#include "generate/workflow_sequence.h"
+
+#include <random>
+
+#include "base/error.h"
+#include "workflow/tensor_ops.h"
+
+namespace ogai::generate {
+namespace {
+
+void refuse(bool asked, const char* field, const char* why) {
+  if (asked) fail(ErrorCode::kUnsupported, field, "{}", why);
+}
+
+// What the workflow's graphs cannot honour: refused by name rather than ignored.
+void check_request(const ResolvedRequest& r) {
+  const auto& s = r.sampling;
+  refuse(r.logprobs.has_value(), "logprobs",
+         "this package's workflow samples inside its own graphs and exposes no logits, so log-probabilities cannot "
+         "be reported");
+  refuse(r.prompt_logprobs, "prompt_logprobs", "this package's workflow exposes no logits");
+  refuse(s.constraint != nullptr, "response_format",
+         "structured output masks the logits before sampling, and this package's workflow samples inside its graphs");
+  refuse(s.repetition_penalty != 1.0, "repetition_penalty", "this package's workflow sampler has no repetition penalty");
+  refuse(s.frequency_penalty != 0.0, "frequency_penalty", "this package's workflow sampler has no frequency penalty");
+  refuse(s.presence_penalty != 0.0, "presence_penalty", "this package's workflow sampler has no presence penalty");
+  refuse(!s.logit_bias.empty(), "logit_bias", "this package's workflow sampler has no logit bias");
+  refuse(s.typical_p != 1.0, "typical_p", "this package's workflow sampler has no typical_p");
+}
+
+workflow::RunRequest make_run_request(const WorkflowModel& model, const ResolvedRequest& r,
+                                      std::span<const std::int32_t> prompt) {
+  workflow::RunRequest run;
+  run.prompt_tokens = std::vector<std::int64_t>(prompt.begin(), prompt.end());
+  if (r.stop.max_new_tokens) run.max_new_tokens = *r.stop.max_new_tokens;
+  else if (r.prefill_only) run.max_new_tokens = 0;
+  const auto& s = r.sampling;
+  run.do_sample = s.do_sample && s.temperature > 0;  // the decision resolve_request took
+  if (*run.do_sample) {
+    run.temperature = s.temperature;
+    run.top_k = s.top_k;
+    run.top_p = s.top_p;
+    run.min_p = s.min_p;
+    // Unseeded sampling draws a seed, as native decoding does; a seeded request is reproducible.
+    run.seed = s.seed ? static_cast<std::int64_t>(*s.seed & 0x7fffffffffffffffULL)
+                      : static_cast<std::int64_t>(std::random_device{}() & 0x7fffffff);
+  } else if (s.seed) {
+    run.seed = static_cast<std::int64_t>(*s.seed & 0x7fffffffffffffffULL);
+  }
+  run.stop_on_eos = r.stop_on_eos;
+  for (const auto& [name, tensor] : model.inputs) run.tensors.emplace(name, ort::Tensor::copy_of(tensor));
+  return run;
+}
+
+GenerationResult with_prompt(std::span<const std::int32_t> prompt) {
+  GenerationResult r;
+  r.prompt_ids.assign(prompt.begin(), prompt.end());
+  return r;
+}
+
+}  // namespace
+
+WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedRequest& request,
+                                   std::span<const std::int32_t> prompt, StreamCallback on_token)
+    : request_(request), on_token_(std::move(on_token)), result_(with_prompt(prompt)),
+      output_(model.tokenizer, request_, on_token_, result_), tokens_output_(model.tokens_output) {
+  times_.start = Clock::now();
+  check_request(request_);
+  auto run_request = make_run_request(model, request_, prompt);
+  if (run_request.max_new_tokens) budget_ = *run_request.max_new_tokens;
+  // The workflow owns the budget: ogai's own cut would stop a speculative trip part way.
+  request_.stop.max_new_tokens.reset();
+  run_.emplace(model.program, std::move(run_request),
+               [this](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { take(output, row, chunk); });
+}
+
+void WorkflowSequence::take(const std::string& output, std::int64_t row, const ort::Tensor& chunk) {
+  if (output != tokens_output_) return;
+  if (!row_) row_ = row;
+  if (*row_ != row)
+    fail(ErrorCode::kUnsupported, "output '" + output + "'",
+         "the workflow emitted rows {} and {}; a generation streams one row", *row_, row);
+  for (auto id : workflow::int_values(chunk, "output '" + output + "'")) pending_.push_back(id);
+}
+
+void WorkflowSequence::step() {
+  if (done_) return;
+  if (cancelled()) return stop_cancelled();
+  const auto t0 = Clock::now();
+  const bool more = run_->step();
+  times_.run_seconds = run_->stats().ort_seconds;
+  if (times_.prefilled == Clock::time_point{}) times_.prefilled = t0;
+  for (auto id : pending_) {
+    if (result_.ids.empty()) times_.first_token = Clock::now();
+    if (output_.push(id)) {
+      done_ = true;
+      break;
+    }
+  }
+  pending_.clear();
+  if (done_ || more) return;
+  done_ = true;
+  const bool used_budget = budget_ >= 0 && run_->stats().iterations >= budget_;
+  output_.end(used_budget || budget_ < 0 ? FinishReason::kLength : FinishReason::kStop);
+}
+
+void WorkflowSequence::stop_cancelled() {
+  if (done_) return;
+  output_.cancel();
+  done_ = true;
+}
+
+void WorkflowSequence::stop_with_error(std::exception_ptr error) {
+  error_ = std::move(error);
+  done_ = true;
+}
+
+void WorkflowSequence::finish() {
+  if (finished_) return;
+  finished_ = true;
+  run_.reset();  // the run's values (its KV cells) are freed at once
+  if (!error_) {
+    try {
+      output_.finish();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  times_.end = Clock::now();
+  if (times_.prefilled == Clock::time_point{}) times_.prefilled = times_.end;
+  if (times_.first_token == Clock::time_point{}) times_.first_token = times_.end;
+  fill_timings(result_, times_);
+}
+
+}  // namespace ogai::generate

@@ -1,0 +1,207 @@
+// SchemaCompiler: objects. Declared properties (properties, and required names beside them) in
+// declared order, each value also under the patternProperties it matches; min/maxProperties
+// counted. Without declared or required names the object is a map whose keys come from
+// patternProperties or propertyNames and whose values from their schemas or
+// additionalProperties. Beside declared names no other key is generated (a subset).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "grammar/matcher.h"
+#include "grammar/regex.h"
+#include "grammar/schema_compiler.h"
+
+namespace ogai::grammar::schema {
+
+bool SchemaCompiler::regex_matches(const std::string& pattern, const std::string& text, const std::string& ptr) {
+  auto it = regexes_.find(pattern);
+  if (it == regexes_.end()) {
+    GrammarBuilder b(where_);
+    Sequence body = compile_regex(b, pattern, Spelling::kUtf8, RegexAnchoring::kSearch,
+                                  where_ + "#" + ptr + "/patternProperties");
+    it = regexes_.emplace(pattern, CompiledGrammar::compile(b.finish(b.rule("root", {body})))).first;
+  }
+  Matcher m(it->second);
+  const Matcher::State st = m.walk(m.initial(), text);
+  if (m.pruned()) unsupported(ptr + "/patternProperties", "a pattern too ambiguous to test names against");
+  return st != Matcher::kDead && m.accepting(st);
+}
+
+bool SchemaCompiler::name_allowed(const Json& s, const std::string& name, const std::string& ptr) {
+  if (!s.contains("propertyNames")) return true;
+  const Json& names = s.at("propertyNames");
+  if (names.is_boolean()) return names.get<bool>();
+  return accepts(names, Json(name), ptr + "/propertyNames");
+}
+
+Json SchemaCompiler::value_schema_of(const Json& s, const std::string& name, const Json* declared, const std::string& ptr) {
+  Json v = declared ? *declared : Json(true);
+  bool matched = false;
+  if (s.contains("patternProperties")) {
+    const Json& pats = s.at("patternProperties");
+    if (!pats.is_object()) invalid(ptr + "/patternProperties", "expected an object");
+    for (auto it = pats.begin(); it != pats.end(); ++it)
+      if (regex_matches(it.key(), name, ptr)) {
+        v = v == Json(true) ? *it : Json{{"allOf", Json::array({v, *it})}};
+        matched = true;
+      }
+  }
+  if (!declared && !matched && s.contains("additionalProperties")) {
+    const Json& ap = s.at("additionalProperties");
+    v = v == Json(true) ? ap : Json{{"allOf", Json::array({v, ap})}};
+  }
+  return v;
+}
+
+Sequence SchemaCompiler::key_schema(const Json& s, const std::string& ptr, int depth) {
+  if (!s.contains("propertyNames") || s.at("propertyNames") == Json(true)) return {j_.string()};
+  Json names = {{"allOf", Json::array({s.at("propertyNames"), Json{{"type", "string"}}})}};
+  return schema(keep(std::move(names)), ptr + "/propertyNames", depth + 1);
+}
+
+std::optional<Sequence> SchemaCompiler::object_schema(const Json& s, const std::string& ptr, int depth) {
+  const Json empty = Json::object();
+  const Json& props = s.contains("properties") ? s.at("properties") : empty;
+  if (!props.is_object()) invalid(ptr + "/properties", "expected an object");
+  std::vector<std::string> required;
+  if (s.contains("required")) {
+    const Json& r = s.at("required");
+    if (!r.is_array()) invalid(ptr + "/required", "expected an array of property names");
+    for (const auto& n : r) {
+      if (!n.is_string()) invalid(ptr + "/required", "expected property names, got " + compact(n));
+      if (std::find(required.begin(), required.end(), n.get<std::string>()) == required.end())
+        required.push_back(n.get<std::string>());
+    }
+  }
+  const Json* extra = s.contains("additionalProperties") ? &s.at("additionalProperties") : nullptr;
+  if (extra && !extra->is_boolean() && !extra->is_object())
+    invalid(ptr + "/additionalProperties", "expected a boolean or a schema");
+  if (props.empty() && required.empty()) return map_schema(s, ptr, depth);
+  struct Prop {
+    std::string name;
+    Element member;
+    bool required;
+  };
+  std::vector<Prop> list;
+  auto add = [&](const std::string& name, const Json* declared, const std::string& p, bool req) -> bool {
+    if (!name_allowed(s, name, ptr)) return !req;
+    const Json value = value_schema_of(s, name, declared, ptr);
+    auto seq = maybe(value, p, depth + 1);
+    if (!seq) return !req;
+    Sequence member = b_.literal(compact(Json(name)));
+    member.push_back(j_.ws());
+    GrammarBuilder::append(member, b_.literal(":"));
+    member.push_back(j_.ws());
+    GrammarBuilder::append(member, *seq);
+    member.push_back(j_.ws());
+    list.push_back({name, GrammarBuilder::ref(b_.rule("#" + p, {member})), req});
+    return true;
+  };
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    const bool req = std::find(required.begin(), required.end(), it.key()) != required.end();
+    if (!add(it.key(), &it.value(), ptr + "/properties/" + escape_pointer(it.key()), req)) return std::nullopt;
+  }
+  for (const auto& name : required)
+    if (!props.contains(name) && !add(name, nullptr, ptr + "/required", true)) return std::nullopt;
+  const std::int64_t min = count(s, "minProperties", ptr).value_or(0);
+  const std::optional<std::int64_t> max = count(s, "maxProperties", ptr);
+  if (min > static_cast<std::int64_t>(list.size()))
+    unsupported(ptr + "/minProperties", fmt::format("'minProperties' {} above the {} properties ogai may generate "
+                                                    "(beside declared properties no other key is generated)",
+                                                    min, list.size()));
+  // rule(i, c): properties i.. with c written so far (c capped: beyond the bounds it does not matter).
+  const std::int64_t cap = std::max<std::int64_t>({min, max.value_or(0), 1});
+  const std::size_t n = list.size();
+  std::map<std::pair<std::size_t, std::int64_t>, std::optional<std::uint32_t>> memo;
+  std::function<std::optional<std::uint32_t>(std::size_t, std::int64_t)> rule =
+      [&](std::size_t i, std::int64_t c) -> std::optional<std::uint32_t> {
+    auto key = std::make_pair(i, c);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    std::vector<Sequence> alts;
+    if (i == n) {
+      if (c >= min) alts.push_back({});
+    } else {
+      if (!max || c < *max)
+        if (auto next = rule(i + 1, std::min(c + 1, cap))) {
+          Sequence take = c > 0 ? b_.literal(",") : Sequence{};
+          if (c > 0) take.push_back(j_.ws());
+          take.push_back(list[i].member);
+          take.push_back(GrammarBuilder::ref(*next));
+          alts.push_back(std::move(take));
+        }
+      if (!list[i].required)
+        if (auto next = rule(i + 1, c)) alts.push_back({GrammarBuilder::ref(*next)});
+    }
+    std::optional<std::uint32_t> id;
+    if (!alts.empty()) id = b_.rule(fmt::format("#{}-{}-{}", ptr, i, c), std::move(alts));
+    memo[key] = id;
+    return id;
+  };
+  auto first = rule(0, 0);
+  if (!first) return std::nullopt;
+  Sequence out = b_.literal("{");
+  out.push_back(j_.ws());
+  out.push_back(GrammarBuilder::ref(*first));
+  GrammarBuilder::append(out, b_.literal("}"));
+  return out;
+}
+
+std::optional<Sequence> SchemaCompiler::map_schema(const Json& s, const std::string& ptr, int depth) {
+  const std::int64_t min = count(s, "minProperties", ptr).value_or(0);
+  const std::optional<std::int64_t> max = count(s, "maxProperties", ptr);
+  if (max && *max < min) return std::nullopt;
+  const Json* pats = s.contains("patternProperties") ? &s.at("patternProperties") : nullptr;
+  if (pats && !pats->is_object()) invalid(ptr + "/patternProperties", "expected an object");
+  const bool names_free = !s.contains("propertyNames") || s.at("propertyNames") == Json(true);
+  // The entry: a key and its value schema, or none (only {} is generated).
+  std::optional<Sequence> key, value;
+  if (pats && !pats->empty()) {
+    if (names_free) {  // keys matching some pattern; values under every pattern's schema
+      std::vector<Sequence> keys;
+      Json all = true;
+      for (auto it = pats->begin(); it != pats->end(); ++it) {
+        Sequence k = b_.literal("\"");
+        GrammarBuilder::append(k, compile_regex(b_, it.key(), Spelling::kJsonString, RegexAnchoring::kSearch,
+                                                where_ + "#" + ptr + "/patternProperties"));
+        GrammarBuilder::append(k, b_.literal("\""));
+        keys.push_back(std::move(k));
+        all = all == Json(true) ? *it : Json{{"allOf", Json::array({all, *it})}};
+      }
+      value = maybe(keep(std::move(all)), ptr + "/patternProperties", depth + 1);
+      if (value) key = Sequence{GrammarBuilder::ref(b_.rule("#" + ptr + "/patternProperties-key", std::move(keys)))};
+    }
+  } else if (!(s.contains("additionalProperties") && s.at("additionalProperties") == Json(false)) &&
+             s.value("propertyNames", Json(true)) != Json(false)) {
+    value = maybe(s.value("additionalProperties", Json(true)), ptr + "/additionalProperties", depth + 1);
+    if (value) key = key_schema(s, ptr, depth);
+  }
+  Sequence out = b_.literal("{");
+  out.push_back(j_.ws());
+  if (!key) {
+    if (min > 0) return std::nullopt;
+  } else {
+    if (min > 1)
+      unsupported(ptr + "/minProperties", "'minProperties' above 1 on an object without declared properties "
+                                          "(ogai cannot keep generated keys distinct)");
+    Sequence entry = *key;
+    entry.push_back(j_.ws());
+    GrammarBuilder::append(entry, b_.literal(":"));
+    entry.push_back(j_.ws());
+    GrammarBuilder::append(entry, *value);
+    entry.push_back(j_.ws());
+    const Element e = GrammarBuilder::ref(b_.rule("#" + ptr + "-entry", {entry}));
+    Sequence more = b_.literal(",");
+    more.push_back(j_.ws());
+    more.push_back(e);
+    if (!max || *max > 0) {
+      Sequence filled = {e};
+      GrammarBuilder::append(filled, b_.repeat(more, 0, max ? *max - 1 : -1, "#" + ptr + "-entries"));
+      GrammarBuilder::append(out, min > 0 ? filled : b_.optional(filled, "#" + ptr + "-body"));
+    }
+  }
+  GrammarBuilder::append(out, b_.literal("}"));
+  return out;
+}
+
+}  // namespace ogai::grammar::schema
