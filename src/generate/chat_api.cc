@@ -60,7 +60,10 @@ ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat:
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const Json& f = tools[i]["function"];
     if (named && f["name"] != o.tool_choice.function) continue;
-    functions.push_back({{"name", f["name"]}, {"parameters", f["parameters"]}, {"where", parameters_where(i)}});
+    // A tool declared without parameters takes none (OpenAI's rule): its forced arguments are {}.
+    const Json none = {{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
+    const Json& params = o.tools[i].parameters.empty() ? none : f["parameters"];
+    functions.push_back({{"name", f["name"]}, {"parameters", params}, {"where", parameters_where(i)}});
   }
   // A prompt that opened a reasoning section: the reply closes it first.
   std::string begin = prompt.starts_in_reasoning ? prompt.reasoning_close + "\n\n" : "";

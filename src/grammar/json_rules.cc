@@ -110,9 +110,18 @@ Element JsonRules::cached(std::optional<std::uint32_t>& slot, const char* name,
 }
 
 JsonRules::JsonRules(GrammarBuilder& builder, int whitespace)
-    : b_(builder), whitespace_(std::clamp(whitespace, 0, kMaxWhitespace)) {}
+    : b_(builder),
+      whitespace_(whitespace == kIndentedWhitespace ? whitespace : std::clamp(whitespace, 0, kMaxWhitespace)) {}
 
 Element JsonRules::ws() {
+  if (!ws_ && whitespace_ == kIndentedWhitespace) {
+    ByteSet indent;
+    indent.add(' ');
+    indent.add('\t');
+    Sequence newline = b_.literal("\n");
+    GrammarBuilder::append(newline, b_.repeat({b_.bytes(indent)}, 0, kMaxIndent, "indent"));
+    ws_ = b_.rule("ws", {{}, b_.literal(" "), newline});
+  }
   if (!ws_) {
     ByteSet blank;
     for (char c : std::string(" \t\n\r")) blank.add(static_cast<std::uint8_t>(c));

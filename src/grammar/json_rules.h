@@ -5,7 +5,8 @@
 //
 // Whitespace between tokens is a run of at most `whitespace` blanks (space, tab, newline,
 // carriage return; 0 = none: compact JSON), a bound so a model cannot loop on blanks forever;
-// at most kMaxWhitespace. Strings spell every character either as itself (UTF-8; not '"', '\'
+// at most kMaxWhitespace; or, with kIndentedWhitespace, nothing, one space, or one newline and at
+// most kMaxIndent spaces or tabs (JSON as models write it inside a call). Strings spell every character either as itself (UTF-8; not '"', '\'
 // or a control character) or as a JSON escape (\uXXXX never a surrogate). Numbers: JSON's
 // grammar; with bounds, no exponent (numbers.md in docs/structured_output.md).
 #pragma once
@@ -20,6 +21,8 @@
 namespace ogai::grammar {
 
 inline constexpr int kMaxWhitespace = 256;
+inline constexpr int kIndentedWhitespace = -1;
+inline constexpr int kMaxIndent = 16;
 inline constexpr std::size_t kMaxLiteralBytes = 1u << 20;  // enum/const values, all together
 
 struct NumberBound {
@@ -29,7 +32,8 @@ struct NumberBound {
 
 class JsonRules {
  public:
-  // `whitespace`: the longest blank run between tokens (clamped to [0, kMaxWhitespace]).
+  // `whitespace`: the longest blank run between tokens (clamped to [0, kMaxWhitespace]), or
+  // kIndentedWhitespace.
   explicit JsonRules(GrammarBuilder& builder, int whitespace = 0);
 
   Element ws();

@@ -28,7 +28,8 @@ using ogai::UnenforcedKeyword;  // a `format` ogai does not enforce and its poin
 
 struct JsonSchemaOptions {
   // Blanks (space, tab, newline, carriage return) allowed between tokens, at most this many in a
-  // row; 0 = compact JSON (the default, as OpenAI's structured outputs).
+  // row; 0 = compact JSON (the default, as OpenAI's structured outputs); kIndentedWhitespace
+  // (json_rules.h): one space or a newline and an indent, as in a tool call's arguments.
   int whitespace = 0;
   // When set, receives the keywords the grammar treats as annotations.
   std::vector<UnenforcedKeyword>* unenforced = nullptr;

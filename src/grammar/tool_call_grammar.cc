@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "grammar/json_rules.h"
 #include "grammar/json_schema.h"
 
 namespace ogai::grammar {
@@ -23,9 +24,12 @@ Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
   if (!function.is_object() || !function.contains("name") || !function["name"].is_string())
     fail(ErrorCode::kInvalidArgument, kWhere, "every function needs a string 'name'");
   const std::string where = function.value("where", std::string(kWhere) + ".parameters");
-  const Json params = function.value("parameters", Json::object({{"type", "object"}}));
+  // Without `parameters` the function takes none (OpenAI's rule): its arguments are `{}`.
+  const Json none = {{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
+  const Json params = function.value("parameters", none);
   JsonSchemaOptions options;
-  options.whitespace = kToolCallWhitespace;  // as the call's own text: blanks as models write them, bounded
+  // Blanks as models write a call's JSON: nothing, one space, or a newline and an indent.
+  options.whitespace = kIndentedWhitespace;
   Element args = embed_grammar(b, compile_json_schema(params.dump(), where, options));
   const std::string call_template = text_of(spec, "call_template");
   if (!call_template.empty()) {  // the model's own syntax: text around NAME and ARGS

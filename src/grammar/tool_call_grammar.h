@@ -18,10 +18,6 @@
 
 namespace ogai::grammar {
 
-// The blank run allowed between the tokens of a forced call's arguments (a newline and an
-// indent fit).
-inline constexpr int kToolCallWhitespace = 17;
-
 Grammar compile_tool_calls(std::string_view spec);
 
 // Copies every rule of `g` into `b`; returns a reference to g's root there.

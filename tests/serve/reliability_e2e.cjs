@@ -143,6 +143,8 @@ describe('ogai serve: clients that leave free what they hold', () => {
 // A JSON Schema of one object with `n` integer properties: compiles in superlinear time.
 const wideSchema = (n) => ({ type: 'object', properties: Object.fromEntries(
   Array.from({ length: n }, (_, i) => [`property_${i}`, { type: 'integer' }])) });
+// The same with every property required: one long sequence, no ambiguity, slow to compile.
+const requiredWide = (n) => ({ ...wideSchema(n), required: Array.from({ length: n }, (_, i) => `property_${i}`) });
 const constrained = (schema, extra = {}) => ({ model: MODEL, prompt: 'Once upon a time', max_tokens: 4,
   response_format: { type: 'json_schema', json_schema: { name: 'wide', schema } }, ...extra });
 
@@ -168,12 +170,12 @@ async function completionMs(server) {
 
 describe('ogai serve: grammar compilation cannot stall other requests', () => {
   it('refuses a schema over --max-grammar-bytes or --grammar-timeout with a 400 naming it, cached', async (t) => {
-    const server = await startServer(ogai, stories, ['--max-grammar-bytes', '500000', '--grammar-timeout', '0.2']);
+    const server = await startServer(ogai, stories, ['--max-grammar-bytes', '800000', '--grammar-timeout', '0.2']);
     try {
-      const big = await postJson(server.url + '/v1/completions', constrained(wideSchema(20000)));
+      const big = await postJson(server.url + '/v1/completions', constrained(wideSchema(30000)));
       assert.equal(big.status, 400);
       assert.match(big.json.error.message, /--max-grammar-bytes/);
-      const hostile = constrained(wideSchema(6000));
+      const hostile = constrained(requiredWide(12000));  // ~2 s to compile on the dev machine
       let start = performance.now();
       const slow = await postJson(server.url + '/v1/completions', hostile);
       const first = performance.now() - start;
@@ -202,7 +204,7 @@ describe('ogai serve: grammar compilation cannot stall other requests', () => {
       const baseMs = await completionMs(server);
       const hostileStart = performance.now();
       const hostile = Array.from({ length: 4 }, (_, i) =>
-        postJson(server.url + '/v1/completions', constrained(wideSchema(9000 + i))).then(() => performance.now() - hostileStart));
+        postJson(server.url + '/v1/completions', constrained(requiredWide(9000 + i))).then(() => performance.now() - hostileStart));
       await sleep(100);
       const loadedGap = await longestGap(client, 200);
       const loadedMs = await completionMs(server);
