@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 #include <memory>
+#include <variant>
 
 #include "base/log.h"
+#include "ogai/sampling_fields.h"
 
 namespace ogai::cli {
 
@@ -11,6 +13,23 @@ namespace ogai::cli {
 // authentication while its user believes otherwise: refused at parse time (exit 2).
 constexpr const char* kEmptyKey = "is empty, which would serve without authentication; give a key, or leave it "
                                   "out to serve without one";
+
+// One flag per ogai/sampling_fields.h entry, plus --seed: the values of fields a request leaves
+// out (the server follows OpenAI's defaults, not the CLI's greedy one).
+void add_sampling_default_flags(CLI::App& cmd, SamplingOptions& defaults) {
+  constexpr const char* kServerDefault =
+      " for requests that leave it out (default: the package's generation_config.json, else OpenAI's: temperature "
+      "1, filters off)";
+  for (const SamplingField& field : kSamplingFields)
+    std::visit([&](auto member) {
+      using T = typename std::remove_reference_t<decltype(defaults.*member)>::value_type;
+      cmd.add_option_function<T>(field.flag(), [&defaults, member](const T& v) { defaults.*member = v; },
+                                 std::string(field.help) + kServerDefault);
+    }, field.member);
+  cmd.add_option_function<std::uint64_t>(
+      "--seed", [&defaults](std::uint64_t v) { defaults.seed = v; },
+      "seed of requests that set none: each such request then repeats its answer (default: a random seed each)");
+}
 
 void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log_format) {
   const char* env = std::getenv("OGAI_API_KEY");
@@ -35,6 +54,7 @@ void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log
          "most tokens generated for a request that sets no max_tokens / max_completion_tokens / max_output_tokens")
       ->check(CLI::Range(1, 1 << 30));
   cmd.add_flag_callback("--no-access-log", [&s] { s.access_log = false; }, "do not log a line per request");
+  add_sampling_default_flags(cmd, s.sampling_defaults);
   cmd.add_option("--log-format", log_format, "log lines as text or as JSON objects (one a line)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -1,13 +1,32 @@
 // The server-wide rules applied to every parsed generation request (ServerOptions::surface):
 // unknown fields warned about once per request, or refused with --strict-requests; the default
 // token cap (--max-tokens-default) for a request that sets none; response_format keywords not
-// enforced (annotations) named in an x-ogai-unenforced header and a log line.
+// enforced (annotations) named in an x-ogai-unenforced header and a log line; OpenAI's sampling
+// defaults (SurfaceOptions::sampling_defaults).
+#include <variant>
+
 #include "base/log.h"
+#include "ogai/sampling_fields.h"
 #include "serve/response_format.h"
 #include "serve/server_impl.h"
 #include "serve/unknown_fields.h"
 
 namespace ogai::serve {
+namespace {
+
+// The server's value for each sampling field the request leaves out; then OpenAI's rule: sampled
+// unless the temperature is 0 (an unset temperature resolves to generation_config.json's, else 1,
+// in generate/request.cc), so `top_p: 1` alone changes nothing.
+void apply_sampling_defaults(SamplingOptions& request, const SamplingOptions& server) {
+  for (const SamplingField& field : kSamplingFields)
+    std::visit([&](auto member) {
+      if (!(request.*member)) request.*member = server.*member;
+    }, field.member);
+  if (!request.seed) request.seed = server.seed;
+  if (!request.do_sample) request.do_sample = !request.temperature || *request.temperature > 0;
+}
+
+}  // namespace
 
 void Server::Impl::apply_surface(ApiRequest& request, http::Exchange& exchange) const {
   const SurfaceOptions& s = options.surface;
@@ -22,6 +41,7 @@ void Server::Impl::apply_surface(ApiRequest& request, http::Exchange& exchange) 
     log(LogLevel::kInfo, "serve: request {}: response_format not fully enforced: {}", exchange.request_id(), named);
     exchange.add_field({"x-ogai-unenforced", named});
   }
+  apply_sampling_defaults(request.options.sampling, s.sampling_defaults);
   if (!request.options.max_new_tokens && s.max_tokens_default) request.options.max_new_tokens = *s.max_tokens_default;
 }
 

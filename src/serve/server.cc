@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "sampling/sampling_params.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
@@ -85,6 +86,20 @@ void check_seconds(double v, const char* name) {
   if (!(v > 0) || v > 86400) fail(ErrorCode::kInvalidArgument, name, "{} is not in (0, 86400] seconds", v);
 }
 
+// The server's sampling defaults (--temperature, ...) in their ranges, checked once at start.
+void check_sampling_defaults(const SamplingOptions& d) {
+  sampling::SamplingParams p;
+  p.temperature = d.temperature.value_or(1.0f);
+  p.top_k = d.top_k.value_or(0);
+  p.top_p = d.top_p.value_or(1.0f);
+  p.min_p = d.min_p.value_or(0.0f);
+  p.typical_p = d.typical_p.value_or(1.0f);
+  p.repetition_penalty = d.repetition_penalty.value_or(1.0f);
+  p.frequency_penalty = d.frequency_penalty.value_or(0.0f);
+  p.presence_penalty = d.presence_penalty.value_or(0.0f);
+  p.validate("");
+}
+
 void check_options(const ServerOptions& o) {
   if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
   if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
@@ -112,6 +127,7 @@ void check_options(const ServerOptions& o) {
   if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
   if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
     fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
+  check_sampling_defaults(o.surface.sampling_defaults);
 }
 
 ServerOptions checked(ServerOptions o) {

@@ -50,6 +50,10 @@ struct SurfaceOptions {
   bool strict_requests = false;           // unknown request fields -> 400 naming them (else a warning)
   std::optional<int> max_tokens_default;  // max tokens of a request that sets none (unset: the context's room)
   bool access_log = true;                 // one line per answered request on stderr (format: base/log.h)
+  // Values for the sampling fields a request leaves out (--temperature, --top-p, ..., --seed).
+  // Where these leave one unset: the package's generation_config.json value, else OpenAI's
+  // default (temperature 1, top_p 1, filters off); a request samples unless its temperature is 0.
+  SamplingOptions sampling_defaults;
 };
 
 // Structured-output compilation (serve/grammar_pool.h): a pool apart from the route threads.

@@ -245,7 +245,7 @@ TEST(ContinuousBatchSharedBuffer, RowsEqualSoloRuns) {
     auto config = generate::make_package_config(metadata::load_package(package_path(name)));
     config.decoder.cache.mode = kv::StorageMode::kSharedBuffer;
     generate::Decoder decoder(config.decoder, {});
-    const generate::SequenceModel shared{decoder, *model->impl().tokenizer};
+    const generate::SequenceModel shared{decoder, &*model->impl().tokenizer};
     const std::vector<Job> jobs = {
         {"Once upon a time", greedy(14), 0},
         {"the cat sat on the mat and the dog", greedy(5), 0},

@@ -5,11 +5,14 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 
 // Starts `ogai serve PKG ...args` (with --port 0 unless args name a port); resolves once it prints its address on stderr.
-// `env`: variables added to this process's environment for the server.
-function startServer(ogai, pkg, args = [], env = {}) {
+// `env`: variables added to this process's environment for the server. The tests' servers are
+// greedy for requests that set no temperature (`--temperature 0`, so answers are reproducible)
+// unless args give one or `openaiDefaults` keeps the server's own default (OpenAI's: sampled).
+function startServer(ogai, pkg, args = [], env = {}, { openaiDefaults = false } = {}) {
   return new Promise((resolve, reject) => {
     const port = args.includes('--port') ? [] : ['--port', '0'];
-    const proc = spawn(ogai, ['serve', pkg, ...port, ...args],
+    const greedy = openaiDefaults || args.includes('--temperature') ? [] : ['--temperature', '0'];
+    const proc = spawn(ogai, ['serve', pkg, ...port, ...greedy, ...args],
                        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`ogai serve did not start:\n${stderr}`)); }, 30000);
