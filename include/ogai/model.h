@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ struct ModelInfo {
   bool has_chat_template = false;
   bool has_tokenizer = true;   // false: prompts are token ids, replies are ids as text
   bool runs_workflow = false;  // the package's own looped workflow generates (the interpreter)
+  // The request fields the package lets a request set (its generation.overrides: "temperature",
+  // "do_sample", ...), when it declares them; unset: every field. ogai::Error names any other.
+  std::optional<std::vector<std::string>> overridable_fields;
   std::string execution_provider;
 };
 

@@ -232,6 +232,10 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.has_chat_template = impl->chat_template.has_value();
   info.has_tokenizer = impl->tokenizer.has_value();
   info.runs_workflow = interpreted;
+  if (const auto& g = impl->config.generation; g.overrides_declared) {
+    info.overridable_fields.emplace();
+    for (const auto& [field, _] : g.overrides) info.overridable_fields->push_back(field);
+  }
   info.execution_provider = options.execution_provider;
   if (interpreted)
     log(LogLevel::kInfo, "loaded {} (its workflow runs through the interpreter)", package.string());

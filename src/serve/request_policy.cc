@@ -3,6 +3,8 @@
 // token cap (--max-tokens-default) for a request that sets none; response_format keywords not
 // enforced (annotations) named in an x-ogai-unenforced header and a log line; OpenAI's sampling
 // defaults (SurfaceOptions::sampling_defaults).
+#include <algorithm>
+#include <string_view>
 #include <variant>
 
 #include "base/log.h"
@@ -14,16 +16,23 @@
 namespace ogai::serve {
 namespace {
 
-// The server's value for each sampling field the request leaves out; then OpenAI's rule: sampled
-// unless the temperature is 0 (an unset temperature resolves to generation_config.json's, else 1,
-// in generate/request.cc), so `top_p: 1` alone changes nothing.
-void apply_sampling_defaults(SamplingOptions& request, const SamplingOptions& server) {
+// Whether the package lets a request set `field` (its generation.overrides, when declared).
+bool overridable(const ModelInfo& info, std::string_view field) {
+  return !info.overridable_fields || std::ranges::find(*info.overridable_fields, field) != info.overridable_fields->end();
+}
+
+// The server's value for each sampling field the request leaves out (those the package lets a
+// request set); then OpenAI's rule: sampled unless the temperature is 0 (an unset temperature
+// resolves to generation_config.json's, else 1, in generate/request.cc), so `top_p: 1` alone
+// changes nothing. A package that fixes do_sample keeps its own rule.
+void apply_sampling_defaults(SamplingOptions& request, const SamplingOptions& server, const ModelInfo& info) {
   for (const SamplingField& field : kSamplingFields)
     std::visit([&](auto member) {
-      if (!(request.*member)) request.*member = server.*member;
+      if (!(request.*member) && overridable(info, field.name)) request.*member = server.*member;
     }, field.member);
-  if (!request.seed) request.seed = server.seed;
-  if (!request.do_sample) request.do_sample = !request.temperature || *request.temperature > 0;
+  if (!request.seed && overridable(info, "seed")) request.seed = server.seed;
+  if (!request.do_sample && overridable(info, "do_sample"))
+    request.do_sample = !request.temperature || *request.temperature > 0;
 }
 
 }  // namespace
@@ -41,7 +50,7 @@ void Server::Impl::apply_surface(ApiRequest& request, http::Exchange& exchange) 
     log(LogLevel::kInfo, "serve: request {}: response_format not fully enforced: {}", exchange.request_id(), named);
     exchange.add_field({"x-ogai-unenforced", named});
   }
-  apply_sampling_defaults(request.options.sampling, s.sampling_defaults);
+  apply_sampling_defaults(request.options.sampling, s.sampling_defaults, model->info());
   if (!request.options.max_new_tokens && s.max_tokens_default) request.options.max_new_tokens = *s.max_tokens_default;
 }
 

@@ -142,7 +142,14 @@ for (const kind of ['haproxy', 'nginx']) {
         balancer.kill('SIGTERM');
         await new Promise((r) => balancer.on('exit', r));
       }
-      for (const r of replicas) if (r.proc.exitCode === null) await stopServer(r, 'SIGINT');
+      for (const r of replicas) {
+        if (r.proc.exitCode !== null) continue;
+        try {
+          await stopServer(r, 'SIGINT');
+        } catch (e) {  // say what the replica was doing
+          throw new Error(`${e.message}; replica ${r.id} said:\n${r.stderr().slice(-4000)}`);
+        }
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     });
 

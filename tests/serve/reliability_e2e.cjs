@@ -168,6 +168,45 @@ async function completionMs(server) {
   return performance.now() - start;
 }
 
+describe('ogai serve: clients that abort mid-stream', () => {
+  // A client that goes away while a streamed chunk is being written closed the connection under
+  // that write (the write's buffer freed, its completion run on an empty queue): the server died
+  // within seconds of such aborts (a balancer's clients do this all the time).
+  it('survives 16 clients aborting streams at random moments, then answers and drains', async () => {
+    const server = await startServer(ogai, stories, ['--max-concurrent', '16', '--queue', '64']);
+    try {
+      let aborted = 0;
+      const until = Date.now() + 3000;
+      const client = async (c) => {
+        while (Date.now() < until) {
+          const ac = new AbortController();
+          const timer = setTimeout(() => { ac.abort(); aborted++; }, Math.random() * 200);
+          try {
+            const r = await fetch(server.url + '/v1/chat/completions', {
+              method: 'POST', signal: ac.signal, headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ model: MODEL, stream: true, max_tokens: 60, n: c % 4 === 0 ? 2 : 1,
+                                     messages: [{ role: 'user', content: `Tell story ${c}` }] }) });
+            await r.text();
+          } catch (e) {
+            if (e.name !== 'AbortError') throw e;
+          } finally {
+            clearTimeout(timer);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, (_, c) => client(c)));
+      assert.ok(aborted > 50, `only ${aborted} aborts`);
+      assert.equal(server.proc.signalCode, null, 'the server died');
+      assert.equal((await http(server.url + '/health')).status, 200);
+      const r = await postJson(server.url + '/v1/completions', { model: MODEL, prompt: 'Once', max_tokens: 4 });
+      assert.equal(r.status, 200, r.text);
+    } finally {
+      const end = await stopServer(server);
+      assert.equal(end.code, 0, end.stderr.slice(-2000));
+    }
+  });
+});
+
 describe('ogai serve: grammar compilation cannot stall other requests', () => {
   it('refuses a schema over --max-grammar-bytes or --grammar-timeout with a 400 naming it, cached', async (t) => {
     const server = await startServer(ogai, stories, ['--max-grammar-bytes', '800000', '--grammar-timeout', '0.2']);

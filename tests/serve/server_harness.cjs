@@ -36,8 +36,9 @@ function startServer(ogai, pkg, args = [], env = {}, { openaiDefaults = false } 
 function stopServer(server, signal = 'SIGTERM') {
   return new Promise((resolve, reject) => {
     const start = Date.now();
-    const done = () => resolve({ code: server.proc.exitCode_ ?? server.proc.exitCode, ms: Date.now() - start, stderr: server.stderr() });
-    if (server.proc.exitCode !== null) return done();
+    const done = () => resolve({ code: server.proc.exitCode_ ?? server.proc.exitCode, signal: server.proc.signalCode,
+                                 ms: Date.now() - start, stderr: server.stderr() });
+    if (server.proc.exitCode !== null || server.proc.signalCode !== null) return done();  // exited, or died
     const timer = setTimeout(() => { server.proc.kill('SIGKILL'); reject(new Error(`ogai serve ignored ${signal}`)); }, 15000);
     server.proc.on('exit', () => { clearTimeout(timer); done(); });
     server.proc.kill(signal);
@@ -46,7 +47,13 @@ function stopServer(server, signal = 'SIGTERM') {
 
 // fetch() that resolves with {status, headers, text, json}.
 async function http(url, options = {}) {
-  const res = await fetch(url, options);
+  let res;
+  try {
+    res = await fetch(url, options);
+  } catch (e) {  // undici says only "fetch failed"; the cause says how (refused, reset, closed)
+    const cause = e.cause ? ` (${e.cause.code || ''} ${e.cause.message || e.cause})` : '';
+    throw new Error(`${options.method || 'GET'} ${url}: ${e.message}${cause}`);
+  }
   const text = await res.text();
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON */ }

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace ogai::serve::http {
@@ -118,7 +119,8 @@ void Connection::start_refused(Failure failure) {
 bool Connection::evict() {
   if (!header_pending_ || evicting_.exchange(true)) return false;
   post([this] {
-    if (state_ == State::kWaiting || state_ == State::kHeader) close();
+    if (state_ == State::kWaiting || state_ == State::kHeader) return close();
+    evicting_ = false;  // its header arrived meanwhile: kept, and evictable again once idle
   });
   return true;
 }
@@ -463,8 +465,13 @@ void Connection::write_next() {
 
 void Connection::on_written(error_code ec) {
   writing_ = false;
+  if (out_.empty()) return;
   Out sent = std::move(out_.front());
   out_.pop_front();
+  if (state_ == State::kClosed) {  // closed while this piece was being written (close() kept it)
+    if (sent.done) sent.done(false);
+    return;
+  }
   if (ec) {  // the client is gone (or too slow): every queued piece fails, the answer ends here
     broken_ = true;
     if (sent.done) sent.done(false);
@@ -516,9 +523,12 @@ void Connection::close() {
   error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   stream_.close();
-  for (Out& o : out_)
+  // The piece being written stays until its completion runs (the write reads from its bytes).
+  const std::size_t kept = writing_ && !out_.empty() ? 1 : 0;
+  std::deque<Out> dropped(std::make_move_iterator(out_.begin() + kept), std::make_move_iterator(out_.end()));
+  out_.erase(out_.begin() + kept, out_.end());
+  for (Out& o : dropped)
     if (o.done) o.done(false);
-  out_.clear();
   if (closed_) std::exchange(closed_, nullptr)();
 }
 
