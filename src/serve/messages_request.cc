@@ -140,6 +140,8 @@ void read_message(const Json& item, const Ordered& ordered, std::size_t i, Trans
   if (!content->is_array())
     throw invalid_request(f.param("content"), f.param("content") + ": expected a string or an array of content "
                                                                    "blocks, got " + json_preview(*content));
+  if (content->empty())
+    throw invalid_request(f.param("content"), f.param("content") + ": must not be an empty array");
   if (*role == "user") return read_user(*content, f.param("content"), t, param);
   t.add(read_assistant(*content, ordered.at("content"), f.param("content")), param);
 }

@@ -134,6 +134,7 @@ TEST(MessagesRequest, BadInputIsA400NamingTheAnthropicField) {
       {with("messages", nlohmann::json::array()), "messages"},
       {with("messages", {{{"role", "system"}, {"content", "x"}}}), "messages[0].role"},
       {with("messages", {{{"role", "user"}}}), "messages[0].content"},
+      {with("messages", {{{"role", "user"}, {"content", nlohmann::json::array()}}}), "messages[0].content"},
       {with("messages", {{{"role", "user"}, {"content", {{{"type", "image"}}}}}}), "messages[0].content[0].type"},
       {with("messages", {{{"role", "user"}, {"content", {{{"type", "tool_result"}}}}}}),
        "messages[0].content[0].tool_use_id"},
