@@ -15,13 +15,6 @@
 namespace ogai::serve {
 namespace {
 
-// Chat replies are parsed (content, reasoning, tool calls) when the template has a reasoning
-// section or tools were offered; else the message content is the text as generated.
-const ChatPrompt* parsed_prompt(const ApiRequest& request) {
-  const auto& p = request.chat_prompt;
-  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
-}
-
 ApiError queue_full(int max_concurrent, int queue) {
   ApiError e;
   e.status = 429;

@@ -9,14 +9,6 @@
 #include "serve/stream_pump.h"
 
 namespace ogai::serve {
-namespace {
-
-const ChatPrompt* parsed_prompt(const ApiRequest& request) {
-  const auto& p = request.chat_prompt;
-  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
-}
-
-}  // namespace
 
 void Server::Impl::handle_messages(MessagesRoute route, const std::shared_ptr<http::Exchange>& exchange) {
   try {

@@ -335,9 +335,10 @@ describe('/v1/messages thinking (SmolLM3 template)', () => {
   });
 });
 
-describe('/v1/messages with --api-key', () => {
+describe('/v1/messages with --api-key and --cors-origin', () => {
   let server;
-  before(async () => { server = await startServer(ogai, tiny, ['--api-key', 'sk-test', ...kServeFlags]); });
+  const origin = 'http://app.example';
+  before(async () => { server = await startServer(ogai, tiny, ['--api-key', 'sk-test', '--cors-origin', origin, ...kServeFlags]); });
   after(async () => { await stopServer(server); });
 
   it('takes the key as x-api-key (the SDK\'s header) and refuses a wrong one as authentication_error', async () => {
@@ -350,5 +351,19 @@ describe('/v1/messages with --api-key', () => {
     assert.ok(e instanceof Anthropic.AuthenticationError);
     assert.equal(e.status, 401);
     assert.equal(e.error.error.type, 'authentication_error');
+    // CORS and the access log as on every route: the preflight (the SDK's headers), then the call.
+    const headers = 'x-api-key, anthropic-version, content-type';
+    const pre = await fetch(server.url + '/v1/messages', { method: 'OPTIONS', headers: {
+      origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers } });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get('access-control-allow-headers'), headers);
+    const res = await fetch(server.url + '/v1/messages', { method: 'POST', body: JSON.stringify(req), headers: {
+      origin, 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), origin);
+    const id = res.headers.get('x-request-id');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.match(server.stderr(), new RegExp(`"POST /v1/messages HTTP/1.1" 200 .* id=${id}`));
+    assert.match(server.stderr(), /"POST \/v1\/messages HTTP\/1.1" 401 /);
   });
 });
