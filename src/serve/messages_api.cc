@@ -7,12 +7,14 @@ namespace {
 
 constexpr std::size_t kMaxErrorBytes = kMaxErrorMessageBytes;
 
+using Ordered = nlohmann::ordered_json;
+
 nlohmann::json usage(const MessagesMeta& meta, std::size_t output_tokens) {
   return {{"input_tokens", meta.input_tokens}, {"output_tokens", output_tokens}};
 }
 
-nlohmann::json content_blocks(const GenerationResult& result, const ChatReply* reply) {
-  nlohmann::json blocks = nlohmann::json::array();
+Ordered content_blocks(const GenerationResult& result, const ChatReply* reply) {
+  Ordered blocks = Ordered::array();
   if (reply == nullptr) {
     if (!result.text.empty()) blocks.push_back({{"type", "text"}, {"text", result.text}});
     return blocks;
@@ -34,9 +36,9 @@ std::string tool_use_id(std::string_view call_id) {
   return std::string(call_id);
 }
 
-nlohmann::json tool_input(std::string_view arguments) {
-  nlohmann::json input = nlohmann::json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  return input.is_object() ? input : nlohmann::json::object();
+Ordered tool_input(std::string_view arguments) {
+  Ordered input = Ordered::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  return input.is_object() ? input : Ordered::object();
 }
 
 const char* messages_stop_reason(FinishReason reason, const std::optional<std::string>& stop, bool tool_use) {
@@ -60,14 +62,14 @@ std::optional<std::string> matched_stop(const GenerationResult& result, std::str
   return best;
 }
 
-nlohmann::json message_json(const MessagesMeta& meta, const GenerationResult& result, const ChatReply* reply,
-                            const std::optional<std::string>& stop) {
+Ordered message_json(const MessagesMeta& meta, const GenerationResult& result, const ChatReply* reply,
+                     const std::optional<std::string>& stop) {
   const bool calls = reply != nullptr && !reply->tool_calls.empty();
   return {{"id", meta.id}, {"type", "message"}, {"role", "assistant"}, {"model", meta.model},
           {"content", content_blocks(result, reply)},
           {"stop_reason", messages_stop_reason(result.finish_reason, stop, calls)},
-          {"stop_sequence", stop ? nlohmann::json(*stop) : nlohmann::json(nullptr)},
-          {"usage", usage(meta, result.ids.size())}};
+          {"stop_sequence", stop ? Ordered(*stop) : Ordered(nullptr)},
+          {"usage", {{"input_tokens", meta.input_tokens}, {"output_tokens", result.ids.size()}}}};
 }
 
 nlohmann::json message_start_json(const MessagesMeta& meta) {

@@ -29,8 +29,9 @@ struct MessagesMeta {
 
 // "toolu_<rest>" for ogai's "call_<rest>" (other ids unchanged).
 std::string tool_use_id(std::string_view call_id);
-// A tool call's arguments (JSON text) as the tool_use block's input object ({} when not an object).
-nlohmann::json tool_input(std::string_view arguments);
+// A tool call's arguments (JSON text) as the tool_use block's input object, its keys in the
+// order the model wrote them ({} when not an object).
+nlohmann::ordered_json tool_input(std::string_view arguments);
 
 // `stop`: the stop sequence that ended the generation (stop_reasons's stop_sequence), if one did.
 // "max_tokens" (kLength), "stop_sequence" (`stop` set), "tool_use" (calls made), else "end_turn".
@@ -41,9 +42,9 @@ const char* messages_stop_reason(FinishReason reason, const std::optional<std::s
 std::optional<std::string> matched_stop(const GenerationResult& result, std::string_view full,
                                         const std::vector<std::string>& stops);
 
-// The whole message. `reply`: the parsed reply (reasoning, tool calls), or null (the text is the
-// reply's only content).
-nlohmann::json message_json(const MessagesMeta& meta, const GenerationResult& result, const ChatReply* reply,
+// The whole message, its fields in Anthropic's order. `reply`: the parsed reply (reasoning, tool
+// calls), or null (the text is the reply's only content).
+nlohmann::ordered_json message_json(const MessagesMeta& meta, const GenerationResult& result, const ChatReply* reply,
                             const std::optional<std::string>& stop);
 // The message as message_start carries it: no content, no stop reason, output_tokens 0.
 nlohmann::json message_start_json(const MessagesMeta& meta);

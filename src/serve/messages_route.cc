@@ -79,7 +79,9 @@ http::Response Server::Impl::messages_response(Job& job) {
   std::optional<ChatReply> reply;
   if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
   http::Response res;
-  res.body = to_text(message_json(*job.messages, *end.result, reply ? &*reply : nullptr, stop_sequence(job.request.options.stop, *end.result)));
+  const nlohmann::ordered_json message =
+      message_json(*job.messages, *end.result, reply ? &*reply : nullptr, stop_sequence(job.request.options.stop, *end.result));
+  res.body = message.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   return res;
 }
 

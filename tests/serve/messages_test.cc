@@ -210,6 +210,12 @@ TEST(MessagesApi, TheMessageObject) {
   EXPECT_EQ(j["content"][1], nlohmann::json({{"type", "text"}, {"text", "Sunny."}}));
   EXPECT_EQ(j["content"][2], nlohmann::json({{"type", "tool_use"}, {"id", "toolu_abc"}, {"name", "f"},
                                              {"input", {{"city", "Paris"}}}}));
+  // Anthropic's field order, and the input's keys as the model wrote them.
+  ChatReply ordered{"", "", {{"call_abc", "f", R"({"z":1,"a":2})"}}};
+  EXPECT_EQ(message_json(meta, result("", FinishReason::kEos, 5), &ordered, std::nullopt).dump(),
+            R"({"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use",)"
+            R"("id":"toolu_abc","name":"f","input":{"z":1,"a":2}}],"stop_reason":"tool_use","stop_sequence":null,)"
+            R"("usage":{"input_tokens":12,"output_tokens":5}})");
   nlohmann::json plain = message_json(meta, result("Hi", FinishReason::kStop), nullptr, std::string("END"));
   EXPECT_EQ(plain["content"], nlohmann::json::parse(R"([{"type": "text", "text": "Hi"}])"));
   EXPECT_EQ(plain["stop_reason"], "stop_sequence");
