@@ -11,9 +11,10 @@
 // thinking {thinking} (assistant: its reasoning_content); tools [{name, description,
 // input_schema}] (client tools; server tools, those with a versioned type, are refused);
 // tool_choice {type: auto|any|tool|none, name, disable_parallel_tool_use} (any -> required, tool
-// -> that function); stop_sequences; temperature, top_p, top_k; thinking {type: enabled,
-// budget_tokens} / {type: disabled} -> the template variable enable_thinking (budget_tokens is
-// checked, not enforced apart from max_tokens); stream. cache_control on any block or tool and
+// -> that function); stop_sequences; temperature, top_p, top_k (and ogai's extension seed);
+// thinking {type: enabled, budget_tokens} / {type: disabled} -> the template variable
+// enable_thinking (budget_tokens is checked, not enforced apart from max_tokens); stream. A final
+// assistant message is continued (continue_final_message). cache_control on any block or tool and
 // `metadata`, `service_tier` are ignored. Refused by name (400): image, document,
 // search_result, redacted_thinking, server_tool_use and other block types, citations, mcp_servers,
 // container. Other top-level fields are unknown fields (unknown_fields.h).
