@@ -31,6 +31,13 @@ ApiError refused_block(const std::string& param, const std::string& type) {
                                       "tool_result and thinking are)");
 }
 
+// A string field that must be there and not be empty.
+std::string required_string(const FieldReader& b, const char* name) {
+  auto v = b.string(name);
+  if (!v || v->empty()) throw invalid_request(b.param(name), b.param(name) + ": required (a non-empty string)");
+  return *v;
+}
+
 // The text of a string or of an array of text blocks (`param` names it in errors).
 std::string block_text(const Json& content, const std::string& param) {
   if (content.is_string()) return content.get<std::string>();
@@ -76,12 +83,11 @@ void read_user(const Json& content, const std::string& param, Translation& t, co
       has_text = true;
     } else if (type == "tool_result") {
       flush();
-      auto id = b.string("tool_use_id");
-      if (!id) throw invalid_request(b.param("tool_use_id"), b.param("tool_use_id") + ": required");
+      const std::string id = required_string(b, "tool_use_id");
       const Json* result = b.get("content");
       std::string out = result ? block_text(*result, b.param("content")) : "";
       if (b.boolean("is_error").value_or(false)) out = "Error: " + out;
-      t.add({{"role", "tool"}, {"tool_call_id", *id}, {"content", out}}, origin);
+      t.add({{"role", "tool"}, {"tool_call_id", id}, {"content", out}}, origin);
     } else {
       throw refused_block(at, type);
     }
@@ -104,16 +110,14 @@ Json read_assistant(const Json& content, const Ordered& ordered, const std::stri
     } else if (type == "thinking") {
       reasoning += b.string("thinking").value_or("");
     } else if (type == "tool_use") {
-      auto id = b.string("id");
-      auto name = b.string("name");
-      if (!id) throw invalid_request(b.param("id"), b.param("id") + ": required");
-      if (!name) throw invalid_request(b.param("name"), b.param("name") + ": required");
+      const std::string id = required_string(b, "id");
+      const std::string name = required_string(b, "name");
       const Json* input = b.get("input");
       if (input != nullptr && !input->is_object())
         throw invalid_request(b.param("input"), b.param("input") + ": expected an object, got " + json_preview(*input));
       const std::string arguments = input ? ordered.at(k).at("input").dump() : "{}";
-      message["tool_calls"].push_back({{"id", *id}, {"type", "function"},
-                                       {"function", {{"name", *name}, {"arguments", arguments}}}});
+      message["tool_calls"].push_back({{"id", id}, {"type", "function"},
+                                       {"function", {{"name", name}, {"arguments", arguments}}}});
     } else {
       throw refused_block(at, type);
     }
