@@ -75,8 +75,9 @@ void Server::Impl::compile_then_admit(Endpoint endpoint, const std::shared_ptr<h
     } catch (const ApiError& e) {
       exchange->respond(error_response(e, exchange->request()));
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::kCancelled) exchange->respond(error_response(shutting_down(), exchange->request()));  // or gone
-      else exchange->respond(error_response(from_engine_error(e, endpoint), exchange->request()));
+      const ApiError error = e.code() == ErrorCode::kCancelled ? shutting_down()  // or gone
+                                                               : from_engine_error(e, endpoint);
+      exchange->respond(error_response(error, exchange->request()));
     }
   };
   if (!grammars.post(std::move(work))) throw grammar_queue_full(grammars.limits().queue);

@@ -42,7 +42,8 @@ std::string required_string(const FieldReader& b, const char* name) {
 std::string block_text(const Json& content, const std::string& param) {
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array())
-    throw invalid_request(param, param + ": expected a string or an array of text blocks, got " + json_preview(content));
+    throw invalid_request(param, param + ": expected a string or an array of text blocks, got " +
+                                     json_preview(content));
   std::string text;
   for (std::size_t k = 0; k < content.size(); ++k) {
     const std::string at = element_param(param, k);

@@ -189,9 +189,13 @@ http::Response error_response(const ApiError& error) {
   return r;
 }
 
+namespace {
+
 bool is_messages_path(std::string_view path) {
   return path == "/v1/messages" || path.starts_with("/v1/messages/");
 }
+
+}  // namespace
 
 http::Response error_response(const ApiError& error, const http::Request& request) {
   if (!is_messages_path(request.path)) return error_response(error);
