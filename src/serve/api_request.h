@@ -51,6 +51,7 @@ struct ApiRequest {
   // which the model continues (both true: 400).
   bool add_generation_prompt = true;
   bool continue_final_message = false;
+  bool messages_api = false;                // POST /v1/messages: answered in Anthropic's shape (messages_api.h)
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
   std::vector<UnenforcedKeyword> unenforced;  // response_format schema keywords not enforced (annotations)
 };

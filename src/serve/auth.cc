@@ -42,11 +42,11 @@ bool is_probe_path(std::string_view path) {
 
 std::optional<ApiError> check_api_key(const http::Request& request, const std::string& api_key, bool protect_probes) {
   if (api_key.empty() || (!protect_probes && is_probe_path(request.path))) return std::nullopt;
-  std::string_view header = request.header("authorization");
-  std::string_view token = bearer_token(header);
+  std::string_view token = bearer_token(request.header("authorization"));
+  if (token.empty()) token = request.header("x-api-key");  // as Anthropic's clients send it
   if (token.empty())
-    return unauthorized("You didn't provide an API key. Send it as \"Authorization: Bearer KEY\" (the key this "
-                        "server was started with: --api-key or OGAI_API_KEY).");
+    return unauthorized("You didn't provide an API key. Send it as \"Authorization: Bearer KEY\" or \"x-api-key: "
+                        "KEY\" (the key this server was started with: --api-key or OGAI_API_KEY).");
   if (!same_key(token, api_key)) return unauthorized("Incorrect API key provided.");
   return std::nullopt;
 }

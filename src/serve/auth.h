@@ -1,7 +1,8 @@
 // API-key authentication (`ogai serve --api-key KEY`): a request carries the key as
-// "Authorization: Bearer KEY", as OpenAI clients send it. Without a key configured every request
-// passes. The probes (/health, /ready, /metrics) pass without the key unless they are protected
-// (Kubernetes probes and Prometheus scrapers rarely carry one). Pure functions; thread-safe.
+// "Authorization: Bearer KEY", as OpenAI clients send it, or as "x-api-key: KEY", as Anthropic's
+// clients do. Without a key configured every request passes. The probes (/health, /ready,
+// /metrics) pass without the key unless they are protected (Kubernetes probes and Prometheus
+// scrapers rarely carry one). Pure functions; thread-safe.
 #pragma once
 
 #include <optional>

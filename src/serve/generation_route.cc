@@ -15,13 +15,6 @@
 namespace ogai::serve {
 namespace {
 
-// Chat replies are parsed (content, reasoning, tool calls) when the template has a reasoning
-// section or tools were offered; else the message content is the text as generated.
-const ChatPrompt* parsed_prompt(const ApiRequest& request) {
-  const auto& p = request.chat_prompt;
-  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
-}
-
 ApiError queue_full(int max_concurrent, int queue) {
   ApiError e;
   e.status = 429;
@@ -59,9 +52,9 @@ void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<ht
     if (GrammarPool::needs(request)) return compile_then_admit(endpoint, exchange, std::move(request));
     admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
-    exchange->respond(error_response(e));
+    exchange->respond(error_response(e, exchange->request()));
   } catch (const Error& e) {
-    exchange->respond(error_response(from_engine_error(e, endpoint)));
+    exchange->respond(error_response(from_engine_error(e, endpoint), exchange->request()));
   }
 }
 
@@ -73,17 +66,18 @@ void Server::Impl::compile_then_admit(Endpoint endpoint, const std::shared_ptr<h
   grammars.check_size(request);
   auto work = [this, endpoint, exchange, request = std::move(request)]() mutable {
     if (exchange->client_gone()) return;
-    if (scheduler.stopping()) return exchange->respond(error_response(shutting_down()));
+    if (scheduler.stopping()) return exchange->respond(error_response(shutting_down(), exchange->request()));
     try {
       CompileBudgetScope budget(
           grammars.budget([this, exchange] { return exchange->client_gone() || scheduler.stopping(); }));
       if (request.options.response_format) grammars.check_format(*request.options.response_format);
       admit_and_answer(exchange, std::move(request));
     } catch (const ApiError& e) {
-      exchange->respond(error_response(e));
+      exchange->respond(error_response(e, exchange->request()));
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::kCancelled) exchange->respond(error_response(shutting_down()));  // or gone
-      else exchange->respond(error_response(from_engine_error(e, endpoint)));
+      const ApiError error = e.code() == ErrorCode::kCancelled ? shutting_down()  // or gone
+                                                               : from_engine_error(e, endpoint);
+      exchange->respond(error_response(error, exchange->request()));
     }
   };
   if (!grammars.post(std::move(work))) throw grammar_queue_full(grammars.limits().queue);
@@ -96,7 +90,9 @@ void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& excha
   exchange->on_client_gone([weak = std::weak_ptr<Job>(job)] {
     if (auto j = weak.lock()) j->cancel();
   });  // queued, prefilling or decoding
-  if (job->request.stream)
+  if (job->request.messages_api)
+    answer_messages(job, exchange);
+  else if (job->request.stream)
     answer_stream(job, exchange);
   else
     answer_whole(job, exchange);
@@ -178,11 +174,11 @@ void Server::Impl::respond_from_pool(const std::shared_ptr<Job>& job, std::share
     try {
       exchange->respond((this->*build)(*job));
     } catch (const ApiError& e) {
-      exchange->respond(error_response(e));
+      exchange->respond(error_response(e, exchange->request()));
     } catch (const Error& e) {
-      exchange->respond(error_response(from_engine_error(e, job->meta.endpoint)));
+      exchange->respond(error_response(from_engine_error(e, job->meta.endpoint), exchange->request()));
     } catch (const std::exception& e) {
-      exchange->respond(error_response(internal_error(e.what())));
+      exchange->respond(error_response(internal_error(e.what()), exchange->request()));
     }
     job->release_handles();
   });

@@ -89,4 +89,9 @@ std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request) {
   return ids;
 }
 
+const ChatPrompt* parsed_prompt(const ApiRequest& request) {
+  const auto& p = request.chat_prompt;
+  return p && (p->parse_tool_calls || p->parse_reasoning) ? &*p : nullptr;
+}
+
 }  // namespace ogai::serve

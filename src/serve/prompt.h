@@ -20,4 +20,9 @@ namespace ogai::serve {
 
 std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request);
 
+// The chat prompt whose reply is parsed (content, reasoning, tool calls): set when the template
+// has a reasoning section or tools were offered (after prompt_ids()); else null, and the reply's
+// content is the text as generated.
+const ChatPrompt* parsed_prompt(const ApiRequest& request);
+
 }  // namespace ogai::serve

@@ -43,7 +43,7 @@ bool RequestGate::admit(http::Exchange& exchange) {
     return false;
   }
   if (auto denied = check_api_key(request, options_.api_key, options_.protect_probes)) {
-    http::Response r = error_response(*denied);
+    http::Response r = error_response(*denied, request);
     r.fields.emplace_back("WWW-Authenticate", "Bearer");
     exchange.respond(std::move(r));
     return false;

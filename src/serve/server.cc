@@ -36,6 +36,8 @@ constexpr Route kRoutes[] = {
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
     {"/v1/responses", "/v1/responses", "POST"},
+    {"/v1/messages", "/v1/messages", "POST"},
+    {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
     {"/version", "/version", "GET"},
     {"/tokenize", "/tokenize", "POST"},
     {"/detokenize", "/detokenize", "POST"},
@@ -173,7 +175,7 @@ http::Response method_not_allowed(const http::Request& req, const Route& route) 
   ApiError e = invalid_request("", req.method + " is not allowed on " + req.path + "; use " + route.method,
                                "method_not_allowed");
   e.status = 405;
-  http::Response r = error_response(e);
+  http::Response r = error_response(e, req);
   r.fields.emplace_back("Allow", route.method);
   return r;
 }
@@ -184,6 +186,21 @@ http::Response error_response(const ApiError& error) {
   http::Response r = text_response(to_text(error_json(error)));
   r.status = error.status;
   if (error.status == 429) r.fields.emplace_back("Retry-After", "1");
+  return r;
+}
+
+namespace {
+
+bool is_messages_path(std::string_view path) {
+  return path == "/v1/messages" || path.starts_with("/v1/messages/");
+}
+
+}  // namespace
+
+http::Response error_response(const ApiError& error, const http::Request& request) {
+  if (!is_messages_path(request.path)) return error_response(error);
+  http::Response r = error_response(error);
+  r.body = to_text(messages_error_json(with_messages_names(error)));
   return r;
 }
 
@@ -228,7 +245,7 @@ void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
     if (!gate.admit(*exchange)) return;
     answer_route(exchange);
   } catch (const std::exception& e) {
-    exchange->respond(error_response(internal_error(e.what())));
+    exchange->respond(error_response(internal_error(e.what()), exchange->request()));
   }
 }
 
@@ -238,7 +255,7 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
   if (r == nullptr) {
     ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
     e.status = 404;
-    return exchange->respond(error_response(e));
+    return exchange->respond(error_response(e, req));
   }
   const bool get = req.method == "GET" || req.method == "HEAD";
   if (r->method != std::string_view(get ? "GET" : req.method)) return exchange->respond(method_not_allowed(req, *r));
@@ -262,6 +279,10 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   if (label == "/v1/responses")
     return on_route_pool([this, exchange] { handle_responses(exchange); });
+  if (label == "/v1/messages" || label == "/v1/messages/count_tokens") {
+    const MessagesRoute which = label == "/v1/messages" ? MessagesRoute::kCreate : MessagesRoute::kCountTokens;
+    return on_route_pool([this, which, exchange] { handle_messages(which, exchange); });
+  }
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange] {
     try {

@@ -18,6 +18,8 @@
 #include "serve/grammar_pool.h"
 #include "serve/http/http_server.h"
 #include "serve/memory_return.h"
+#include "serve/messages_api.h"
+#include "serve/messages_request.h"
 #include "serve/metrics.h"
 #include "serve/request_gate.h"
 #include "serve/responses_api.h"
@@ -37,6 +39,7 @@ struct Job {
   std::vector<std::shared_ptr<GenerationHandle>> handles;
   std::mutex handles_mutex;  // handles are set after submission, read by cancel()
   std::optional<ResponsesMeta> responses;  // set for POST /v1/responses (before its answer is armed)
+  std::optional<MessagesMeta> messages;    // set for POST /v1/messages (before its answer is armed)
   // The client went away: every choice ends at the engine's next step, queued or running.
   void cancel();
   // The answer is out: drops the handles, whose callbacks hold this Job (a cycle that would
@@ -89,6 +92,15 @@ struct Server::Impl {
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
+  // POST /v1/messages and /v1/messages/count_tokens (messages_route.cc), on the route pool; a
+  // parsed messages request is admitted like a chat completion and answered by answer_messages().
+  void handle_messages(MessagesRoute route, const std::shared_ptr<http::Exchange>& exchange);
+  void count_message_tokens(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
+  void answer_messages(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response messages_response(Job& job);
+  void start_messages_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  std::optional<std::string> stop_sequence(const std::vector<std::string>& stops, const GenerationResult& result) const;
+
   std::shared_ptr<const Model> model;
   ServerOptions options;
   JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
@@ -118,5 +130,8 @@ struct Server::Impl {
 
 // `error` as a response: its status and JSON body (and Retry-After: 1 on 429).
 http::Response error_response(const ApiError& error);
+// The same in the shape of the API `request` was sent to: Anthropic's under /v1/messages
+// (messages_api.h), else OpenAI's.
+http::Response error_response(const ApiError& error, const http::Request& request);
 
 }  // namespace ogai::serve
