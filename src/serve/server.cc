@@ -36,6 +36,7 @@ constexpr Route kRoutes[] = {
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
     {"/v1/responses", "/v1/responses", "POST"},
+    {"/v1/embeddings", "/v1/embeddings", "POST"},
     {"/version", "/version", "GET"},
     {"/tokenize", "/tokenize", "POST"},
     {"/detokenize", "/detokenize", "POST"},
@@ -262,6 +263,7 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   if (label == "/v1/responses")
     return on_route_pool([this, exchange] { handle_responses(exchange); });
+  if (label == "/v1/embeddings") return queue_embeddings(exchange);
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange] {
     try {
