@@ -47,6 +47,8 @@ void read_input(const nlohmann::json* input, EmbeddingsRequest& r) {
   if (input->empty()) throw invalid_request("input", "input must hold at least one input");
   const nlohmann::json& first = (*input)[0];
   if (first.is_number()) return r.ids.push_back(token_ids(*input, "input"));
+  if (!first.is_string() && !first.is_array())
+    throw invalid_request("input", "input[0] is " + json_preview(first) + "; " + kInputShape);
   for (std::size_t i = 0; i < input->size(); ++i) {
     const nlohmann::json& item = (*input)[i];
     const std::string param = element_param("input", i);
