@@ -11,6 +11,8 @@
 // tokens first (mask 1, positions 0..n-1), then padding (mask 0), the layout every decoder ogai
 // runs accepts from an empty state (GroupQueryAttention reads each row's length from the mask).
 // A row's vector equals the one it gets alone up to float rounding (a run's matrix shapes differ).
+// An input is never split: it runs whole in one graph run (no chunked prefill), so its cost in
+// activation memory is the graph's for a prefill of its length (at most the context).
 //
 // Thread-safe: embed() is const and keeps its buffers per call (the ORT session is thread-safe).
 #pragma once
