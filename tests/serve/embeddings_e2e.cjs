@@ -7,7 +7,7 @@
 //   array of 3 inputs (batched in one run) gives indexes 0..2 equal to single requests;
 // - usage.prompt_tokens counts the inputs' tokens; `dimensions` other than the width is a 400;
 // - malformed inputs, a token id out of the vocabulary, an input past the context, an unknown
-//   model get their 4xx naming the field; stories260k, which has no hidden-state output, a 400
+//   model, an unknown field under --strict-requests get their 4xx naming the field; stories260k, which has no hidden-state output, a 400
 //   saying why.
 //   node embeddings_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
 'use strict';
@@ -160,9 +160,9 @@ describe('POST /v1/embeddings on tiny-e2b (last-token pooling, the default)', ()
   });
 });
 
-describe('ogai serve --pooling mean', () => {
+describe('ogai serve --pooling mean --strict-requests', () => {
   let server;
-  before(async () => { server = await startServer(ogai, tinyE2b, ['--pooling', 'mean']); });
+  before(async () => { server = await startServer(ogai, tinyE2b, ['--pooling', 'mean', '--strict-requests']); });
   after(async () => { await stopServer(server); });
 
   it('averages over the input\'s tokens, as numpy does, and differs from last-token pooling', async () => {
@@ -175,6 +175,15 @@ describe('ogai serve --pooling mean', () => {
       assertClose(res.data[i].embedding, mean[i], TOLERANCE, `mean input ${i}`);
       assert.ok(Math.max(...mean[i].map((x, k) => Math.abs(x - last[i][k]))) > 1e-2, 'pooling changes the vector');
     }
+  });
+
+  it('refuses unknown fields under --strict-requests, and other methods with 405', async () => {
+    const res = await postJson(server.url + '/v1/embeddings', { model: 'tiny-e2b', input: 'a', pooling: 'last' });
+    assertError(res, 400, 'pooling', /pooling/);
+    assert.equal(res.json.error.code, 'unknown_field');
+    const get = await fetch(server.url + '/v1/embeddings');
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
   });
 });
 
