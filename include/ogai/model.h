@@ -39,7 +39,16 @@ struct ModelInfo {
   // "do_sample", ...), when it declares them; unset: every field. ogai::Error names any other.
   std::optional<std::vector<std::string>> overridable_fields;
   std::string execution_provider;
+  // Model::embed: the vectors' width, 0 when the graph leaves it symbolic (known after a call);
+  // `embedding_unavailable` says why the package cannot embed (empty: it can).
+  std::int64_t embedding_width = 0;
+  std::string embedding_unavailable;
 };
+
+// How Model::embed reduces an input's hidden states to one vector: the last token's (the usual
+// choice for decoder LLMs, whose last position has seen the whole input), or the mean over all of
+// the input's tokens.
+enum class Pooling { kLast, kMean };
 
 class Context;
 
@@ -78,6 +87,20 @@ class OGAI_API Model {
   // options (a seed is applied per row).
   std::vector<GenerationResult> generate_batch(std::span<const std::string> prompts,
                                                const GenerationOptions& options = {}) const;
+
+  // Embeddings: one vector per input (token ids, e.g. from tokenize()), in input order, for a
+  // package whose decoder graph has an output with metadata role hidden_states ([batch, seq,
+  // hidden]; the post-final-norm state when it is the lm_head's input). Each input is one prefill
+  // from an empty state (nothing generated, no context kept); its hidden states are pooled
+  // (`pooling`) over its own positions, then L2-normalized when `normalize`. Inputs are batched:
+  // sorted by length and run several to a graph run (right-padded, at most 4096 padded positions
+  // and 64 inputs a run) unless the graph's batch dimension is fixed to 1, which runs them one by
+  // one; a vector equals the input's alone up to float rounding. Throws ogai::Error: kUnsupported
+  // (where "model") for a package without a hidden-state output or a workflow package, saying
+  // why (info().embedding_unavailable); kInvalidArgument naming "input[i]" for an empty input, a
+  // token id outside the vocabulary or an input longer than the context.
+  std::vector<std::vector<float>> embed(std::span<const std::vector<std::int32_t>> inputs,
+                                        Pooling pooling = Pooling::kLast, bool normalize = true) const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }

@@ -2,7 +2,7 @@
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
 //  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
 //  [--speculative ngram|assistant] [--draft-tokens N] [--grammar-timeout S] [--max-grammar-bytes N]
-//  [--max-stop-strings N] [--max-stop-bytes N]
+//  [--max-stop-strings N] [--max-stop-bytes N] [--pooling last|mean]
 //  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
 // (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr
 // once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
@@ -38,6 +38,7 @@ struct ServeFlags {
   double drain_timeout_s = 30;  // SIGTERM: the longest wait for admitted generations; 0 = stop at once
   std::vector<std::string> model_names;  // --model-name, repeatable: the name, then aliases
   bool max_connections_given = false;
+  std::string pooling = "last";  // --pooling: POST /v1/embeddings' reduction of an input's hidden states
 };
 
 sigset_t stop_signals() {
@@ -109,6 +110,7 @@ int run_serve(ServeFlags f) {
     f.server.model_aliases.assign(f.model_names.begin() + 1, f.model_names.end());
   }
   if (!f.max_connections_given) f.server.max_connections = default_max_connections();
+  f.server.embedding_pooling = f.pooling == "mean" ? Pooling::kMean : Pooling::kLast;
   // Before any thread exists (ONNX Runtime's pools included), so that every thread inherits the mask.
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
@@ -207,6 +209,11 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd->add_option("--max-stop-bytes", s.max_stop_bytes, "most bytes a request's stop strings may hold together")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))->capture_default_str();
+  cmd->add_option("--pooling", flags->pooling,
+                  "how POST /v1/embeddings reduces an input's hidden states to one vector: the last token's (usual "
+                  "for decoder LLMs) or the mean over its tokens; L2-normalized either way")
+      ->check(CLI::IsMember({"last", "mean"}))
+      ->capture_default_str();
   cmd->callback([&result, flags] { result.exit_code = run_serve(*flags); });
 }
 

@@ -189,6 +189,22 @@ void cap_context(generate::PackageConfig& config, std::int64_t cap) {
   config.decoder.max_length = config.decoder.cache.max_length = cap;
 }
 
+// Model::embed's runner over the decoder's hidden_states output, or why there is none.
+void attach_embedder(Model::Impl& impl) {
+  const std::string& port = impl.config.hidden_states_output;
+  if (port.empty()) {
+    impl.info.embedding_unavailable = "the package's decoder graph has no output with metadata role hidden_states "
+                                      "(its last hidden state), which embeddings are pooled from";
+    return;
+  }
+  try {
+    impl.embedder = std::make_unique<generate::Embedder>(*impl.decoder, port);
+    impl.info.embedding_width = impl.embedder->width();
+  } catch (const Error& e) {
+    impl.info.embedding_unavailable = e.what();
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
@@ -219,6 +235,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
   } else {
     impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    attach_embedder(*impl);
     if (impl->config.assistant)
       impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
   }
@@ -237,6 +254,9 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     for (const auto& [field, _] : g.overrides) info.overridable_fields->push_back(field);
   }
   info.execution_provider = options.execution_provider;
+  if (interpreted)
+    info.embedding_unavailable = "the package's workflow runs through the interpreter; embeddings are read from a "
+                                 "native decoder's hidden_states output";
   if (interpreted)
     log(LogLevel::kInfo, "loaded {} (its workflow runs through the interpreter)", package.string());
   else

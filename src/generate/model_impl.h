@@ -12,6 +12,7 @@
 #include "chat/chat_template.h"
 #include "generate/assistant_drafter.h"
 #include "generate/decoder.h"
+#include "generate/embedder.h"
 #include "generate/package_config.h"
 #include "generate/prefix_cache.h"
 #include "generate/sequence.h"
@@ -36,6 +37,7 @@ struct Model::Impl {
   std::unique_ptr<generate::Decoder> decoder;             // the native decoder, or
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
+  std::unique_ptr<generate::Embedder> embedder;           // over the hidden_states output, when there is one
   ModelInfo info;
 
   // The tokenizer; ogai::Error (kUnsupported) for a package without one.

@@ -224,6 +224,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
   d.mask_input = abi.attention_mask_input.value_or("");
   d.position_input = abi.position_ids_input.value_or("");
   d.logits_output = *abi.logits_output;
+  c.hidden_states_output = abi.hidden_states_output.value_or("");
   for (const auto& pair : abi.kv_pairs) d.cache.pairs.push_back(make_kv_pair(pair, group_of(abi, pair.group), origin));
   for (const auto& pair : abi.state_pairs)
     d.cache.pairs.push_back(make_state_pair(pair, group_of(abi, pair.group), origin));

@@ -33,6 +33,9 @@ struct PackageConfig {
   std::optional<AssistantSpec> assistant;
   std::string assistant_unavailable;
   int max_proposal_width = 0;
+  // The decoder's output with metadata role hidden_states ([batch, seq, hidden]; empty: none), what
+  // Model::embed pools (embedding.h).
+  std::string hidden_states_output;
 };
 
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /

@@ -54,7 +54,9 @@ void Server::begin_drain() {
   log(LogLevel::kInfo, "serve: draining: {} running, {} waiting", impl_->scheduler.running(), impl_->scheduler.queued());
 }
 
-bool Server::idle() const { return impl_->scheduler.running() + impl_->scheduler.queued() == 0; }
+bool Server::idle() const {
+  return impl_->scheduler.running() + impl_->scheduler.queued() == 0 && impl_->embeddings_pending == 0;
+}
 
 const std::string& Server::replica_id() const { return impl_->replica_id; }
 

@@ -38,6 +38,7 @@ constexpr Route kRoutes[] = {
     {"/v1/responses", "/v1/responses", "POST"},
     {"/v1/messages", "/v1/messages", "POST"},
     {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
+    {"/v1/embeddings", "/v1/embeddings", "POST"},
     {"/version", "/version", "GET"},
     {"/tokenize", "/tokenize", "POST"},
     {"/detokenize", "/detokenize", "POST"},
@@ -283,6 +284,7 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     const MessagesRoute which = label == "/v1/messages" ? MessagesRoute::kCreate : MessagesRoute::kCountTokens;
     return on_route_pool([this, which, exchange] { handle_messages(which, exchange); });
   }
+  if (label == "/v1/embeddings") return queue_embeddings(exchange);
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_route_pool([this, endpoint, exchange] {
     try {

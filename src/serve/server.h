@@ -7,6 +7,7 @@
 //   POST /v1/chat/completions    messages through the package's chat template
 //   POST /v1/completions         a prompt string (or token ids)
 //   POST /v1/responses           the text subset of OpenAI's Responses API (responses_api.h)
+//   POST /v1/embeddings          pooled hidden states (Model::embed; embeddings_api.h)
 // The POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
 // Every request passes the RequestGate first (request id, CORS, API key, access log; request_gate.h).
 //
@@ -88,6 +89,8 @@ struct ServerOptions {
   // Per-request budgets on `stop` (docs/serve.md "Request budgets"; more -> 400 naming the flag).
   std::size_t max_stop_strings = 16;          // OpenAI accepts 4
   std::size_t max_stop_bytes = 4096;          // all stop strings together
+  // POST /v1/embeddings: how an input's hidden states become one vector (--pooling).
+  Pooling embedding_pooling = Pooling::kLast;
 };
 
 class Server {

@@ -87,6 +87,10 @@ struct Server::Impl {
   // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
   void apply_surface(ApiRequest& request, http::Exchange& exchange) const;
 
+  // POST /v1/embeddings (embeddings_route.cc): queued on `embeddings`, answered there.
+  void queue_embeddings(const std::shared_ptr<http::Exchange>& exchange);
+  http::Response answer_embeddings(http::Exchange& exchange);
+
   // POST /v1/responses (responses_route.cc), on the route pool.
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
   http::Response responses_response(Job& job);
@@ -120,6 +124,8 @@ struct Server::Impl {
   // Declared after http: joined first, so no step outlives the connections it answers.
   boost::asio::thread_pool routes;
   GrammarPool grammars;  // compiles response formats and tool schemas (grammar_pool.h); joined first
+  boost::asio::thread_pool embeddings{1};  // POST /v1/embeddings, one request at a time; joined first
+  std::atomic<int> embeddings_pending{0};  // embedding requests queued or running
 
   std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;
