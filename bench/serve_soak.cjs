@@ -1,7 +1,8 @@
 // Soak test for `ogai serve` (opt-in, minutes): N clients in closed loops for D seconds, each
 // request one of: a whole completion, a stream read to its end, a stream the client aborts
 // mid-way, a client that disconnects halfway through sending its body, malformed HTTP over a raw
-// socket. Every well-formed request must be answered (0 lost), the server must stay up, and its
+// socket, or a hostile request (issue 28's shapes: a ~7 MB stop list, a wide schema to compile, a
+// 1 MB model name), each of which must get its clear answer. Every well-formed request must be answered (0 lost), the server must stay up, and its
 // RSS must not grow more than 5% from the end of the warm-up to the end.
 //   node bench/serve_soak.cjs OGAI_EXE [PKG] [--clients N] [--seconds S] [--warmup S] [-- serve flags...]
 // Exits 1 when a request was lost or RSS grew more than 5%.
@@ -36,6 +37,24 @@ const malformed = [
   'GET /health HTTP/1.1\r\nHost: x\r\nX: ' + 'a'.repeat(20000) + '\r\n\r\n',
   'BREW /coffee HTCPCP/1.0\r\n\r\n',
 ];
+
+// Hostile requests and the status each must get.
+const wide = (n) => ({ type: 'object', required: Array.from({ length: n }, (_, i) => `p${i}`),
+                       properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'integer' }])) });
+const hostile = [
+  { status: 400, body: body({ stop: Array.from({ length: 720000 }, (_, i) => `s${i % 1000}`) }) },
+  { status: 200, body: body({ max_tokens: 4, response_format: { type: 'json_schema', json_schema: { name: 'w', schema: wide(3000) } } }) },
+  { status: 404, body: JSON.stringify({ model: 'm'.repeat(1 << 20), prompt: 'x', max_tokens: 1 }) },
+];
+
+async function hostileRequest(url, counts) {
+  const h = hostile[Math.floor(Math.random() * hostile.length)];
+  const r = await fetch(url + '/v1/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: h.body });
+  const text = await r.text();
+  if (r.status === 429) counts.busy++;
+  else if (r.status === h.status && text.length < 64 << 10) counts.hostile++;
+  else throw new Error(`hostile: ${r.status} (expected ${h.status}), ${text.length} bytes: ${text.slice(0, 200)}`);
+}
 
 // One raw exchange; resolves with the status line's code, or 0 when the server closed without one.
 function raw(port, bytes, { destroyAfterWrite = false } = {}) {
@@ -94,6 +113,8 @@ async function client(url, port, until, counts) {
         await raw(port, `POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${b.length}\r\n\r\n${b.slice(0, b.length >> 1)}`,
                   { destroyAfterWrite: true });
         counts.disconnected++;
+      } else if (pick < 0.95) {
+        await hostileRequest(url, counts);
       } else {
         const status = await raw(port, malformed[Math.floor(Math.random() * malformed.length)]);
         if (status === -1) throw new Error('a malformed request hung for 15 s');
@@ -110,7 +131,7 @@ async function main() {
   const a = parseArgs(process.argv.slice(2));
   const server = await startServer(a.ogai, a.pkg, ['--max-concurrent', '4', '--queue', '128', ...a.serveFlags]);
   const port = Number(new URL(server.url).port);
-  const counts = { whole: 0, streamed: 0, aborted: 0, disconnected: 0, malformed: 0, busy: 0, lost: 0 };
+  const counts = { whole: 0, streamed: 0, aborted: 0, disconnected: 0, malformed: 0, hostile: 0, busy: 0, lost: 0 };
   const start = Date.now();
   const until = start + a.seconds * 1000;
   let rssWarm = null;

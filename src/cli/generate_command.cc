@@ -144,8 +144,7 @@ int run_generate(const GenerateFlags& f) {
     }
     ModelFlags model = f.model;
     model.workflow_inputs = f.inputs;
-    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json};
-    if (ids) args.prompt_ids = *ids;
+    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json, ids};
     if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
     args.options.response_format = format;
     return run_workflow_generate(args);
