@@ -3,7 +3,7 @@
 // mid-way, a client that disconnects halfway through sending its body, malformed HTTP over a raw
 // socket, or a hostile request (issue 28's shapes: a ~7 MB stop list, a wide schema to compile, a
 // 1 MB model name), each of which must get its clear answer. Every well-formed request must be answered (0 lost), the server must stay up, and its
-// RSS must not grow more than 5% from the end of the warm-up to the end.
+// RSS 1.5 s after the last request must not exceed its level at the end of the warm-up by more than 5%.
 //   node bench/serve_soak.cjs OGAI_EXE [PKG] [--clients N] [--seconds S] [--warmup S] [-- serve flags...]
 // Exits 1 when a request was lost or RSS grew more than 5%.
 'use strict';
@@ -48,7 +48,8 @@ const hostile = [
 ];
 
 async function hostileRequest(url, counts) {
-  const h = hostile[Math.floor(Math.random() * hostile.length)];
+  const only = process.env.OGAI_SOAK_HOSTILE;  // one shape alone (its index), to tell which one costs memory
+  const h = hostile[only !== undefined ? Number(only) : Math.floor(Math.random() * hostile.length)];
   const r = await fetch(url + '/v1/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: h.body });
   const text = await r.text();
   if (r.status === 429) counts.busy++;
@@ -129,7 +130,10 @@ async function client(url, port, until, counts) {
 
 async function main() {
   const a = parseArgs(process.argv.slice(2));
-  const server = await startServer(a.ogai, a.pkg, ['--max-concurrent', '4', '--queue', '128', ...a.serveFlags]);
+  // The prefix cache keeps finished requests' KV up to its budget by design (256 MiB by default):
+  // off here unless asked for, so that its filling does not hide (or pass for) a leak.
+  const cache = a.serveFlags.includes('--prefix-cache-mib') ? [] : ['--prefix-cache-mib', '0'];
+  const server = await startServer(a.ogai, a.pkg, ['--max-concurrent', '4', '--queue', '128', ...cache, ...a.serveFlags]);
   const port = Number(new URL(server.url).port);
   const counts = { whole: 0, streamed: 0, aborted: 0, disconnected: 0, malformed: 0, hostile: 0, busy: 0, lost: 0 };
   const start = Date.now();
@@ -140,6 +144,7 @@ async function main() {
   }, 250);
   await Promise.all(Array.from({ length: a.clients }, () => client(server.url, port, until, counts)));
   clearInterval(sampler);
+  await new Promise((r) => setTimeout(r, 1500));  // the last requests' memory returned (issue 28: within 1 s)
   const rssEnd = rssKiB(server.pid);
   const end = await stopServer(server);
   const growth = rssWarm ? (rssEnd - rssWarm) / rssWarm : 0;
