@@ -10,6 +10,7 @@
 docs/python.md describes every class, keyword and exception.
 """
 from ._ogai import (  # noqa: F401  (re-exported)
+    ChatStream,
     Context,
     Engine,
     GenerationResult,

@@ -22,6 +22,7 @@ void bind_errors(py::module_& m);    // ogai::Error -> ogai.errors classes (erro
 void bind_results(py::module_& m);   // GenerationResult (results.cc)
 void bind_chat_result(py::module_& m);  // ChatResult (chat_result.cc)
 void bind_stream(py::module_& m);    // TextStream (text_stream_binding.cc)
+void bind_chat_stream(py::module_& m);  // ChatStream (chat_stream.cc)
 void bind_context(py::module_& m);   // Context (context.cc)
 void bind_model(py::module_& m);     // Model, Tokenizer (model.cc)
 void bind_engine(py::module_& m);    // Engine, Request (engine.cc)

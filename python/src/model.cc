@@ -7,6 +7,7 @@
 #include "chat_result.h"
 #include "context_handle.h"
 #include "convert.h"
+#include "chat_stream.h"
 #include "text_stream.h"
 
 namespace ogai::python {
@@ -86,8 +87,8 @@ py::str render(const ModelHandle& h, py::handle messages, bool add_generation_pr
 // Renders the turn (tools, tool choice, template variables) with Model::prepare_chat, then
 // generates from the text without letting the tokenizer add special tokens (the template writes
 // them), as `ogai generate --chat` does; a forced tool call's grammar constrains the generation.
-// Whole: a ChatResult (the reply parsed); stream=True: the raw text pieces (refused when tools
-// are offered, since a streamed reply is not parsed here).
+// Whole: a ChatResult (the reply parsed); stream=True: with tools a ChatStream of parsed deltas,
+// without them the raw text pieces (a TextStream).
 py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_prompt, py::kwargs kwargs) {
   auto context = take_context(*h.model, kwargs);
   ChatOptions chat_options = chat_options_from(kwargs);
@@ -106,13 +107,11 @@ py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_p
                   "cannot be combined with tool_choice 'required' or a named function (the call's grammar constrains the reply)");
     args.options.response_format = prompt.constraint;
   }
-  if (args.stream) {
-    if (!chat_options.tools.empty())
-      throw Error(ErrorCode::kUnsupported, "stream",
-                  "chat(stream=True) with tools is not supported: the streamed text is not parsed into tool calls; "
-                  "call chat() whole");
-    return generate_or_stream(h, prompt.text, std::move(args), std::move(context));
+  if (args.stream && !chat_options.tools.empty()) {  // the reply parsed as it streams
+    auto text = std::make_unique<TextStream>(h.model, Prompt{prompt.text}, std::move(args.options), std::move(context));
+    return py::cast(std::make_unique<ChatStream>(std::move(text), std::move(prompt)));
   }
+  if (args.stream) return generate_or_stream(h, prompt.text, std::move(args), std::move(context));
   GenerationResult result = run(*h.model, prompt.text, args.options, std::move(context));
   ChatReply reply = parse_chat_reply(prompt, result.text);
   return py::cast(ChatResult{std::move(result), std::move(reply)});

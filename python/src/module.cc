@@ -15,6 +15,7 @@ PYBIND11_MODULE(_ogai, m) {
   python::bind_results(m);
   python::bind_chat_result(m);
   python::bind_stream(m);
+  python::bind_chat_stream(m);
   python::bind_context(m);
   python::bind_model(m);
   python::bind_engine(m);

@@ -154,6 +154,32 @@ def test_tool_results_continue_the_conversation(tiny_long):
     assert str(second) == second.content
 
 
+def test_streamed_tool_calls_join_to_the_whole_reply(tiny_long):
+    """chat(stream=True, tools=...) yields OpenAI-shaped deltas: a call's first delta carries its id
+    and name, later ones argument text; joined they equal the whole reply's calls."""
+    tiny = tiny_long[1]
+    for choice in ("required", {"type": "function", "function": {"name": "add"}}):
+        whole = tiny.chat(ASK, tools=TOOLS, tool_choice=choice, max_new_tokens=120, temperature=0)
+        stream = tiny.chat(ASK, tools=TOOLS, tool_choice=choice, max_new_tokens=120, temperature=0, stream=True)
+        assert isinstance(stream, ogai.ChatStream)
+        content, calls = "", {}
+        for delta in stream:
+            assert delta, "an empty delta was yielded"
+            content += delta.get("content", "")
+            for d in delta.get("tool_calls", []):
+                if d["index"] not in calls:
+                    assert d["id"].startswith("call_") and d["type"] == "function" and d["function"]["name"]
+                    calls[d["index"]] = {"name": d["function"]["name"], "arguments": ""}
+                else:
+                    assert "id" not in d and "name" not in d["function"]
+                calls[d["index"]]["arguments"] += d["function"]["arguments"]
+        assert content == whole.content
+        assert [calls[i] for i in sorted(calls)] == [c["function"] for c in whole.tool_calls]
+        assert stream.result is not None and stream.result.finish_reason == "tool_calls"
+        assert [c["function"] for c in stream.result.tool_calls] == [c["function"] for c in whole.tool_calls]
+        assert stream.result.token_ids == whole.token_ids
+
+
 def test_tool_arguments_errors_name_the_field(tiny):
     with pytest.raises(ogai.InvalidArgumentError, match=r"tools\[0\]\.function\.name: expected a string"):
         tiny.chat(ASK, tools=[{"type": "function", "function": {}}])
@@ -161,8 +187,6 @@ def test_tool_arguments_errors_name_the_field(tiny):
         tiny.chat(ASK, tools=TOOLS, tool_choice="sometimes")
     with pytest.raises(ogai.InvalidArgumentError, match=r"tool_call_format: 'xml' is not one of"):
         tiny.chat(ASK, tools=TOOLS, tool_call_format="xml")
-    with pytest.raises(ogai.UnsupportedError, match=r"stream"):
-        tiny.chat(ASK, tools=TOOLS, stream=True)
     with pytest.raises(ogai.InvalidArgumentError, match=r"response_format"):
         tiny.chat(ASK, tools=TOOLS, tool_choice="required", response_format={"type": "json_object"})
     # Fail closed: a parameter keyword the constraint engine cannot enforce is refused by name.
