@@ -52,7 +52,8 @@ def files_of(build_dir):
     major, minor = version.split(".")[:2]
     libogai = one(os.path.join(build_dir, f"libogai.so.{version}"), "libogai.so")
     ort = os.path.realpath(cache_value(build_dir, "ONNXRUNTIME_LIBRARY"))  # its SONAME: libonnxruntime.so.1
-    out = [(f"ogai/{os.path.basename(p)}", p) for p in sorted(glob.glob(os.path.join(package, "*.py*")))]
+    files = glob.glob(os.path.join(package, "*.py*")) + glob.glob(os.path.join(package, "py.typed"))
+    out = [(f"ogai/{os.path.basename(p)}", p) for p in sorted(files)]
     out += [(f"ogai/{os.path.basename(ext)}", ext), (f"ogai/libogai.so.{major}.{minor}", libogai),
             ("ogai/libonnxruntime.so.1", ort)]
     return version, ext, out
