@@ -146,6 +146,21 @@ OGAI_API ogai_status ogai_options_set_seed(ogai_options* options, uint64_t seed)
 OGAI_API ogai_status ogai_options_set_add_special_tokens(ogai_options* options, int add_special_tokens);
 /* Adds a stop string (copied): generation ends before it, and it is never part of the text. */
 OGAI_API ogai_status ogai_options_add_stop(ogai_options* options, const char* stop);
+/* Sets any sampling field by its name (the table of ogai/sampling_fields.h: "temperature",
+ * "top_k", "top_p", "min_p", "typical_p", "repetition_penalty", "frequency_penalty",
+ * "presence_penalty"); an integer field takes `value` rounded toward zero. An unknown name is
+ * OGAI_INVALID_ARGUMENT naming it. */
+OGAI_API ogai_status ogai_options_set_sampling(ogai_options* options, const char* name, double value);
+/* Nonzero: a prompt longer than the context keeps its end instead of failing. */
+OGAI_API ogai_status ogai_options_set_truncate_prompt(ogai_options* options, int truncate_prompt);
+/* Constrains the output: `type` "json_object" (`text` unused, may be NULL), "json_schema" (`text`
+ * the schema's JSON), "regex" (`text` an ECMAScript regular expression) or "grammar" (`text` GBNF);
+ * "text" removes the constraint. A schema ogai cannot enforce fails when generation starts,
+ * naming the keyword. */
+OGAI_API ogai_status ogai_options_set_response_format(ogai_options* options, const char* type, const char* text);
+/* top >= 0: each generated token's log-probability is recorded, with its `top` most likely
+ * alternatives (read with ogai_result_logprob / ogai_result_top_logprob); < 0 turns it off. */
+OGAI_API ogai_status ogai_options_set_logprobs(ogai_options* options, int32_t top);
 
 /* --- Generating on the calling thread ------------------------------------------------------- */
 
@@ -168,6 +183,13 @@ OGAI_API ogai_status ogai_result_text(const ogai_result* result, const char** te
 OGAI_API ogai_status ogai_result_ids(const ogai_result* result, const int32_t** ids, size_t* count);
 /* The prompt's ids as fed. */
 OGAI_API ogai_status ogai_result_prompt_ids(const ogai_result* result, const int32_t** ids, size_t* count);
+/* With ogai_options_set_logprobs: the log-probability of generated token `index` (< the count
+ * ogai_result_ids gives); OGAI_INVALID_ARGUMENT when logprobs were not asked for or `index` is out
+ * of range. */
+OGAI_API ogai_status ogai_result_logprob(const ogai_result* result, size_t index, float* logprob);
+/* Its `rank`-th most likely alternative (rank < the `top` asked for): id and log-probability. */
+OGAI_API ogai_status ogai_result_top_logprob(const ogai_result* result, size_t index, size_t rank, int32_t* id,
+                                             float* logprob);
 OGAI_API ogai_status ogai_result_finish_reason(const ogai_result* result, ogai_finish_reason* reason);
 OGAI_API void ogai_result_free(ogai_result* result);
 

@@ -44,6 +44,17 @@ ogai_status read_ids(const std::vector<std::int32_t>& source, const int32_t** id
   return OGAI_OK;
 }
 
+// Generated token `index`'s log-probabilities; ogai::Error when there are none there.
+const ogai::TokenLogprobs& logprobs_at(const ogai::GenerationResult& r, size_t index) {
+  if (r.logprobs.empty())
+    throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "logprobs",
+                      "none were recorded: ask with ogai_options_set_logprobs");
+  if (index >= r.logprobs.size())
+    throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "index",
+                      std::to_string(index) + " is not below the " + std::to_string(r.logprobs.size()) + " generated tokens");
+  return r.logprobs[index];
+}
+
 }  // namespace
 
 extern "C" {
@@ -100,6 +111,30 @@ ogai_status ogai_result_ids(const ogai_result* result, const int32_t** ids, size
 ogai_status ogai_result_prompt_ids(const ogai_result* result, const int32_t** ids, size_t* count) {
   if (result == nullptr) return null_argument("result");
   return read_ids(result->result.prompt_ids, ids, count);
+}
+
+ogai_status ogai_result_logprob(const ogai_result* result, size_t index, float* logprob) {
+  if (result == nullptr) return null_argument("result");
+  if (logprob == nullptr) return null_argument("logprob");
+  return guarded([&] {
+    *logprob = logprobs_at(result->result, index).logprob;
+    return OGAI_OK;
+  });
+}
+
+ogai_status ogai_result_top_logprob(const ogai_result* result, size_t index, size_t rank, int32_t* id, float* logprob) {
+  if (result == nullptr) return null_argument("result");
+  if (id == nullptr) return null_argument("id");
+  if (logprob == nullptr) return null_argument("logprob");
+  return guarded([&] {
+    const ogai::TokenLogprobs& at = logprobs_at(result->result, index);
+    if (rank >= at.top.size())
+      throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "rank",
+                        std::to_string(rank) + " is not below the " + std::to_string(at.top.size()) + " alternatives kept");
+    *id = at.top[rank].id;
+    *logprob = at.top[rank].logprob;
+    return OGAI_OK;
+  });
 }
 
 ogai_status ogai_result_finish_reason(const ogai_result* result, ogai_finish_reason* reason) {

@@ -2,6 +2,12 @@
 // given and checked by the C++ API when generation starts (one set of range rules).
 #include "capi_internal.h"
 
+#include <cstring>
+#include <string_view>
+#include <variant>
+
+#include "ogai/sampling_fields.h"
+
 using ogai::capi::guarded;
 using ogai::capi::null_argument;
 
@@ -58,6 +64,58 @@ ogai_status ogai_options_set_add_special_tokens(ogai_options* options, int add_s
 ogai_status ogai_options_add_stop(ogai_options* options, const char* stop) {
   if (stop == nullptr) return null_argument("stop");
   return set_option(options, [&](ogai::GenerationOptions& o) { o.stop.emplace_back(stop); });
+}
+
+ogai_status ogai_options_set_sampling(ogai_options* options, const char* name, double value) {
+  if (name == nullptr) return null_argument("name");
+  return set_option(options, [&](ogai::GenerationOptions& o) {
+    for (const ogai::SamplingField& field : ogai::kSamplingFields) {
+      if (field.name != name) continue;
+      std::visit([&](auto member) {
+        using T = typename std::remove_reference_t<decltype(o.sampling.*member)>::value_type;
+        o.sampling.*member = static_cast<T>(value);
+      }, field.member);
+      return;
+    }
+    throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "name",
+                      std::string("'") + name + "' is not a sampling field (ogai/sampling_fields.h)");
+  });
+}
+
+ogai_status ogai_options_set_truncate_prompt(ogai_options* options, int truncate_prompt) {
+  return set_option(options, [&](ogai::GenerationOptions& o) { o.truncate_prompt = truncate_prompt != 0; });
+}
+
+ogai_status ogai_options_set_response_format(ogai_options* options, const char* type, const char* text) {
+  if (type == nullptr) return null_argument("type");
+  return set_option(options, [&](ogai::GenerationOptions& o) {
+    using Kind = ogai::ResponseFormat::Kind;
+    const std::string_view t = type;
+    if (t == "text") {
+      o.response_format.reset();
+      return;
+    }
+    ogai::ResponseFormat f;
+    if (t == "json_object") f.kind = Kind::kJsonObject;
+    else if (t == "json_schema") f.kind = Kind::kJsonSchema;
+    else if (t == "regex") f.kind = Kind::kRegex;
+    else if (t == "grammar") f.kind = Kind::kGrammar;
+    else
+      throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "type",
+                        "'" + std::string(t) + "' is not one of text, json_object, json_schema, regex, grammar");
+    if (f.kind != Kind::kJsonObject) {
+      if (text == nullptr) throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "text", "is NULL (" + std::string(t) + " needs it)");
+      f.text = text;
+    }
+    o.response_format = std::move(f);
+  });
+}
+
+ogai_status ogai_options_set_logprobs(ogai_options* options, int32_t top) {
+  return set_option(options, [&](ogai::GenerationOptions& o) {
+    if (top < 0) o.logprobs.reset();
+    else o.logprobs = top;
+  });
 }
 
 }  // extern "C"

@@ -266,6 +266,103 @@ TEST_F(CapiTest, OptionValuesOutOfRangeAreNamed) {
   }
 }
 
+// Issue 26 item 9: every sampling field by name (penalties included), truncation, response formats
+// and log-probabilities, each equal to the C++ API with the same options.
+TEST_F(CapiTest, SamplingFieldsByNameMatchTheCppApi) {
+  Options o;
+  ogai_options_set_max_new_tokens(o.p, 48);
+  ogai_options_set_seed(o.p, 3);
+  ASSERT_EQ(ogai_options_set_sampling(o.p, "temperature", 0.9), OGAI_OK);
+  ASSERT_EQ(ogai_options_set_sampling(o.p, "top_k", 30.0), OGAI_OK);
+  ASSERT_EQ(ogai_options_set_sampling(o.p, "repetition_penalty", 2.0), OGAI_OK);
+  ASSERT_EQ(ogai_options_set_sampling(o.p, "presence_penalty", 0.5), OGAI_OK);
+  ASSERT_EQ(ogai_options_set_sampling(o.p, "frequency_penalty", 0.25), OGAI_OK);
+  Result r;
+  ASSERT_EQ(ogai_generate(model_, kPrompt, o.p, nullptr, nullptr, &r.p), OGAI_OK) << last_error();
+  ogai::GenerationOptions cpp;
+  cpp.max_new_tokens = 48;
+  cpp.sampling.seed = 3;
+  cpp.sampling.temperature = 0.9f;
+  cpp.sampling.top_k = 30;
+  cpp.sampling.repetition_penalty = 2.0f;
+  cpp.sampling.presence_penalty = 0.5f;
+  cpp.sampling.frequency_penalty = 0.25f;
+  EXPECT_EQ(ids_of(r.p), cpp_->generate(kPrompt, cpp).ids);
+  cpp.sampling.repetition_penalty.reset();  // the penalties reached the sampler: without them it differs
+  cpp.sampling.presence_penalty.reset();
+  cpp.sampling.frequency_penalty.reset();
+  EXPECT_NE(ids_of(r.p), cpp_->generate(kPrompt, cpp).ids);
+  EXPECT_EQ(ogai_options_set_sampling(o.p, "warmth", 1.0), OGAI_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("'warmth' is not a sampling field"), std::string::npos) << last_error();
+}
+
+TEST_F(CapiTest, TruncationAndResponseFormats) {
+  Options o;
+  ogai_options_set_max_new_tokens(o.p, 4);
+  ogai_options_set_temperature(o.p, 0.0f);
+  std::string longer;
+  for (int i = 0; i < 400; ++i) longer += "Once upon a time ";
+  ogai_result* failed = nullptr;
+  EXPECT_EQ(ogai_generate(model_, longer.c_str(), o.p, nullptr, nullptr, &failed), OGAI_INVALID_ARGUMENT);
+  ASSERT_EQ(ogai_options_set_truncate_prompt(o.p, 1), OGAI_OK);
+  Result cut;
+  ASSERT_EQ(ogai_generate(model_, longer.c_str(), o.p, nullptr, nullptr, &cut.p), OGAI_OK) << last_error();
+  EXPECT_EQ(ids_of(cut.p).size(), 4u);
+
+  Options f;
+  ogai_options_set_max_new_tokens(f.p, 40);
+  ogai_options_set_temperature(f.p, 0.0f);
+  ASSERT_EQ(ogai_options_set_response_format(f.p, "regex", "(cat|dog)s?"), OGAI_OK);
+  Result r;
+  ASSERT_EQ(ogai_generate(model_, kPrompt, f.p, nullptr, nullptr, &r.p), OGAI_OK) << last_error();
+  EXPECT_TRUE(text_of(r.p) == "cat" || text_of(r.p) == "cats" || text_of(r.p) == "dog" || text_of(r.p) == "dogs")
+      << text_of(r.p);
+  ASSERT_EQ(ogai_options_set_response_format(f.p, "json_schema", R"({"type":"object","properties":{"n":)"
+                                             R"({"type":"integer"}},"required":["n"]})"), OGAI_OK);
+  Result j;
+  ASSERT_EQ(ogai_generate(model_, kPrompt, f.p, nullptr, nullptr, &j.p), OGAI_OK) << last_error();
+  EXPECT_EQ(text_of(j.p).rfind("{\"n\":", 0), 0u) << text_of(j.p);
+  EXPECT_EQ(ogai_options_set_response_format(f.p, "xml", "x"), OGAI_INVALID_ARGUMENT);
+  EXPECT_EQ(ogai_options_set_response_format(f.p, "regex", nullptr), OGAI_INVALID_ARGUMENT);
+  ASSERT_EQ(ogai_options_set_response_format(f.p, "json_schema", R"({"items":{"$dynamicRef":"#m"}})"), OGAI_OK);
+  ogai_result* refused = nullptr;
+  EXPECT_NE(ogai_generate(model_, kPrompt, f.p, nullptr, nullptr, &refused), OGAI_OK);
+  EXPECT_NE(last_error().find("$dynamicRef"), std::string::npos) << last_error();
+  ASSERT_EQ(ogai_options_set_response_format(f.p, "text", nullptr), OGAI_OK);
+}
+
+TEST_F(CapiTest, LogprobsMatchTheCppApi) {
+  Options o;
+  ogai_options_set_max_new_tokens(o.p, 6);
+  ogai_options_set_temperature(o.p, 0.0f);
+  Result plain;
+  ASSERT_EQ(ogai_generate(model_, kPrompt, o.p, nullptr, nullptr, &plain.p), OGAI_OK);
+  float lp = 0;
+  EXPECT_EQ(ogai_result_logprob(plain.p, 0, &lp), OGAI_INVALID_ARGUMENT);  // not asked for
+  ASSERT_EQ(ogai_options_set_logprobs(o.p, 3), OGAI_OK);
+  Result r;
+  ASSERT_EQ(ogai_generate(model_, kPrompt, o.p, nullptr, nullptr, &r.p), OGAI_OK) << last_error();
+  ogai::GenerationOptions cpp;
+  cpp.max_new_tokens = 6;
+  cpp.sampling.temperature = 0.0f;
+  cpp.logprobs = 3;
+  const ogai::GenerationResult expected = cpp_->generate(kPrompt, cpp);
+  ASSERT_EQ(expected.logprobs.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    ASSERT_EQ(ogai_result_logprob(r.p, i, &lp), OGAI_OK);
+    EXPECT_EQ(lp, expected.logprobs[i].logprob);
+    for (size_t k = 0; k < 3; ++k) {
+      int32_t id = -1;
+      ASSERT_EQ(ogai_result_top_logprob(r.p, i, k, &id, &lp), OGAI_OK);
+      EXPECT_EQ(id, expected.logprobs[i].top[k].id);
+      EXPECT_EQ(lp, expected.logprobs[i].top[k].logprob);
+    }
+  }
+  int32_t id = 0;
+  EXPECT_EQ(ogai_result_logprob(r.p, 6, &lp), OGAI_INVALID_ARGUMENT);
+  EXPECT_EQ(ogai_result_top_logprob(r.p, 0, 3, &id, &lp), OGAI_INVALID_ARGUMENT);
+}
+
 TEST_F(CapiTest, EngineResultsEqualGenerateAndCancelWorks) {
   ogai_engine* engine = nullptr;
   ASSERT_EQ(ogai_engine_create(model_, 4, &engine), OGAI_OK) << last_error();
