@@ -72,6 +72,7 @@ typedef struct ogai_options ogai_options; /* generation options */
 typedef struct ogai_result ogai_result;   /* what one generation produced */
 typedef struct ogai_engine ogai_engine;   /* the batched engine over one model */
 typedef struct ogai_request ogai_request; /* one generation submitted to an engine */
+typedef struct ogai_chat_result ogai_chat_result; /* a chat reply parsed (content, reasoning, tool calls) */
 
 /* Called for every generated token with the text it made printable (possibly empty; not
  * NUL-terminated: use `length`). Return nonzero to go on, 0 to cancel (finish reason
@@ -121,6 +122,29 @@ OGAI_API void ogai_string_free(char* text);
  * package without a chat template, a template that raises). Thread safety: like ogai_tokenize. */
 OGAI_API ogai_status ogai_render_chat(const ogai_model* model, const char* messages_json, int add_generation_prompt,
                                       char** text);
+/* Generates the assistant's reply to `messages_json` and parses it, as Model::prepare_chat and
+ * parse_chat_reply do in C++ (include/ogai/chat.h). Messages as OpenAI's: "role", "content" (null
+ * beside "tool_calls"), an assistant's "tool_calls" [{"id", "type": "function", "function":
+ * {"name", "arguments"}}], a tool message's "tool_call_id" (and "name"), "reasoning_content".
+ * `tools_json`: NULL or OpenAI's tools array. `tool_choice`: NULL or "auto", "none", "required",
+ * or a function's name (required / a name force the call through the grammar engine, its
+ * arguments valid against the tool's schema). `template_kwargs_json`: NULL or a JSON object of
+ * template variables ({"enable_thinking": false}). `options` as ogai_generate's (special tokens
+ * are never added: the template writes them); `on_token` streams the raw reply text. Errors name
+ * the element (`tools_json[0].function.name: expected a string`). Free with ogai_chat_result_free. */
+OGAI_API ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const char* tools_json,
+                               const char* tool_choice, const char* template_kwargs_json, const ogai_options* options,
+                               ogai_token_callback on_token, void* user_data, ogai_chat_result** result);
+/* The reply outside reasoning and calls; the reasoning section's text ("" without one). Valid
+ * while the result lives; `length` may be NULL. */
+OGAI_API ogai_status ogai_chat_result_content(const ogai_chat_result* result, const char** text, size_t* length);
+OGAI_API ogai_status ogai_chat_result_reasoning(const ogai_chat_result* result, const char** text, size_t* length);
+/* The calls as OpenAI's JSON array ("[]" without calls), NUL-terminated, valid while the result lives. */
+OGAI_API ogai_status ogai_chat_result_tool_calls(const ogai_chat_result* result, const char** json);
+/* The generation behind the reply (text, ids, finish reason, logprobs): owned by the chat result. */
+OGAI_API ogai_status ogai_chat_result_generation(const ogai_chat_result* result, const ogai_result** generation);
+OGAI_API void ogai_chat_result_free(ogai_chat_result* result);
+
 /* Validates the package directory (or metadata file) at `path` without loading it, as
  * `ogai validate PATH` does: `*valid` receives 1 or 0, `*problems` (free with ogai_string_free)
  * one "RULE path: message\n" line per problem ("" when valid). Fails with OGAI_NOT_FOUND when

@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ogai/ogai.h"
 #include "ogai/ogai_c.h"
@@ -43,6 +44,10 @@ struct CallbackTarget {
 
 // A C++ StreamCallback that forwards to `target` (empty when target has no function).
 StreamCallback stream_callback(std::shared_ptr<CallbackTarget> target);
+
+// messages_json (OpenAI chat messages: role, content (null beside tool_calls), tool_calls,
+// tool_call_id, name, reasoning_content) as ChatMessages; ogai::Error naming the element.
+std::vector<ChatMessage> parse_messages(const char* messages_json);
 
 // A malloc'ed NUL-terminated copy of `text`, freed with ogai_string_free (throws bad_alloc).
 char* copy_string(const std::string& text);
