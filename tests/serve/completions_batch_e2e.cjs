@@ -58,6 +58,18 @@ describe('completions: several prompts, best_of, suffix', () => {
     assert.equal(r.usage.total_tokens, promptTokens + completionTokens);
   });
 
+  it('sampled with a seed, prompt p choice c equals prompt p asked alone (choice c uses seed + c)', async () => {
+    const n = 3, sampling = { max_tokens: 16, temperature: 1, seed: 77, n };
+    const r = await client.completions.create({ model, prompt: prompts, ...sampling });
+    assert.equal(r.choices.length, prompts.length * n);
+    for (let p = 0; p < prompts.length; ++p) {
+      const one = await alone(prompts[p], sampling);
+      assert.ok(new Set(one.choices.map((c) => c.text)).size > 1, 'seeded choices should differ');
+      for (let c = 0; c < n; ++c) assert.equal(r.choices[p * n + c].text, one.choices[c].text, `prompt ${p} choice ${c}`);
+      assert.deepEqual(r.choices.slice(p * n, p * n + n).map((x) => x.index), [p * n, p * n + 1, p * n + 2]);
+    }
+  });
+
   it('token-id array prompts equal their string forms', async () => {
     const ids = [];
     for (const p of prompts) {
@@ -76,10 +88,10 @@ describe('completions: several prompts, best_of, suffix', () => {
   });
 
   it('streamed, each index joins to the whole answer, and the usage is summed', async () => {
-    const n = 2;
-    const whole = await client.completions.create({ model, prompt: prompts, max_tokens: 24, n });
+    const n = 2, sampling = { max_tokens: 24, n, temperature: 1, seed: 5 };
+    const whole = await client.completions.create({ model, prompt: prompts, ...sampling });
     const stream = await client.completions.create({
-      model, prompt: prompts, max_tokens: 24, n, stream: true, stream_options: { include_usage: true } });
+      model, prompt: prompts, ...sampling, stream: true, stream_options: { include_usage: true } });
     const texts = new Map();
     let usage = null;
     for await (const chunk of stream) {
@@ -92,13 +104,18 @@ describe('completions: several prompts, best_of, suffix', () => {
   });
 
   it('best_of answers the seeded candidate with the highest mean logprob', async () => {
-    const bestOf = 4, seed = 1234;
-    const sampling = { max_tokens: 16, temperature: 1, seed };
-    const cands = await client.completions.create({ model, prompt: prompts[0], n: bestOf, logprobs: 1, ...sampling });
-    const means = cands.choices.map((c) => mean(c.logprobs));
-    const texts = cands.choices.map((c) => c.text);
+    // A seed whose best candidate is not candidate 0, so that answering candidate 0 would fail.
+    const bestOf = 4;
+    let sampling, cands, means, texts, best = 0;
+    for (let seed = 1234; seed < 1264 && best === 0; ++seed) {
+      sampling = { max_tokens: 16, temperature: 1, seed };
+      cands = await client.completions.create({ model, prompt: prompts[0], n: bestOf, logprobs: 1, ...sampling });
+      means = cands.choices.map((c) => mean(c.logprobs));
+      texts = cands.choices.map((c) => c.text);
+      best = means.indexOf(Math.max(...means));
+    }
+    assert.notEqual(best, 0, 'no seed tried had a best candidate other than 0');
     assert.ok(new Set(texts).size > 1, 'the seeded candidates should differ');
-    const best = means.indexOf(Math.max(...means));
     const r = await client.completions.create({ model, prompt: prompts[0], best_of: bestOf, ...sampling });
     assert.equal(r.choices.length, 1);
     assert.equal(r.choices[0].index, 0);
