@@ -131,13 +131,18 @@ http::Response Server::Impl::completion_batch_response(const std::vector<std::sh
                                                        bool rank, bool logprobs_asked) {
   nlohmann::json choices = nlohmann::json::array();
   std::size_t prompt_tokens = 0, completion_tokens = 0;
+  // A failed choice cancelled the others: its error is the answer, wherever it is.
+  std::vector<std::vector<GenerationChannel::Update>> ends(jobs.size());
+  for (std::size_t p = 0; p < jobs.size(); ++p)
+    for (auto& channel : jobs[p]->channels) ends[p].push_back(channel->poll());
+  for (const auto& prompt_ends : ends)
+    for (const auto& end : prompt_ends)
+      if (end.error) throw *end.error;
   for (std::size_t p = 0; p < jobs.size(); ++p) {
     Job& job = *jobs[p];
     std::vector<GenerationResult> results;
     std::vector<nlohmann::json> logprobs;
-    for (auto& channel : job.channels) {
-      GenerationChannel::Update end = channel->poll();
-      if (end.error) throw *end.error;
+    for (auto& end : ends[p]) {
       logprobs.push_back(choice_logprobs(job, *end.result));
       completion_tokens += end.result->ids.size();
       results.push_back(std::move(*end.result));

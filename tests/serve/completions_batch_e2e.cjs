@@ -12,7 +12,7 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('path');
 const { OpenAI } = require('../peers/peers.cjs')('openai');
-const { startServer, stopServer, postJson } = require('./server_harness.cjs');
+const { startServer, stopServer, http, postJson, metric } = require('./server_harness.cjs');
 
 const ogai = process.argv[2];
 const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
@@ -157,6 +157,40 @@ describe('completions: several prompts, best_of, suffix', () => {
     for (const suffix of [null, '']) {
       const ok = await client.completions.create({ model, prompt: 'Hi', suffix, max_tokens: 4 });
       assert.equal(ok.choices.length, 1);
+    }
+  });
+
+  it('a prompt that finds no room ends the admitted ones: 429, then the same request is served', async () => {
+    // --max-concurrent 1 --queue 1: a long stream runs; of two prompts the first queues, the second
+    // is refused, and the first must leave the queue with it.
+    const small = await startServer(ogai, stories, ['--max-concurrent', '1', '--queue', '1']);
+    try {
+      const c = new OpenAI({ baseURL: small.url + '/v1', apiKey: 'unused', maxRetries: 0 });
+      const occupant = await c.completions.create({ model, prompt: 'Once upon a time', max_tokens: 480, ignore_eos: true,
+                                                   stream: true });
+      const it = occupant[Symbol.asyncIterator]();
+      await it.next();  // the occupant runs
+      const cancelled = async () => metric((await http(small.url + '/metrics')).text,
+                                           'ogai_generations_total{finish_reason="cancelled"}');
+      const before = await cancelled();
+      const two = { model, prompt: [prompts[0], prompts[1]], max_tokens: 8 };
+      await assert.rejects(c.completions.create(two), (e) => {
+        assert.equal(e.status, 429);
+        return true;
+      });
+      let finished = false;
+      for (let i = 0; i < 200 && !finished; ++i) {  // the queued first prompt is cancelled, not run
+        finished = (await cancelled()) === before + 1;
+        if (!finished) await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.ok(finished, 'the admitted prompt was not cancelled');
+      while (!(await it.next()).done);
+      const again = await c.completions.create(two);
+      assert.equal(again.choices.length, 2);
+      const alone0 = await c.completions.create({ model, prompt: prompts[0], max_tokens: 8 });
+      assert.equal(again.choices[0].text, alone0.choices[0].text);
+    } finally {
+      await stopServer(small);
     }
   });
 });
