@@ -70,6 +70,14 @@ describe('completions: several prompts, best_of, suffix', () => {
     }
   });
 
+  it('echo with several prompts echoes each its own prompt', async () => {
+    const r = await client.completions.create({ model, prompt: prompts, max_tokens: 6, echo: true });
+    for (let p = 0; p < prompts.length; ++p) {
+      const one = await alone(prompts[p], { max_tokens: 6 });
+      assert.equal(r.choices[p].text, prompts[p] + one.choices[0].text);
+    }
+  });
+
   it('token-id array prompts equal their string forms', async () => {
     const ids = [];
     for (const p of prompts) {
@@ -144,6 +152,10 @@ describe('completions: several prompts, best_of, suffix', () => {
       [{ prompt: ['a', 7] }, 'prompt'],
       [{ prompt: ['a', []] }, 'prompt'],
       [{ prompt: prompts, n: 8 }, 'prompt'],  // 24 generations > 8 running + 8 queued
+      [{ prompt: prompts, n: 9 }, 'n'],       // > --max-concurrent 8
+      [{ prompt: 'Hi', best_of: 9 }, 'best_of'],
+      [{ prompt: prompts, temperature: -1 }, 'temperature'],  // the engine's refusal, whole ...
+      [{ prompt: prompts, temperature: -1, stream: true }, 'temperature'],  // ... and streamed
     ];
     for (const [body, param] of cases) {
       await assert.rejects(client.completions.create({ model, max_tokens: 4, ...body }), (e) => {
@@ -185,6 +197,11 @@ describe('completions: several prompts, best_of, suffix', () => {
       }
       assert.ok(finished, 'the admitted prompt was not cancelled');
       while (!(await it.next()).done);
+      const busy = async () => {
+        const text = (await http(small.url + '/metrics')).text;
+        return metric(text, 'ogai_requests_in_flight') + metric(text, 'ogai_queue_depth');
+      };
+      for (let i = 0; i < 200 && (await busy()) > 0; ++i) await new Promise((r) => setTimeout(r, 10));
       const again = await c.completions.create(two);
       assert.equal(again.choices.length, 2);
       const alone0 = await c.completions.create({ model, prompt: prompts[0], max_tokens: 8 });
