@@ -11,7 +11,7 @@
 // into options.logprobs; completions `prompt` (a string, token ids, or an array of strings or of
 // token-id arrays, at most kMaxPrompts) and `best_of`; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
-// name when a request asks for them (legacy functions / function_call, n > 1 with stream or echo, a
+// name when a request asks for them (legacy functions / function_call, a
 // response_format schema or grammar the constraint engine cannot enforce (serve/response_format.h),
 // non-text content parts, suffix (no template defines fill-in-the-middle), best_of with stream, echo with stream); other fields are listed in
 // unknown_fields (the server warns about them or, with --strict-requests, refuses them).
@@ -61,7 +61,7 @@ struct ApiRequest {
   bool stream = false;
   bool include_usage = false;               // stream_options.include_usage
   bool echo = false;                        // completions: the response text starts with the prompt
-  int n = 1;                                // choices; > 1: not streamed, choice i uses seed + i
+  int n = 1;                                // choices (per prompt); choice i uses seed + i
   // chat: the template's add_generation_prompt (default true; false when continue_final_message
   // is set and it is not), and continue_final_message: the prompt ends inside the last message,
   // which the model continues (both true: 400).
