@@ -8,11 +8,12 @@
 // ignore_eos; chat `tools`, `tool_choice`, `parallel_tool_calls`, `chat_template_kwargs` and
 // `tool_call_format` (serve/parse_tools.h) into `chat`; chat `add_generation_prompt` and
 // `continue_final_message`; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
-// into options.logprobs; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
+// into options.logprobs; completions `prompt` (a string, token ids, or an array of strings or of
+// token-id arrays, at most kMaxPrompts) and `best_of`; completions `echo` (with `logprobs` it sets options.prompt_logprobs, and
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
-// name when a request asks for them (legacy functions / function_call, n > 1 with stream or echo, a
+// name when a request asks for them (legacy functions / function_call, a
 // response_format schema or grammar the constraint engine cannot enforce (serve/response_format.h),
-// non-text content parts, best_of, suffix, echo with stream); other fields are listed in
+// non-text content parts, suffix (no template defines fill-in-the-middle), best_of with stream, echo with stream); other fields are listed in
 // unknown_fields (the server warns about them or, with --strict-requests, refuses them).
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).
 // Every problem throws ApiError (400) naming the field.
@@ -32,6 +33,15 @@ namespace ogai::serve {
 inline constexpr int kMaxChatTopLogprobs = 20;     // chat top_logprobs
 inline constexpr int kMaxCompletionLogprobs = 5;   // completions logprobs (OpenAI's legacy limit)
 
+inline constexpr int kMaxPrompts = 2048;        // completions: entries of an array `prompt`
+inline constexpr int kMaxBestOf = 128;          // completions best_of
+
+// One completions prompt: a text or token ids.
+struct CompletionPrompt {
+  std::optional<std::string> text;
+  std::vector<std::int32_t> ids;
+};
+
 struct ApiRequest {
   Endpoint endpoint = Endpoint::kChat;
   std::string model;
@@ -41,11 +51,17 @@ struct ApiRequest {
   std::optional<ChatPrompt> chat_prompt;
   std::optional<std::string> prompt_text;   // completions: a text prompt ...
   std::vector<std::int32_t> prompt_ids;     // ... or a prompt given as token ids (unchecked against the vocab)
+  // Completions with `prompt` an array of several strings or token-id arrays: prompts 2.. (the
+  // first is prompt_text / prompt_ids); each is generated like its own request, n choices each.
+  std::vector<CompletionPrompt> more_prompts;
+  // Completions best_of (>= n, <= kMaxBestOf; 0: not given): candidates per prompt, of which the n
+  // with the highest mean logprob of their sampled tokens are answered. Never with stream.
+  int best_of = 0;
   GenerationOptions options;
   bool stream = false;
   bool include_usage = false;               // stream_options.include_usage
   bool echo = false;                        // completions: the response text starts with the prompt
-  int n = 1;                                // choices; > 1: not streamed, choice i uses seed + i
+  int n = 1;                                // choices (per prompt); choice i uses seed + i
   // chat: the template's add_generation_prompt (default true; false when continue_final_message
   // is set and it is not), and continue_final_message: the prompt ends inside the last message,
   // which the model continues (both true: 400).

@@ -84,6 +84,7 @@ void Server::Impl::compile_then_admit(Endpoint endpoint, const std::shared_ptr<h
 }
 
 void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request) {
+  if (is_completion_batch(request)) return admit_completion_batch(exchange, std::move(request));
   std::vector<std::int32_t> prompt = prompt_ids(*model, request);
   if (exchange->client_gone()) return;  // nothing to answer: do not take a place in the queue
   std::shared_ptr<Job> job = admit(std::move(request), std::move(prompt));

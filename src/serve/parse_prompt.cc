@@ -62,9 +62,23 @@ void refuse_chat_features(const FieldReader& f) {
   if (f.get("audio") != nullptr) throw unsupported("audio", "audio output is not supported");
 }
 
+// suffix: fill-in-the-middle needs a template that defines it; no ogai package has one. Null or
+// "" is no suffix.
 void refuse_completion_features(const FieldReader& f) {
-  if (f.integer("best_of").value_or(1) != 1) throw unsupported("best_of", "best_of other than 1 is not supported");
-  if (!f.string("suffix").value_or("").empty()) throw unsupported("suffix", "suffix (insertion) is not supported");
+  const nlohmann::json* suffix = f.get("suffix");
+  if (suffix != nullptr && !suffix->is_null() && !(suffix->is_string() && suffix->get<std::string>().empty()))
+    throw unsupported("suffix", "suffix: fill-in-the-middle is not supported by this model (its template defines no "
+                                "insertion format); leave suffix out");
+}
+
+// best_of: candidates per prompt, n <= best_of <= kMaxBestOf; not with stream (OpenAI's rule).
+void read_best_of(const FieldReader& f, ApiRequest& request) {
+  auto best_of = f.integer("best_of");
+  if (!best_of) return;
+  if (*best_of < 1 || *best_of > kMaxBestOf)
+    throw invalid_request("best_of", "best_of: " + std::to_string(*best_of) + " is not in [1, " +
+                                         std::to_string(kMaxBestOf) + "]");
+  request.best_of = static_cast<int>(*best_of);
 }
 
 // Chat: "logprobs": true, "top_logprobs": 0..20 (only with logprobs).
@@ -88,16 +102,26 @@ void read_completion_logprobs(const FieldReader& f, GenerationOptions& options) 
   options.logprobs = static_cast<int>(*n);
 }
 
-std::vector<std::int32_t> read_ids(const nlohmann::json& array) {
+std::vector<std::int32_t> read_ids(const nlohmann::json& array, const std::string& param) {
   std::vector<std::int32_t> ids;
   for (std::size_t i = 0; i < array.size(); ++i) {
     const auto& id = array[i];
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT_MAX)
-      throw invalid_request("prompt", element_param("prompt", i) + ": expected a token id (a non-negative integer), got " +
+      throw invalid_request("prompt", element_param(param, i) + ": expected a token id (a non-negative integer), got " +
                                           json_preview(id));
     ids.push_back(id.get<std::int32_t>());
   }
   return ids;
+}
+
+// One entry of an array of prompts: a string or a non-empty array of token ids.
+CompletionPrompt read_prompt_entry(const nlohmann::json& entry, std::size_t i) {
+  const std::string param = element_param("prompt", i);
+  if (entry.is_string()) return {entry.get<std::string>(), {}};
+  if (!entry.is_array())
+    throw invalid_request("prompt", param + ": expected a string or an array of token ids, got " + json_preview(entry));
+  if (entry.empty()) throw invalid_request("prompt", param + ": the token id array is empty");
+  return {std::nullopt, read_ids(entry, param)};
 }
 
 // add_generation_prompt (default true unless continue_final_message) and continue_final_message.
@@ -128,6 +152,7 @@ void read_completion_prompt(const nlohmann::json& body, const FieldReader& field
   const nlohmann::json* prompt = fields.get("prompt");
   if (prompt == nullptr) throw invalid_request("prompt", "prompt: required (a string)");
   refuse_completion_features(fields);
+  read_best_of(fields, request);
   read_completion_logprobs(fields, request.options);
   request.echo = fields.boolean("echo").value_or(false);
   request.options.prompt_logprobs = request.echo && request.options.logprobs.has_value();
@@ -138,19 +163,22 @@ void read_completion_prompt(const nlohmann::json& body, const FieldReader& field
   if (!prompt->is_array() || prompt->empty())
     throw invalid_request("prompt", "prompt: expected a string or token ids, got " + json_preview(*prompt));
   const nlohmann::json& first = (*prompt)[0];
-  if (first.is_string() || first.is_array()) {
-    if (prompt->size() != 1)
-      throw unsupported("prompt", "prompt: " + std::to_string(prompt->size()) +
-                                      " prompts were given; ogai completes one prompt per request");
-    if (first.is_string()) {
-      request.prompt_text = first.get<std::string>();
-      return;
-    }
-    if (first.empty()) throw invalid_request("prompt", "prompt: the token id array is empty");
-    request.prompt_ids = read_ids(first);
+  if (!first.is_string() && !first.is_array()) {
+    request.prompt_ids = read_ids(*prompt, "prompt");
     return;
   }
-  request.prompt_ids = read_ids(*prompt);
+  if (prompt->size() > static_cast<std::size_t>(kMaxPrompts))
+    throw invalid_request("prompt", "prompt: " + std::to_string(prompt->size()) + " prompts; at most " +
+                                        std::to_string(kMaxPrompts) + " per request");
+  for (std::size_t i = 0; i < prompt->size(); ++i) {
+    CompletionPrompt p = read_prompt_entry((*prompt)[i], i);
+    if (i == 0) {
+      request.prompt_text = std::move(p.text);
+      request.prompt_ids = std::move(p.ids);
+    } else {
+      request.more_prompts.push_back(std::move(p));
+    }
+  }
 }
 
 }  // namespace ogai::serve

@@ -124,6 +124,12 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   read_stream(f, r);
   if (r.echo && r.stream)
     throw unsupported("echo", "echo: streaming responses do not echo the prompt; use \"stream\": false");
+  if (r.best_of != 0 && r.best_of < r.n)
+    throw invalid_request("best_of", "best_of: " + std::to_string(r.best_of) + " is less than n (" +
+                                         std::to_string(r.n) + "); best_of must be at least n");
+  if (r.best_of > 1 && r.stream)
+    throw invalid_request("best_of", "best_of: the candidates are ranked once they all ended, so best_of > 1 "
+                                     "cannot be streamed; use \"stream\": false");
   return r;
 }
 

@@ -78,6 +78,13 @@ struct Server::Impl {
   void answer_choices(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response choices_response(Job& job);
   void answer_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  // Completions with several prompts or best_of > n (completion_batch.cc): one Job per prompt.
+  static bool is_completion_batch(const ApiRequest& request);
+  void admit_completion_batch(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request);
+  http::Response completion_batch_response(const std::vector<std::shared_ptr<Job>>& jobs, int n, bool rank,
+                                           bool logprobs_asked);
+  void stream_completion_batch(const std::shared_ptr<std::vector<std::shared_ptr<Job>>>& jobs,
+                               std::shared_ptr<http::Exchange> exchange);
   void start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   // Runs `step` on the route pool; `job` answered through `exchange` (errors become error answers).
   void respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,

@@ -7,7 +7,8 @@ namespace ogai::serve {
 StreamPump::StreamPump(std::vector<StreamChoice> choices, std::shared_ptr<http::Exchange> exchange, Post post,
                        std::function<void()> cancel, std::function<void()> ended)
     : choices_(std::move(choices)), exchange_(std::move(exchange)), post_(std::move(post)), cancel_(std::move(cancel)),
-      ended_(std::move(ended)) {}
+      ended_(std::move(ended)),
+      summing_prompts_(std::any_of(choices_.begin(), choices_.end(), [](const StreamChoice& c) { return c.own_prompt; })) {}
 
 void StreamPump::start(GenerationChannel::Update first) {
   exchange_->begin_stream({200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ""});
@@ -79,7 +80,8 @@ void StreamPump::encode(StreamChoice& c, const GenerationChannel::Update& update
     else if (update.result) out += c.encoder->finish(*update.result);
   }
   if (update.result) {
-    prompt_tokens_ = update.result->prompt_ids.size();
+    if (!summing_prompts_) prompt_tokens_ = update.result->prompt_ids.size();
+    else if (c.own_prompt) prompt_tokens_ += update.result->prompt_ids.size();
     completion_tokens_ += update.result->ids.size();
   }
   c.finished = update.finished();

@@ -33,6 +33,9 @@ struct StreamChoice {
   std::unique_ptr<ChatReplyParser> parser;  // null unless the chat reply is parsed (tools or reasoning):
                                             // then text goes through it and out as its deltas
   bool finished = false;                    // its finish() or error() was encoded (the pump's)
+  // Several prompts in one stream (completions): set on the first choice of each prompt, whose
+  // prompt tokens the usage adds up. When no choice sets it, the choices share one prompt.
+  bool own_prompt = false;
 };
 
 class StreamPump : public std::enable_shared_from_this<StreamPump> {
@@ -64,6 +67,7 @@ class StreamPump : public std::enable_shared_from_this<StreamPump> {
   std::function<void()> cancel_;
   std::function<void()> ended_;
   std::size_t prompt_tokens_ = 0;
+  bool summing_prompts_ = false;       // some choice has own_prompt
   std::size_t completion_tokens_ = 0;  // summed over the finished choices
   std::mutex mutex_;  // guards the two flags below
   bool busy_ = true;  // a step or its write is under way (start() runs the first)

@@ -234,17 +234,40 @@ TEST(ParseCompletion, Echo) {
   EXPECT_FALSE(parse_completion_request(R"({"model":"m","prompt":"a","logprobs":1})").options.prompt_logprobs);
 }
 
+TEST(ParseCompletion, SeveralPromptsBestOfSuffix) {
+  auto r = parse_completion_request(R"({"model":"m","prompt":["a",[5,6],"c"],"n":2,"best_of":3})");
+  EXPECT_EQ(r.prompt_text, "a");
+  ASSERT_EQ(r.more_prompts.size(), 2u);
+  EXPECT_EQ(r.more_prompts[0].ids, (std::vector<std::int32_t>{5, 6}));
+  EXPECT_FALSE(r.more_prompts[0].text.has_value());
+  EXPECT_EQ(r.more_prompts[1].text, "c");
+  EXPECT_EQ(r.n, 2);
+  EXPECT_EQ(r.best_of, 3);
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","best_of":1,"stream":true})").best_of, 1);
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","suffix":null})").prompt_text, "a");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","prompt":"a","suffix":""})").prompt_text, "a");
+  std::string many = R"({"model":"m","prompt":[)";
+  for (int i = 0; i <= kMaxPrompts; ++i) many += i ? ",\"x\"" : "\"x\"";
+  EXPECT_EQ(completion_error(many + "]}").param, "prompt");
+}
+
 TEST(ParseCompletion, Refusals) {
   EXPECT_EQ(completion_error(R"({"model":"m"})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":5})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":[]})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":[1,-2]})").param, "prompt");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":["a","b"]})").code, "unsupported");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":["a",[]]})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":["a",3]})").param, "prompt");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":[["x"]]})").param, "prompt");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true,"stream":true})").param, "echo");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","max_tokens":0})").param, "max_tokens");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","echo":true,"max_tokens":-1})").param, "max_tokens");
-  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2})").param, "best_of");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2,"n":3})").param, "best_of");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":2,"stream":true})").param, "best_of");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":0})").param, "best_of");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","best_of":129})").param, "best_of");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","suffix":"end"})").param, "suffix");
+  EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","suffix":3})").param, "suffix");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":6})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":-1})").param, "logprobs");
   EXPECT_EQ(completion_error(R"({"model":"m","prompt":"a","logprobs":true})").param, "logprobs");
