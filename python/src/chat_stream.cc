@@ -76,10 +76,13 @@ void bind_chat_stream(py::module_& m) {
       .def("__next__", &next_delta)
       .def("close", &ChatStream::close, py::call_guard<py::gil_scoped_release>(),
            "cancel the generation if it still runs and wait for it to stop")
-      .def_property_readonly("result", [](const ChatStream& s) -> py::object {
+      .def_property_readonly(
+          "result",
+          [](const ChatStream& s) -> py::object {
             const ChatResult* r = s.result();
             return r ? py::cast(*r) : py::none();
-          }, "the ChatResult once every delta was read, else None")
+          },
+          "the ChatResult once every delta was read, else None")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](ChatStream& s, py::args) {
         py::gil_scoped_release release;

@@ -41,7 +41,8 @@ std::vector<ogai::Tool> parse_tools(const char* tools_json) {
       t.description = (*fn)["description"].get<std::string>();
     if (fn->contains("parameters")) {
       if (!(*fn)["parameters"].is_object())
-        throw ogai::Error(ogai::ErrorCode::kInvalidArgument, at + ".function.parameters", "expected a JSON Schema object");
+        throw ogai::Error(ogai::ErrorCode::kInvalidArgument, at + ".function.parameters",
+                          "expected a JSON Schema object");
       t.parameters = (*fn)["parameters"].dump();
     }
     tools.push_back(std::move(t));
@@ -63,7 +64,8 @@ std::map<std::string, std::string> parse_kwargs(const char* kwargs_json) {
   std::map<std::string, std::string> out;
   if (kwargs_json == nullptr) return out;
   const Json doc = parse_json(kwargs_json, "template_kwargs_json");
-  if (!doc.is_object()) throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "template_kwargs_json", "expected an object");
+  if (!doc.is_object())
+    throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "template_kwargs_json", "expected an object");
   for (const auto& [k, v] : doc.items()) out[k] = v.dump();
   return out;
 }
@@ -86,9 +88,9 @@ ogai_status text_out(const std::string& s, const char** text, size_t* length) {
 
 extern "C" {
 
-ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const char* tools_json, const char* tool_choice,
-                      const char* template_kwargs_json, const ogai_options* options, ogai_token_callback on_token,
-                      void* user_data, ogai_chat_result** result) {
+ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const char* tools_json,
+                      const char* tool_choice, const char* template_kwargs_json, const ogai_options* options,
+                      ogai_token_callback on_token, void* user_data, ogai_chat_result** result) {
   if (model == nullptr) return null_argument("model");
   if (messages_json == nullptr) return null_argument("messages_json");
   if (result == nullptr) return null_argument("result");
@@ -103,8 +105,9 @@ ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const 
     o.add_special_tokens = false;  // the template writes them
     if (prompt.constraint) {
       if (o.response_format)
-        throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "response_format",
-                          "cannot be combined with tool_choice 'required' or a function (its grammar constrains the reply)");
+        throw ogai::Error(
+            ogai::ErrorCode::kInvalidArgument, "response_format",
+            "cannot be combined with tool_choice 'required' or a function (its grammar constrains the reply)");
       o.response_format = prompt.constraint;
     }
     auto target = std::make_shared<ogai::capi::CallbackTarget>();

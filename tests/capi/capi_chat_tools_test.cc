@@ -50,7 +50,8 @@ class CapiChatTools : public ::testing::Test {
   ogai::ChatReply expected(const std::vector<ogai::ChatMessage>& messages, ogai::ToolChoice choice) const {
     ogai::ChatOptions o;
     for (const auto& t : nlohmann::json::parse(kTools))
-      o.tools.push_back({t["function"]["name"], "", t["function"].contains("parameters") ? t["function"]["parameters"].dump() : ""});
+      o.tools.push_back(
+          {t["function"]["name"], "", t["function"].contains("parameters") ? t["function"]["parameters"].dump() : ""});
     o.tool_choice = choice;
     const ogai::ChatPrompt p = cpp_->prepare_chat(messages, o);
     ogai::GenerationOptions g;
@@ -114,9 +115,8 @@ TEST_F(CapiChatTools, AToolResultTurnContinues) {
   ogai_chat_result* r = nullptr;
   ASSERT_EQ(ogai_chat(model_, messages, kTools, "none", nullptr, options_, nullptr, nullptr, &r), OGAI_OK)
       << last_error();
-  std::vector<ogai::ChatMessage> conversation = {{"user", "Add three"},
-                                                 {"assistant", "", {{"call_1", "add", "{\"a\": 3}"}}},
-                                                 {"tool", "3", {}, "call_1"}};
+  std::vector<ogai::ChatMessage> conversation = {
+      {"user", "Add three"}, {"assistant", "", {{"call_1", "add", "{\"a\": 3}"}}}, {"tool", "3", {}, "call_1"}};
   const ogai::ChatReply want = expected(conversation, {ogai::ToolChoice::Mode::kNone, ""});
   const char* content = nullptr;
   ASSERT_EQ(ogai_chat_result_content(r, &content, nullptr), OGAI_OK);
@@ -129,7 +129,8 @@ TEST_F(CapiChatTools, ErrorsNameTheElement) {
   ogai_chat_result* r = nullptr;
   const char* messages = R"([{"role": "user", "content": "hi"}])";
   EXPECT_EQ(ogai_chat(model_, messages, R"([{"type": "function", "function": {}}])", nullptr, nullptr, options_,
-                      nullptr, nullptr, &r), OGAI_INVALID_ARGUMENT);
+                      nullptr, nullptr, &r),
+            OGAI_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("tools_json[0].function.name"), std::string::npos) << last_error();
   EXPECT_EQ(ogai_chat(model_, messages, kTools, "sub", nullptr, options_, nullptr, nullptr, &r), OGAI_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("tool_choice"), std::string::npos) << last_error();
