@@ -199,6 +199,7 @@ bool is_messages_path(std::string_view path) {
 }  // namespace
 
 http::Response error_response(const ApiError& error, const http::Request& request) {
+  if (request.path.starts_with("/v1/responses")) return error_response(responses_error_names(error));
   if (!is_messages_path(request.path)) return error_response(error);
   http::Response r = error_response(error);
   r.body = to_text(messages_error_json(with_messages_names(error)));

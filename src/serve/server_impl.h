@@ -100,6 +100,8 @@ struct Server::Impl {
 
   // POST /v1/responses (responses_route.cc), on the route pool.
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
+  // From admit_and_answer(): a job whose request has `responses` set.
+  void answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
@@ -144,7 +146,7 @@ struct Server::Impl {
 // `error` as a response: its status and JSON body (and Retry-After: 1 on 429).
 http::Response error_response(const ApiError& error);
 // The same in the shape of the API `request` was sent to: Anthropic's under /v1/messages
-// (messages_api.h), else OpenAI's.
+// (messages_api.h), else OpenAI's (with the Responses field names under /v1/responses).
 http::Response error_response(const ApiError& error, const http::Request& request);
 
 }  // namespace ogai::serve

@@ -149,7 +149,8 @@ TEST(Responses, ParsesInputInstructionsAndOptions) {
   EXPECT_FLOAT_EQ(*r.options.sampling.temperature, 0.5f);
   EXPECT_TRUE(r.stream);
   EXPECT_EQ(r.unknown_fields, (std::vector<std::string>{"zz"}));
-  EXPECT_EQ(p.echo["instructions"], "be brief");
+  EXPECT_EQ(p.state().echo["instructions"], "be brief");
+  EXPECT_FALSE(p.state().store);
   ResponsesRequest s = parse_responses_request(R"({"model": "m", "input": "hi"})");
   ASSERT_EQ(s.request.messages.size(), 1u);
   EXPECT_EQ(s.request.messages[0].role, "user");
@@ -161,7 +162,7 @@ TEST(Responses, TheObjectAndTheEventsInOrder) {
   result.finish_reason = FinishReason::kLength;
   result.prompt_ids = {1, 2};
   result.ids = {3};
-  nlohmann::json whole = responses_json(meta, &result, "hey");
+  nlohmann::json whole = responses_json(meta, &result, ChatReply{"hey", "", {}});
   EXPECT_EQ(whole["status"], "incomplete");
   EXPECT_EQ(whole["incomplete_details"]["reason"], "max_output_tokens");
   EXPECT_EQ(whole["output"][0]["content"][0]["text"], "hey");
