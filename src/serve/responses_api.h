@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,9 @@ struct ResponsesState {
   nlohmann::json echo = nlohmann::json::object();
   std::optional<std::string> previous_response_id;
   bool store = true;
+  // The chat messages of this request without its instructions (the previous response's
+  // conversation first): what the store keeps, with the reply, under this response's id.
+  nlohmann::json conversation = nlohmann::json::array();
 };
 
 // A parsed Responses request: a chat request (endpoint kChat, messages with the instructions
@@ -53,8 +57,13 @@ struct ResponsesRequest {
   const ResponsesState& state() const { return *request.responses; }
 };
 
-// Throws ApiError (400) naming the field.
-ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits = {});
+// previous_response_id -> the stored conversation (responses_store.h), or nullopt when unknown.
+using PreviousLookup = std::function<std::optional<nlohmann::json>(const std::string& id)>;
+
+// Throws ApiError (400) naming the field; 404 (code previous_response_not_found) for a
+// previous_response_id `previous` does not know.
+ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits = {},
+                                         const PreviousLookup& previous = {});
 // An error raised about the chat request a Responses request became, under the Responses names.
 ApiError responses_error_names(ApiError e);
 

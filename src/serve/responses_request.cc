@@ -61,7 +61,7 @@ void read_function_call(const FieldReader& f, const std::string& param, Translat
   if (!arguments) throw invalid_request(f.param("arguments"), f.param("arguments") + ": required (a JSON string)");
   Json call = {{"id", call_id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", *arguments}}}};
   Json& messages = t.chat["messages"];
-  if (!messages.empty() && messages.back()["role"] == "assistant") {
+  if (!messages.empty() && messages.back()["role"] == "assistant" && t.origins.back().starts_with("input")) {
     Json& last = messages.back();
     if (!last.contains("tool_calls")) last["tool_calls"] = Json::array();
     last["tool_calls"].push_back(std::move(call));
@@ -93,8 +93,30 @@ void read_item(const Json& item, std::size_t i, Translation& t) {
                                          "function_call_output and reasoning are)");
 }
 
-void read_input(const FieldReader& f, Translation& t) {
+ApiError previous_not_found(const std::string& id) {
+  ApiError e = invalid_request("previous_response_id", "Previous response with id " + quote_value(id) +
+                                                           " not found (responses with store: false are not kept, and "
+                                                           "the server keeps only the most recent ones)");
+  e.status = 404;
+  e.code = "previous_response_not_found";
+  return e;
+}
+
+// previous_response_id: the stored conversation, after the instructions and before the input.
+void read_previous(const FieldReader& f, const PreviousLookup& lookup, Translation& t) {
+  const Json* v = f.get("previous_response_id");
+  if (v == nullptr || v->is_null()) return;
+  if (!v->is_string() || v->get_ref<const std::string&>().empty())
+    throw invalid_request("previous_response_id", "previous_response_id: expected a response id, got " + json_preview(*v));
+  const std::string id = v->get<std::string>();
+  std::optional<Json> conversation = lookup ? lookup(id) : std::nullopt;
+  if (!conversation) throw previous_not_found(id);
+  for (Json& message : *conversation) t.add(std::move(message), "previous_response_id");
+}
+
+void read_input(const FieldReader& f, const PreviousLookup& lookup, Translation& t) {
   if (auto instructions = f.string("instructions")) t.add({{"role", "system"}, {"content", *instructions}}, "instructions");
+  read_previous(f, lookup, t);
   const Json* input = f.get("input");
   if (input == nullptr) throw invalid_request("input", "input: required (a string or an array of items)");
   if (input->is_string()) return t.add({{"role", "user"}, {"content", *input}}, "input");
@@ -241,7 +263,8 @@ ApiError responses_error_names(ApiError e) {
   return e;
 }
 
-ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits) {
+ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits,
+                                         const PreviousLookup& previous) {
   const Json j = parse_json_object(body, limits);
   FieldReader f(j);
   Translation t;
@@ -249,7 +272,7 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
   if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
   t.chat["model"] = *model;
   t.chat["messages"] = Json::array();
-  read_input(f, t);
+  read_input(f, previous, t);
   read_tools(f, t.chat);
   read_text_format(f, t.chat);
   read_reasoning(f, t.chat);
@@ -272,6 +295,8 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
   state->store = f.boolean("store").value_or(true);
   state->echo = echo_of(j);
   state->echo["store"] = state->store;
+  state->conversation = t.chat["messages"];
+  if (!t.origins.empty() && t.origins.front() == "instructions") state->conversation.erase(0);
   out.request.responses = std::move(state);
   return out;
 }

@@ -11,11 +11,9 @@ namespace ogai::serve {
 
 void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& exchange) {
   try {
-    ResponsesRequest parsed = parse_responses_request(exchange->request().body, request_limits);
+    ResponsesRequest parsed = parse_responses_request(exchange->request().body, request_limits,
+                                                      [this](const std::string& id) { return responses_store.get(id); });
     ApiRequest& request = parsed.request;
-    if (parsed.state().previous_response_id)
-      throw unsupported("previous_response_id", "previous_response_id: responses are not stored; send the whole "
-                                                "conversation as input");
     apply_surface(request, *exchange);
     if (!serves(request.model)) throw model_not_found(request.model, name);
     if (GrammarPool::needs(request)) return compile_then_admit(Endpoint::kChat, exchange, std::move(request));
@@ -45,9 +43,18 @@ http::Response Server::Impl::responses_response(Job& job) {
   if (end.error) throw *end.error;
   ChatReply reply{end.result->text, "", {}};
   if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
+  store_response(job, reply);
   http::Response res;
   res.body = to_text(responses_json(*job.responses, &*end.result, reply));
   return res;
+}
+
+void Server::Impl::store_response(const Job& job, const ChatReply& reply) {
+  const ResponsesState& state = *job.request.responses;
+  if (!state.store) return;
+  nlohmann::json conversation = state.conversation;
+  conversation.push_back(reply_message(reply));
+  responses_store.put(job.responses->id, std::move(conversation));
 }
 
 // As start_stream(): a request the engine refuses still gets its 4xx instead of a failed stream.
@@ -59,7 +66,8 @@ void Server::Impl::start_responses_stream(const std::shared_ptr<Job>& job, std::
   }
   std::vector<StreamChoice> choices(1);
   choices[0].channel = job->channel;
-  choices[0].encoder = std::make_unique<ResponsesEncoder>(*job->responses);
+  choices[0].encoder = std::make_unique<ResponsesEncoder>(
+      *job->responses, [this, job](const ChatReply& reply) { store_response(*job, reply); });
   if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
   auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },

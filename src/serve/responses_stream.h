@@ -18,6 +18,7 @@
 //   {code, message, param}. No [DONE]. Not thread-safe: StreamPump calls it one step at a time.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@ namespace ogai::serve {
 
 class ResponsesEncoder : public EventEncoder {
  public:
-  explicit ResponsesEncoder(ResponsesMeta meta) : meta_(std::move(meta)) {}
+  // `on_finish`: called from finish() with the reply the stream carried (the store keeps it).
+  explicit ResponsesEncoder(ResponsesMeta meta, std::function<void(const ChatReply&)> on_finish = {})
+      : meta_(std::move(meta)), on_finish_(std::move(on_finish)) {}
 
   std::string start() const override;
   std::string text(std::string_view text, nlohmann::json logprobs = nullptr) const override;
@@ -45,6 +48,7 @@ class ResponsesEncoder : public EventEncoder {
   nlohmann::json where() const;       // item_id, output_index (, content_index) of the open item
 
   ResponsesMeta meta_;
+  std::function<void(const ChatReply&)> on_finish_;
   mutable int sequence_ = 0;
   mutable int output_index_ = -1;
   mutable Open open_ = Open::kNone;

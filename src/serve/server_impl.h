@@ -23,6 +23,7 @@
 #include "serve/metrics.h"
 #include "serve/request_gate.h"
 #include "serve/responses_api.h"
+#include "serve/responses_store.h"
 #include "serve/scheduler.h"
 #include "serve/server.h"
 
@@ -102,6 +103,7 @@ struct Server::Impl {
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
   // From admit_and_answer(): a job whose request has `responses` set.
   void answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  void store_response(const Job& job, const ChatReply& reply);  // unless store: false
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
@@ -115,6 +117,7 @@ struct Server::Impl {
   std::optional<std::string> stop_sequence(const std::vector<std::string>& stops, const GenerationResult& result) const;
 
   std::shared_ptr<const Model> model;
+  ResponsesStore responses_store;  // finished responses for previous_response_id (responses_store.h)
   ServerOptions options;
   JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
   std::string name;                // what answers name as "model"

@@ -113,10 +113,48 @@ describe('POST /v1/responses (stories260k)', () => {
     assert.equal(events.at(-1).response.status, 'incomplete');
   });
 
+  it('previous_response_id continues the stored conversation; unknown and store: false ids are 404s', async () => {
+    const first = await client.responses.create({ model: MODEL, input: 'Once upon a time', max_output_tokens: 12,
+                                                  instructions: 'Tell a story.' });
+    const next = await client.responses.create({ model: MODEL, previous_response_id: first.id, input: 'And then?',
+                                                 max_output_tokens: 12 });
+    assert.equal(next.previous_response_id, first.id);
+    // Instructions are not carried over (as OpenAI): the same conversation sent whole, without them.
+    const whole = await client.responses.create({ model: MODEL, max_output_tokens: 12, input: [
+      { role: 'user', content: 'Once upon a time' }, { role: 'assistant', content: first.output_text },
+      { role: 'user', content: 'And then?' }] });
+    assert.equal(next.output_text, whole.output_text);
+    assert.equal(next.usage.input_tokens, whole.usage.input_tokens);
+    // A chain of two, streamed: the stored reply of a streamed response continues too.
+    const events = await collect(await client.responses.create({ model: MODEL, previous_response_id: next.id,
+                                                                 input: 'The end.', max_output_tokens: 8, stream: true }));
+    const third = events.at(-1).response;
+    const chain = await client.responses.create({ model: MODEL, previous_response_id: third.id, input: 'Again',
+                                                  max_output_tokens: 8 });
+    const spelled = await client.chat.completions.create({ model: MODEL, max_tokens: 8, messages: [
+      { role: 'user', content: 'Once upon a time' }, { role: 'assistant', content: first.output_text },
+      { role: 'user', content: 'And then?' }, { role: 'assistant', content: next.output_text },
+      { role: 'user', content: 'The end.' }, { role: 'assistant', content: third.output[0].content[0].text },
+      { role: 'user', content: 'Again' }] });
+    assert.equal(chain.output_text, spelled.choices[0].message.content);
+    assert.equal(chain.usage.input_tokens, spelled.usage.prompt_tokens);
+    const unknown = await postJson(server.url + '/v1/responses', { model: MODEL, input: 'x', previous_response_id: 'resp_0' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.param, 'previous_response_id');
+    assert.equal(unknown.json.error.type, 'invalid_request_error');
+    assert.match(unknown.json.error.message, /resp_0/);
+    await assert.rejects(client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_0' }),
+                         (e) => e.status === 404);
+    const unstored = await client.responses.create({ model: MODEL, input: 'x', max_output_tokens: 2, store: false });
+    assert.equal(unstored.store, false);
+    const gone = await postJson(server.url + '/v1/responses', { model: MODEL, input: 'x', previous_response_id: unstored.id });
+    assert.equal(gone.status, 404);
+  });
+
   it('refuses what it does not implement with a 400 naming the field', async () => {
     const cases = [
       [{ input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
-      [{ input: 'x', previous_response_id: 'resp_1' }, 'previous_response_id'],
+      [{ input: 'x', previous_response_id: 7 }, 'previous_response_id'],
       [{ input: [{ type: 'computer_call_output', call_id: 'c', output: 'o' }] }, 'input[0].type'],
       [{ input: [{ type: 'function_call_output', output: 'o' }] }, 'input[0].call_id'],
       [{ input: [{ type: 'function_call', call_id: 'c', arguments: '{}' }] }, 'input[0].name'],
@@ -275,6 +313,11 @@ describe('POST /v1/responses with tools and text.format (tiny-e2b, Qwen2.5 templ
     assert.equal(r.output_text, chat.choices[0].message.content);
     assert.ok(r.output_text.length > 0);
     assert.equal(r.usage.input_tokens, chat.usage.prompt_tokens);
+    // The same turn through previous_response_id: only the tool's output is sent.
+    const chained = await client.responses.create({ ...turn, previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature": 21}' }] });
+    assert.equal(chained.output_text, r.output_text);
+    assert.equal(chained.usage.input_tokens, r.usage.input_tokens);
     const events = await collect(await client.responses.create({ ...turn, stream: true }));
     checkOrder(events, events.at(-1).response.status === 'incomplete' ? 'response.incomplete' : 'response.completed');
     assert.equal(events.at(-1).response.output_text ?? events.at(-1).response.output[0].content[0].text, r.output_text);
