@@ -1,8 +1,14 @@
-// POST /v1/responses through the real `openai` npm client (client.responses.create) on
-// stories260k: a string input and a messages input with instructions, whole and streamed. Greedy
+// POST /v1/responses through the real `openai` npm client (client.responses.create). On
+// stories260k: a string input and a messages input with instructions, whole and streamed; greedy
 // output must equal the same conversation through chat completions; streamed events must come in
 // OpenAI's order with increasing sequence numbers, and their deltas must join to the final text;
-// max_output_tokens ends a response as incomplete; unsupported features are 400s naming the field.
+// max_output_tokens ends a response as incomplete; previous_response_id continues a stored
+// conversation (equal to sending it whole), unknown and store: false ids are 404s; unsupported
+// features are 400s naming the field. On tiny-e2b with the Qwen2.5 template: forced function
+// calls (valid against their parameters, equal to chat completions' calls, streamed argument
+// deltas joining to the arguments), a function_call_output turn (equal to the chat conversation,
+// and through previous_response_id), text.format json_schema / json_object; with the SmolLM3
+// template: reasoning items and their streamed reasoning_text events; reasoning.effort.
 //   node responses_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
 'use strict';
 const { describe, it, before, after } = require('node:test');
