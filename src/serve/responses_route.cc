@@ -1,3 +1,4 @@
+// GET /v1/responses/{id}: a stored response object (responses_store.h).
 // POST /v1/responses (responses_api.h): parsed into a chat request, which goes the chat
 // completion's way (the grammar pool when tools or a format are given, admission, generation),
 // then is answered as a response object or as the Responses API's streaming events
@@ -43,18 +44,33 @@ http::Response Server::Impl::responses_response(Job& job) {
   if (end.error) throw *end.error;
   ChatReply reply{end.result->text, "", {}};
   if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
-  store_response(job, reply);
+  nlohmann::json response = responses_json(*job.responses, &*end.result, reply);
+  store_response(job, reply, response);
   http::Response res;
-  res.body = to_text(responses_json(*job.responses, &*end.result, reply));
+  res.body = to_text(response);
   return res;
 }
 
-void Server::Impl::store_response(const Job& job, const ChatReply& reply) {
+void Server::Impl::store_response(const Job& job, const ChatReply& reply, const nlohmann::json& response) {
   const ResponsesState& state = *job.request.responses;
   if (!state.store) return;
   nlohmann::json conversation = state.conversation;
   conversation.push_back(reply_message(reply));
-  responses_store.put(job.responses->id, std::move(conversation));
+  responses_store.put(job.responses->id, std::move(conversation), response);
+}
+
+http::Response Server::Impl::stored_response(const std::string& id) {
+  std::optional<nlohmann::json> response = responses_store.response(id);
+  if (!response) {
+    ApiError e = invalid_request("", "No response found with id " + quote_value(id) +
+                                         " (responses with store: false are not kept, and the server keeps only "
+                                         "the most recent ones)", "not_found");
+    e.status = 404;
+    throw e;
+  }
+  http::Response res;
+  res.body = to_text(*response);
+  return res;
 }
 
 // As start_stream(): a request the engine refuses still gets its 4xx instead of a failed stream.
@@ -67,7 +83,8 @@ void Server::Impl::start_responses_stream(const std::shared_ptr<Job>& job, std::
   std::vector<StreamChoice> choices(1);
   choices[0].channel = job->channel;
   choices[0].encoder = std::make_unique<ResponsesEncoder>(
-      *job->responses, [this, job](const ChatReply& reply) { store_response(*job, reply); });
+      *job->responses,
+      [this, job](const ChatReply& reply, const nlohmann::json& response) { store_response(*job, reply, response); });
   if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
   auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },

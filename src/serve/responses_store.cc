@@ -2,8 +2,16 @@
 
 namespace ogai::serve {
 
-void ResponsesStore::put(const std::string& id, nlohmann::json conversation) {
-  const std::size_t bytes = conversation.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+namespace {
+
+std::size_t bytes_of(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+}
+
+}  // namespace
+
+void ResponsesStore::put(const std::string& id, nlohmann::json conversation, nlohmann::json response) {
+  const std::size_t bytes = bytes_of(conversation) + bytes_of(response);
   if (bytes > max_bytes_ || max_responses_ == 0) return;
   std::lock_guard lock(mutex_);
   if (auto it = index_.find(id); it != index_.end()) {
@@ -11,7 +19,7 @@ void ResponsesStore::put(const std::string& id, nlohmann::json conversation) {
     lru_.erase(it->second);
     index_.erase(it);
   }
-  lru_.push_front({id, std::move(conversation), bytes});
+  lru_.push_front({id, std::move(conversation), std::move(response), bytes});
   index_[id] = lru_.begin();
   bytes_ += bytes;
   while (lru_.size() > max_responses_ || bytes_ > max_bytes_) {
@@ -27,6 +35,14 @@ std::optional<nlohmann::json> ResponsesStore::get(const std::string& id) {
   if (it == index_.end()) return std::nullopt;
   lru_.splice(lru_.begin(), lru_, it->second);
   return it->second->conversation;
+}
+
+std::optional<nlohmann::json> ResponsesStore::response(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto it = index_.find(id);
+  if (it == index_.end() || it->second->response.is_null()) return std::nullopt;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return it->second->response;
 }
 
 std::size_t ResponsesStore::size() const {

@@ -3,7 +3,8 @@
 // messages of its input (without its instructions, which OpenAI does not carry over) and its
 // reply as an assistant message (text and tool calls), in the chat request's JSON shape. Bounded
 // by kMaxResponses entries and kMaxBytes of serialized messages; a conversation larger than
-// kMaxBytes is not kept. Responses with `store: false` are never put. Thread-safe.
+// kMaxBytes is not kept. Each entry also holds the finished response object (GET
+// /v1/responses/{id}). Responses with `store: false` are never put. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -28,15 +29,17 @@ class ResponsesStore {
       : max_responses_(max_responses), max_bytes_(max_bytes) {}
 
   // Keeps `conversation` (a JSON array of chat messages) under `id`, evicting the least recently used.
-  void put(const std::string& id, nlohmann::json conversation);
+  void put(const std::string& id, nlohmann::json conversation, nlohmann::json response = nullptr);
   // The conversation under `id` (now the most recently used), or nullopt.
   std::optional<nlohmann::json> get(const std::string& id);
+  // The response object stored under `id` (now the most recently used), or nullopt.
+  std::optional<nlohmann::json> response(const std::string& id);
   std::size_t size() const;
 
  private:
   struct Entry {
     std::string id;
-    nlohmann::json conversation;
+    nlohmann::json conversation, response;
     std::size_t bytes = 0;
   };
   std::size_t max_responses_, max_bytes_;

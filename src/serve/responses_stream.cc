@@ -115,8 +115,8 @@ std::string ResponsesEncoder::finish(const GenerationResult& result, const ChatR
     out += close();
   }
   ChatReply streamed{text_, reasoning_, calls_};
-  if (on_finish_) on_finish_(streamed);
   const Json response = responses_json(meta_, &result, streamed);
+  if (on_finish_) on_finish_(streamed, response);
   const bool incomplete = response["status"] == "incomplete";
   out += event(incomplete ? "response.incomplete" : "response.completed", {{"response", response}});
   return out;

@@ -29,8 +29,10 @@ namespace ogai::serve {
 
 class ResponsesEncoder : public EventEncoder {
  public:
-  // `on_finish`: called from finish() with the reply the stream carried (the store keeps it).
-  explicit ResponsesEncoder(ResponsesMeta meta, std::function<void(const ChatReply&)> on_finish = {})
+  // `on_finish`: called from finish() with the reply the stream carried and the finished
+  // response object (the store keeps them).
+  using OnFinish = std::function<void(const ChatReply&, const nlohmann::json& response)>;
+  explicit ResponsesEncoder(ResponsesMeta meta, OnFinish on_finish = {})
       : meta_(std::move(meta)), on_finish_(std::move(on_finish)) {}
 
   std::string start() const override;
@@ -48,7 +50,7 @@ class ResponsesEncoder : public EventEncoder {
   nlohmann::json where() const;       // item_id, output_index (, content_index) of the open item
 
   ResponsesMeta meta_;
-  std::function<void(const ChatReply&)> on_finish_;
+  OnFinish on_finish_;
   mutable int sequence_ = 0;
   mutable int output_index_ = -1;
   mutable Open open_ = Open::kNone;

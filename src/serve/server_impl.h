@@ -103,7 +103,8 @@ struct Server::Impl {
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
   // From admit_and_answer(): a job whose request has `responses` set.
   void answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
-  void store_response(const Job& job, const ChatReply& reply);  // unless store: false
+  void store_response(const Job& job, const ChatReply& reply, const nlohmann::json& response);  // unless store: false
+  http::Response stored_response(const std::string& id);  // GET /v1/responses/{id}; throws ApiError 404
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 

@@ -3,7 +3,8 @@
 // output must equal the same conversation through chat completions; streamed events must come in
 // OpenAI's order with increasing sequence numbers, and their deltas must join to the final text;
 // max_output_tokens ends a response as incomplete; previous_response_id continues a stored
-// conversation (equal to sending it whole), unknown and store: false ids are 404s; unsupported
+// conversation (equal to sending it whole), unknown and store: false ids are 404s, GET
+// /v1/responses/{id} returns a stored response; unsupported
 // features are 400s naming the field. On tiny-e2b with the Qwen2.5 template: forced function
 // calls (valid against their parameters, equal to chat completions' calls, streamed argument
 // deltas joining to the arguments), a function_call_output turn (equal to the chat conversation,
@@ -155,6 +156,13 @@ describe('POST /v1/responses (stories260k)', () => {
     assert.equal(unstored.store, false);
     const gone = await postJson(server.url + '/v1/responses', { model: MODEL, input: 'x', previous_response_id: unstored.id });
     assert.equal(gone.status, 404);
+    // GET /v1/responses/{id}: the stored object, whole or streamed; unknown and unstored ids 404.
+    const { output_text: _a, ...firstObject } = first;
+    const { output_text: _b, ...retrieved } = await client.responses.retrieve(first.id);
+    assert.deepEqual(retrieved, firstObject);
+    assert.deepEqual((await client.responses.retrieve(third.id)).output, third.output);
+    await assert.rejects(client.responses.retrieve('resp_0'), (e) => e.status === 404);
+    await assert.rejects(client.responses.retrieve(unstored.id), (e) => e.status === 404);
   });
 
   it('refuses what it does not implement with a 400 naming the field', async () => {

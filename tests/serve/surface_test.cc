@@ -198,6 +198,9 @@ TEST(Responses, StoreIsBoundedLeastRecentlyUsedFirstOut) {
   EXPECT_EQ((*store.get("a"))[0]["content"], "1");
   EXPECT_TRUE(store.get("c"));
   EXPECT_EQ(store.size(), 2u);
+  EXPECT_FALSE(store.response("c"));  // put without a response object
+  store.put("d", nlohmann::json::array(), {{"id", "d"}});
+  EXPECT_EQ((*store.response("d"))["id"], "d");
   store.put("big", nlohmann::json::array({std::string(2000, 'x')}));  // over the byte budget: not kept
   EXPECT_FALSE(store.get("big"));
   ResponsesStore bytes(10, 60);
