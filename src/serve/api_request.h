@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@
 #include "serve/json_limits.h"
 
 namespace ogai::serve {
+
+struct ResponsesState;
 
 inline constexpr int kMaxChatTopLogprobs = 20;     // chat top_logprobs
 inline constexpr int kMaxCompletionLogprobs = 5;   // completions logprobs (OpenAI's legacy limit)
@@ -68,6 +71,8 @@ struct ApiRequest {
   bool add_generation_prompt = true;
   bool continue_final_message = false;
   bool messages_api = false;                // POST /v1/messages: answered in Anthropic's shape (messages_api.h)
+  // POST /v1/responses: what its answer needs besides the chat request (responses_api.h).
+  std::shared_ptr<const ResponsesState> responses;
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
   std::vector<UnenforcedKeyword> unenforced;  // response_format schema keywords not enforced (annotations)
 };

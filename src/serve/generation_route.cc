@@ -93,6 +93,8 @@ void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& excha
   });  // queued, prefilling or decoding
   if (job->request.messages_api)
     answer_messages(job, exchange);
+  else if (job->request.responses)
+    answer_responses(job, exchange);
   else if (job->request.stream)
     answer_stream(job, exchange);
   else

@@ -1,57 +1,75 @@
-// POST /v1/responses (responses_api.h): parsed into a chat request, admitted like a chat
-// completion, answered as a response object or as the Responses API's streaming events.
-#include <ctime>
-
+// GET /v1/responses/{id}: a stored response object (responses_store.h).
+// POST /v1/responses (responses_api.h): parsed into a chat request, which goes the chat
+// completion's way (the grammar pool when tools or a format are given, admission, generation),
+// then is answered as a response object or as the Responses API's streaming events
+// (responses_stream.h). Errors are OpenAI's, under the Responses field names.
 #include "serve/prompt.h"
 #include "serve/responses_stream.h"
 #include "serve/server_impl.h"
 #include "serve/stream_pump.h"
 
 namespace ogai::serve {
-namespace {
-
-// Errors raised for the chat request a Responses request became name the Responses fields.
-ApiError with_responses_names(ApiError e) {
-  if (e.param == "messages" || e.param.starts_with("messages[")) e.param = "input";
-  else if (e.param == "max_tokens") e.param = "max_output_tokens";
-  return e;
-}
-
-}  // namespace
 
 void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& exchange) {
   try {
-    ResponsesRequest parsed = parse_responses_request(exchange->request().body);
-    apply_surface(parsed.request, *exchange);
-    if (!serves(parsed.request.model)) throw model_not_found(parsed.request.model, name);
-    std::vector<std::int32_t> prompt = prompt_ids(*model, parsed.request);
-    if (exchange->client_gone()) return;  // nothing to answer: do not take a place in the queue
-    std::shared_ptr<Job> job = admit(std::move(parsed.request), std::move(prompt));
-    exchange->on_client_gone([weak = std::weak_ptr<Job>(job)] {
-      if (auto j = weak.lock()) j->cancel();
-    });
-    const std::string hex = job->meta.id.substr(job->meta.id.find('-') + 1);
-    job->responses = ResponsesMeta{"resp_" + hex, "msg_" + hex, job->meta.created, name, std::move(parsed.echo)};
-    if (!job->request.stream) {
-      return job->channel->when_ready([this, job, exchange] {
-        respond_from_pool(job, exchange, &Impl::responses_response);
-      });
-    }
-    job->channel->when_ready([this, job, exchange] {
-      on_route_pool([this, job, exchange] { start_responses_stream(job, exchange); });
-    });
+    ResponsesRequest parsed = parse_responses_request(exchange->request().body, request_limits,
+                                                      [this](const std::string& id) { return responses_store.get(id); });
+    ApiRequest& request = parsed.request;
+    apply_surface(request, *exchange);
+    if (!serves(request.model)) throw model_not_found(request.model, name);
+    if (GrammarPool::needs(request)) return compile_then_admit(Endpoint::kChat, exchange, std::move(request));
+    admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
-    exchange->respond(error_response(with_responses_names(e)));
+    exchange->respond(error_response(e, exchange->request()));
   } catch (const Error& e) {
-    exchange->respond(error_response(with_responses_names(from_engine_error(e, Endpoint::kChat))));
+    exchange->respond(error_response(from_engine_error(e, Endpoint::kChat), exchange->request()));
   }
+}
+
+void Server::Impl::answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
+  const std::string hex = job->meta.id.substr(job->meta.id.find('-') + 1);
+  job->responses = ResponsesMeta{"resp_" + hex, "msg_" + hex, job->meta.created, name, job->request.responses->echo};
+  if (!job->request.stream) {
+    return job->channel->when_ready([this, job, exchange] {
+      respond_from_pool(job, exchange, &Impl::responses_response);
+    });
+  }
+  job->channel->when_ready([this, job, exchange] {
+    on_route_pool([this, job, exchange] { start_responses_stream(job, exchange); });
+  });
 }
 
 http::Response Server::Impl::responses_response(Job& job) {
   GenerationChannel::Update end = job.channel->poll();
   if (end.error) throw *end.error;
+  ChatReply reply{end.result->text, "", {}};
+  if (const ChatPrompt* p = parsed_prompt(job.request)) reply = parse_chat_reply(*p, end.result->text);
+  nlohmann::json response = responses_json(*job.responses, &*end.result, reply);
+  store_response(job, reply, response);
   http::Response res;
-  res.body = to_text(responses_json(*job.responses, &*end.result, end.result->text));
+  res.body = to_text(response);
+  return res;
+}
+
+void Server::Impl::store_response(const Job& job, const ChatReply& reply, const nlohmann::json& response) {
+  const ResponsesState& state = *job.request.responses;
+  if (!state.store) return;
+  nlohmann::json conversation = state.conversation;
+  conversation.push_back(reply_message(reply));
+  responses_store.put(job.responses->id, std::move(conversation), response);
+}
+
+http::Response Server::Impl::stored_response(const std::string& id) {
+  std::optional<nlohmann::json> response = responses_store.response(id);
+  if (!response) {
+    ApiError e = invalid_request("", "No response found with id " + quote_value(id) +
+                                         " (responses with store: false are not kept, and the server keeps only "
+                                         "the most recent ones)", "not_found");
+    e.status = 404;
+    throw e;
+  }
+  http::Response res;
+  res.body = to_text(*response);
   return res;
 }
 
@@ -59,12 +77,15 @@ http::Response Server::Impl::responses_response(Job& job) {
 void Server::Impl::start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
   GenerationChannel::Update first = job->channel->poll();
   if (first.error) {
-    exchange->respond(error_response(*first.error));
+    exchange->respond(error_response(*first.error, exchange->request()));
     return job->release_handles();
   }
   std::vector<StreamChoice> choices(1);
   choices[0].channel = job->channel;
-  choices[0].encoder = std::make_unique<ResponsesEncoder>(*job->responses);
+  choices[0].encoder = std::make_unique<ResponsesEncoder>(
+      *job->responses,
+      [this, job](const ChatReply& reply, const nlohmann::json& response) { store_response(*job, reply, response); });
+  if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
   auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
                                            [this](std::function<void()> step) { on_route_pool(std::move(step)); },
                                            [job] { job->cancel(); }, [job] { job->release_handles(); });

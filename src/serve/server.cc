@@ -36,6 +36,7 @@ constexpr Route kRoutes[] = {
     {"/v1/chat/completions", "/v1/chat/completions", "POST"},
     {"/v1/completions", "/v1/completions", "POST"},
     {"/v1/responses", "/v1/responses", "POST"},
+    {"/v1/responses/", "/v1/responses/{id}", "GET", true},
     {"/v1/messages", "/v1/messages", "POST"},
     {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
     {"/v1/embeddings", "/v1/embeddings", "POST"},
@@ -199,6 +200,7 @@ bool is_messages_path(std::string_view path) {
 }  // namespace
 
 http::Response error_response(const ApiError& error, const http::Request& request) {
+  if (request.path.starts_with("/v1/responses")) return error_response(responses_error_names(error));
   if (!is_messages_path(request.path)) return error_response(error);
   http::Response r = error_response(error);
   r.body = to_text(messages_error_json(with_messages_names(error)));
@@ -280,6 +282,13 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   if (label == "/v1/responses")
     return on_route_pool([this, exchange] { handle_responses(exchange); });
+  if (label == "/v1/responses/{id}") {
+    try {
+      return exchange->respond(stored_response(percent_decoded(req.path.substr(std::strlen(r->path)))));
+    } catch (const ApiError& e) {
+      return exchange->respond(error_response(e, req));
+    }
+  }
   if (label == "/v1/messages" || label == "/v1/messages/count_tokens") {
     const MessagesRoute which = label == "/v1/messages" ? MessagesRoute::kCreate : MessagesRoute::kCountTokens;
     return on_route_pool([this, which, exchange] { handle_messages(which, exchange); });

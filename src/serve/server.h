@@ -6,7 +6,8 @@
 //   GET  /v1/models[/{id}]       the one served model
 //   POST /v1/chat/completions    messages through the package's chat template
 //   POST /v1/completions         a prompt string (or token ids)
-//   POST /v1/responses           the text subset of OpenAI's Responses API (responses_api.h)
+//   POST /v1/responses           OpenAI's Responses API (responses_api.h)
+//   GET  /v1/responses/{id}      a stored response (responses_store.h)
 //   POST /v1/embeddings          pooled hidden states (Model::embed; embeddings_api.h)
 // The POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
 // Every request passes the RequestGate first (request id, CORS, API key, access log; request_gate.h).

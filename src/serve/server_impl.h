@@ -23,6 +23,7 @@
 #include "serve/metrics.h"
 #include "serve/request_gate.h"
 #include "serve/responses_api.h"
+#include "serve/responses_store.h"
 #include "serve/scheduler.h"
 #include "serve/server.h"
 
@@ -100,6 +101,10 @@ struct Server::Impl {
 
   // POST /v1/responses (responses_route.cc), on the route pool.
   void handle_responses(const std::shared_ptr<http::Exchange>& exchange);
+  // From admit_and_answer(): a job whose request has `responses` set.
+  void answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  void store_response(const Job& job, const ChatReply& reply, const nlohmann::json& response);  // unless store: false
+  http::Response stored_response(const std::string& id);  // GET /v1/responses/{id}; throws ApiError 404
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
@@ -113,6 +118,7 @@ struct Server::Impl {
   std::optional<std::string> stop_sequence(const std::vector<std::string>& stops, const GenerationResult& result) const;
 
   std::shared_ptr<const Model> model;
+  ResponsesStore responses_store;  // finished responses for previous_response_id (responses_store.h)
   ServerOptions options;
   JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
   std::string name;                // what answers name as "model"
@@ -144,7 +150,7 @@ struct Server::Impl {
 // `error` as a response: its status and JSON body (and Retry-After: 1 on 429).
 http::Response error_response(const ApiError& error);
 // The same in the shape of the API `request` was sent to: Anthropic's under /v1/messages
-// (messages_api.h), else OpenAI's.
+// (messages_api.h), else OpenAI's (with the Responses field names under /v1/responses).
 http::Response error_response(const ApiError& error, const http::Request& request);
 
 }  // namespace ogai::serve

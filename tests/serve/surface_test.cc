@@ -10,6 +10,7 @@
 #include "serve/cors.h"
 #include "serve/request_id.h"
 #include "serve/responses_api.h"
+#include "serve/responses_store.h"
 #include "serve/responses_stream.h"
 #include "serve/unknown_fields.h"
 
@@ -149,7 +150,8 @@ TEST(Responses, ParsesInputInstructionsAndOptions) {
   EXPECT_FLOAT_EQ(*r.options.sampling.temperature, 0.5f);
   EXPECT_TRUE(r.stream);
   EXPECT_EQ(r.unknown_fields, (std::vector<std::string>{"zz"}));
-  EXPECT_EQ(p.echo["instructions"], "be brief");
+  EXPECT_EQ(p.state().echo["instructions"], "be brief");
+  EXPECT_FALSE(p.state().store);
   ResponsesRequest s = parse_responses_request(R"({"model": "m", "input": "hi"})");
   ASSERT_EQ(s.request.messages.size(), 1u);
   EXPECT_EQ(s.request.messages[0].role, "user");
@@ -161,7 +163,7 @@ TEST(Responses, TheObjectAndTheEventsInOrder) {
   result.finish_reason = FinishReason::kLength;
   result.prompt_ids = {1, 2};
   result.ids = {3};
-  nlohmann::json whole = responses_json(meta, &result, "hey");
+  nlohmann::json whole = responses_json(meta, &result, ChatReply{"hey", "", {}});
   EXPECT_EQ(whole["status"], "incomplete");
   EXPECT_EQ(whole["incomplete_details"]["reason"], "max_output_tokens");
   EXPECT_EQ(whole["output"][0]["content"][0]["text"], "hey");
@@ -184,6 +186,51 @@ TEST(Responses, TheObjectAndTheEventsInOrder) {
   EXPECT_NE(out.find(R"("sequence_number":9)"), std::string::npos);
   EXPECT_NE(out.find(R"("text":"hey")"), std::string::npos);
   EXPECT_EQ(out.find("[DONE]"), std::string::npos);
+}
+
+TEST(Responses, StoreIsBoundedLeastRecentlyUsedFirstOut) {
+  ResponsesStore store(2, 1000);
+  store.put("a", nlohmann::json::array({{{"role", "user"}, {"content", "1"}}}));
+  store.put("b", nlohmann::json::array());
+  ASSERT_TRUE(store.get("a"));  // a is now the most recently used
+  store.put("c", nlohmann::json::array());
+  EXPECT_FALSE(store.get("b"));
+  EXPECT_EQ((*store.get("a"))[0]["content"], "1");
+  EXPECT_TRUE(store.get("c"));
+  EXPECT_EQ(store.size(), 2u);
+  EXPECT_FALSE(store.response("c"));  // put without a response object
+  store.put("d", nlohmann::json::array(), {{"id", "d"}});
+  EXPECT_EQ((*store.response("d"))["id"], "d");
+  store.put("big", nlohmann::json::array({std::string(2000, 'x')}));  // over the byte budget: not kept
+  EXPECT_FALSE(store.get("big"));
+  ResponsesStore bytes(10, 60);
+  bytes.put("x", nlohmann::json::array({std::string(30, 'x')}));
+  bytes.put("y", nlohmann::json::array({std::string(30, 'y')}));
+  EXPECT_FALSE(bytes.get("x"));
+  EXPECT_TRUE(bytes.get("y"));
+}
+
+TEST(Responses, PreviousResponseIdPrependsTheStoredConversation) {
+  const nlohmann::json stored = nlohmann::json::array({{{"role", "user"}, {"content", "q"}},
+                                                       {{"role", "assistant"}, {"content", "a"}}});
+  auto lookup = [&](const std::string& id) -> std::optional<nlohmann::json> {
+    if (id == "resp_1") return stored;
+    return std::nullopt;
+  };
+  ResponsesRequest p = parse_responses_request(
+      R"({"model": "m", "instructions": "i", "previous_response_id": "resp_1", "input": "next"})", {}, lookup);
+  ASSERT_EQ(p.request.messages.size(), 4u);
+  EXPECT_EQ(p.request.messages[0].content, "i");
+  EXPECT_EQ(p.request.messages[1].content, "q");
+  EXPECT_EQ(p.request.messages[3].content, "next");
+  EXPECT_EQ(p.state().conversation.size(), 3u);  // without the instructions
+  try {
+    parse_responses_request(R"({"model": "m", "previous_response_id": "resp_2", "input": "x"})", {}, lookup);
+    FAIL();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 404);
+    EXPECT_EQ(e.param, "previous_response_id");
+  }
 }
 
 }  // namespace
