@@ -10,9 +10,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string body(ogai::fuzz::as_text(data, size));
-  for (auto parse : {&ogai::serve::parse_chat_request, &ogai::serve::parse_completion_request}) {
+  using Parse = ogai::serve::ApiRequest (*)(const std::string&, const ogai::serve::JsonLimits&);
+  for (Parse parse : {Parse{&ogai::serve::parse_chat_request}, Parse{&ogai::serve::parse_completion_request}}) {
     try {
-      ogai::serve::ApiRequest r = parse(body);
+      ogai::serve::ApiRequest r = parse(body, {});
       (void)r;
     } catch (const ogai::serve::ApiError&) {
     } catch (const ogai::Error&) {
