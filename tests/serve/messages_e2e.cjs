@@ -25,21 +25,8 @@ const { startServer, stopServer, postJson } = require('./server_harness.cjs');
 
 const ogai = process.argv[2];
 const kServeFlags = ['--idle-timeout', '120'];
-const tiny = path.join(process.env.OGAI_SOURCE_DIR, 'tests/data/packages/tiny-e2b');
-const templates = path.join(process.env.OGAI_SHARED_DIR, 'chat_templates');
+const { packageWith, tiny } = require('./tool_package.cjs');
 
-// tiny-e2b with another chat template and a 2048-position context (the templates' preambles do
-// not fit in 512; the weights are random anyway), in a temporary folder.
-function packageWith(template, parent) {
-  const dir = path.join(parent, path.basename(template).split('.')[0]);
-  fs.cpSync(tiny, dir, { recursive: true });
-  let source = fs.readFileSync(path.join(templates, template), 'utf8');
-  if (template.endsWith('.json')) source = JSON.parse(source).chat_template;
-  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), source);
-  const metadata = path.join(dir, 'inference_metadata.yaml');
-  fs.writeFileSync(metadata, fs.readFileSync(metadata, 'utf8').replace('max_sequence_length: 512', 'max_sequence_length: 2048'));
-  return dir;
-}
 
 const weather = {
   name: 'get_weather', description: 'The weather in a city',

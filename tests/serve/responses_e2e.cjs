@@ -198,19 +198,8 @@ describe('POST /v1/responses (stories260k)', () => {
 const fs = require('fs');
 const os = require('os');
 const { execFileSync } = require('child_process');
-const tiny = path.join(process.env.OGAI_SOURCE_DIR, 'tests/data/packages/tiny-e2b');
-const templates = path.join(process.env.OGAI_SHARED_DIR, 'chat_templates');
+const { packageWith } = require('./tool_package.cjs');
 
-function packageWith(template, parent) {
-  const dir = path.join(parent, path.basename(template).split('.')[0]);
-  fs.cpSync(tiny, dir, { recursive: true });
-  let source = fs.readFileSync(path.join(templates, template), 'utf8');
-  if (template.endsWith('.json')) source = JSON.parse(source).chat_template;
-  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), source);
-  const metadata = path.join(dir, 'inference_metadata.yaml');
-  fs.writeFileSync(metadata, fs.readFileSync(metadata, 'utf8').replace('max_sequence_length: 512', 'max_sequence_length: 2048'));
-  return dir;
-}
 
 function schemaErrors(schema, value) {
   const code = 'import json,sys,jsonschema\nd=json.load(sys.stdin)\n' +

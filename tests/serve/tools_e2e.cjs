@@ -23,23 +23,8 @@ const ogai = process.argv[2];
 // Clients keep connections alive between the (slow, on a loaded machine) requests; a longer idle
 // timeout than the default 5 s keeps the server from closing one just as a client reuses it.
 const kServeFlags = ['--idle-timeout', '120'];
-// tiny-e2b, its declared context raised from 512 to 2048 positions in the copy (the templates' tool
-// and reasoning preambles do not fit in 512; the graph computes positions, and the weights are
-// random anyway).
-const tiny = path.join(process.env.OGAI_SOURCE_DIR, 'tests/data/packages/tiny-e2b');
-const templates = path.join(process.env.OGAI_SHARED_DIR, 'chat_templates');
+const { packageWith, tiny, templates } = require('./tool_package.cjs');
 
-// stories260k with another chat template (copied into a temporary folder).
-function packageWith(template, parent) {
-  const dir = path.join(parent, path.basename(template).split('.')[0]);
-  fs.cpSync(tiny, dir, { recursive: true });
-  let source = fs.readFileSync(path.join(templates, template), 'utf8');
-  if (template.endsWith('.json')) source = JSON.parse(source).chat_template;
-  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), source);
-  const metadata = path.join(dir, 'inference_metadata.yaml');
-  fs.writeFileSync(metadata, fs.readFileSync(metadata, 'utf8').replace('max_sequence_length: 512', 'max_sequence_length: 2048'));
-  return dir;
-}
 
 const weather = {
   type: 'function',
