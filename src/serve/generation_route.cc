@@ -275,4 +275,24 @@ void Server::Impl::start_stream(const std::shared_ptr<Job>& job, std::shared_ptr
   pump->start(std::move(first));
 }
 
+// A one-choice stream in another API's events (Messages, Responses): as start_stream(), a request
+// the engine refuses still gets its 4xx instead of a failed stream; a parsed chat reply goes
+// through its parser.
+void Server::Impl::stream_one_choice(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                                     std::unique_ptr<const EventEncoder> encoder) {
+  GenerationChannel::Update first = job->channel->poll();
+  if (first.error) {
+    exchange->respond(error_response(*first.error, exchange->request()));
+    return job->release_handles();
+  }
+  std::vector<StreamChoice> choices(1);
+  choices[0].channel = job->channel;
+  choices[0].encoder = std::move(encoder);
+  if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
+  auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
+                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); },
+                                           [job] { job->cancel(); }, [job] { job->release_handles(); });
+  pump->start(std::move(first));
+}
+
 }  // namespace ogai::serve

@@ -6,7 +6,6 @@
 #include "serve/messages_stream.h"
 #include "serve/prompt.h"
 #include "serve/server_impl.h"
-#include "serve/stream_pump.h"
 
 namespace ogai::serve {
 
@@ -85,22 +84,9 @@ http::Response Server::Impl::messages_response(Job& job) {
   return res;
 }
 
-// As start_stream(): a request the engine refuses still gets its 4xx instead of a failed stream.
 void Server::Impl::start_messages_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
-  GenerationChannel::Update first = job->channel->poll();
-  if (first.error) {
-    exchange->respond(error_response(*first.error, exchange->request()));
-    return job->release_handles();
-  }
-  std::vector<StreamChoice> choices(1);
-  choices[0].channel = job->channel;
   auto stop_of = [this, stops = job->request.options.stop](const GenerationResult& r) { return stop_sequence(stops, r); };
-  choices[0].encoder = std::make_unique<MessagesEncoder>(*job->messages, std::move(stop_of));
-  if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
-  auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
-                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); },
-                                           [job] { job->cancel(); }, [job] { job->release_handles(); });
-  pump->start(std::move(first));
+  stream_one_choice(job, std::move(exchange), std::make_unique<MessagesEncoder>(*job->messages, std::move(stop_of)));
 }
 
 }  // namespace ogai::serve

@@ -6,7 +6,6 @@
 #include "serve/prompt.h"
 #include "serve/responses_stream.h"
 #include "serve/server_impl.h"
-#include "serve/stream_pump.h"
 
 namespace ogai::serve {
 
@@ -73,23 +72,9 @@ http::Response Server::Impl::stored_response(const std::string& id) {
   return res;
 }
 
-// As start_stream(): a request the engine refuses still gets its 4xx instead of a failed stream.
 void Server::Impl::start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange) {
-  GenerationChannel::Update first = job->channel->poll();
-  if (first.error) {
-    exchange->respond(error_response(*first.error, exchange->request()));
-    return job->release_handles();
-  }
-  std::vector<StreamChoice> choices(1);
-  choices[0].channel = job->channel;
-  choices[0].encoder = std::make_unique<ResponsesEncoder>(
-      *job->responses,
-      [this, job](const ChatReply& reply, const nlohmann::json& response) { store_response(*job, reply, response); });
-  if (const ChatPrompt* p = parsed_prompt(job->request)) choices[0].parser = std::make_unique<ChatReplyParser>(*p);
-  auto pump = std::make_shared<StreamPump>(std::move(choices), std::move(exchange),
-                                           [this](std::function<void()> step) { on_route_pool(std::move(step)); },
-                                           [job] { job->cancel(); }, [job] { job->release_handles(); });
-  pump->start(std::move(first));
+  auto store = [this, job](const ChatReply& reply, const nlohmann::json& response) { store_response(*job, reply, response); };
+  stream_one_choice(job, std::move(exchange), std::make_unique<ResponsesEncoder>(*job->responses, std::move(store)));
 }
 
 }  // namespace ogai::serve

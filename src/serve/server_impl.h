@@ -14,6 +14,7 @@
 
 #include "serve/api_request.h"
 #include "serve/api_response.h"
+#include "serve/event_encoder.h"
 #include "serve/generation_channel.h"
 #include "serve/grammar_pool.h"
 #include "serve/http/http_server.h"
@@ -87,6 +88,9 @@ struct Server::Impl {
   void stream_completion_batch(const std::shared_ptr<std::vector<std::shared_ptr<Job>>>& jobs,
                                std::shared_ptr<http::Exchange> exchange);
   void start_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  // One choice streamed with `encoder`'s events (the Messages and Responses streams).
+  void stream_one_choice(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
+                         std::unique_ptr<const EventEncoder> encoder);
   // Runs `step` on the route pool; `job` answered through `exchange` (errors become error answers).
   void respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
                          http::Response (Impl::*build)(Job&));
