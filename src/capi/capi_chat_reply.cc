@@ -110,9 +110,7 @@ ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const 
             "cannot be combined with tool_choice 'required' or a function (its grammar constrains the reply)");
       o.response_format = prompt.constraint;
     }
-    auto target = std::make_shared<ogai::capi::CallbackTarget>();
-    target->fn = on_token;
-    target->user_data = user_data;
+    auto target = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
     auto out = std::make_unique<ogai_chat_result>();
     out->generation.result = model->model->generate(prompt.text, o, ogai::capi::stream_callback(target));
     out->reply = ogai::parse_chat_reply(prompt, out->generation.result.text);

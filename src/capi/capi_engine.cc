@@ -29,9 +29,7 @@ ogai_status ogai_engine_submit(ogai_engine* engine, const char* prompt, const og
   if (request == nullptr) return null_argument("request");
   return guarded([&] {
     auto out = std::make_unique<ogai_request>();
-    out->callback = std::make_shared<ogai::capi::CallbackTarget>();
-    out->callback->fn = on_token;
-    out->callback->user_data = user_data;
+    out->callback = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
     const ogai::GenerationOptions defaults;
     out->handle = engine->engine->submit(std::string_view(prompt), options ? options->options : defaults,
                                          ogai::capi::stream_callback(out->callback));
@@ -47,9 +45,7 @@ ogai_status ogai_engine_submit_ids(ogai_engine* engine, const int32_t* ids, size
   if (request == nullptr) return null_argument("request");
   return guarded([&] {
     auto out = std::make_unique<ogai_request>();
-    out->callback = std::make_shared<ogai::capi::CallbackTarget>();
-    out->callback->fn = on_token;
-    out->callback->user_data = user_data;
+    out->callback = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
     const ogai::GenerationOptions defaults;
     out->handle = engine->engine->submit(std::span<const std::int32_t>(ids, count), options ? options->options : defaults,
                                          ogai::capi::stream_callback(out->callback));

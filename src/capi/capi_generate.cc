@@ -65,9 +65,7 @@ ogai_status ogai_generate(const ogai_model* model, const char* prompt, const oga
   if (prompt == nullptr) return null_argument("prompt");
   if (result == nullptr) return null_argument("result");
   return guarded([&] {
-    auto target = std::make_shared<ogai::capi::CallbackTarget>();
-    target->fn = on_token;
-    target->user_data = user_data;
+    auto target = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
     const ogai::GenerationOptions defaults;
     auto out = std::make_unique<ogai_result>();
     out->result = model->model->generate(prompt, options ? options->options : defaults,
@@ -83,9 +81,7 @@ ogai_status ogai_generate_ids(const ogai_model* model, const int32_t* ids, size_
   if (ids == nullptr && count > 0) return null_argument("ids");
   if (result == nullptr) return null_argument("result");
   return guarded([&] {
-    auto target = std::make_shared<ogai::capi::CallbackTarget>();
-    target->fn = on_token;
-    target->user_data = user_data;
+    auto target = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
     const ogai::GenerationOptions defaults;
     auto out = std::make_unique<ogai_result>();
     out->result = model->model->generate(std::span<const std::int32_t>(ids, count),

@@ -33,6 +33,8 @@ namespace ogai::capi {
 // A C token callback and its user data, detachable: once detached (the request handle was freed)
 // it is never called again, and detaching waits for a call in flight.
 struct CallbackTarget {
+  CallbackTarget(ogai_token_callback f, void* data) : fn(f), user_data(data) {}
+
   ogai_token_callback fn = nullptr;
   void* user_data = nullptr;
   std::mutex mutex;
