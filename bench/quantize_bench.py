@@ -1,7 +1,7 @@
 """`ogai quantize` speed and accuracy on a ~100M-parameter Llama-style model built at bench time.
 
     /usr/bin/python3 bench/quantize_bench.py OGAI [--work DIR] [--pairs N] [--gen N] [--prompt-len N]
-        [--threads 1,2] [--configs 32:4,64:4,128:4,32:0] [--tokens N] [--no-lm-head]
+        [--threads 1,2] [--configs 32:4,64:4,128:4,32:0] [--tokens N] [--no-lm-head] [--reuse]
 
 tools/genai/builder_llama.py --bench writes the fp32 folder (random weights from a fixed seed;
 stories260k's tokenizer). Each configuration BLOCK:LEVEL is quantized (symmetric, --lm-head) and
@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--configs", default="32:4,64:4,128:4,32:0")
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--no-lm-head", action="store_true")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep 4-bit packages and compare results already in --work (speed re-runs only)")
     args = ap.parse_args()
     shared = os.environ.get("OGAI_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
     base = os.path.join(args.work, "llama100m-fp32")
@@ -75,8 +77,14 @@ def main():
         block, level = config.split(":")
         q4 = os.path.join(args.work, f"llama100m-q4-b{block}-l{level}")
         flags = ["--block-size", block, "--accuracy-level", level, "--force"] + ([] if args.no_lm_head else ["--lm-head"])
-        run(args.ogai, "quantize", base, q4, *flags)
-        acc = json.loads(run(args.ogai, "compare", base, q4, "--tokens", str(args.tokens), "--json"))
+        cached = os.path.join(args.work, f"compare-b{block}-l{level}-t{args.tokens}.json")
+        if not (args.reuse and os.path.exists(os.path.join(q4, "model.onnx"))):
+            run(args.ogai, "quantize", base, q4, *flags)
+        if not (args.reuse and os.path.exists(cached)):
+            with open(cached, "w") as f:
+                f.write(run(args.ogai, "compare", base, q4, "--tokens", str(args.tokens), "--json"))
+        with open(cached) as f:
+            acc = json.loads(f.read())
         for threads in [int(t) for t in args.threads.split(",")]:
             d0, d1, dr, p0, p1, pr = paired(args.ogai, base, q4, threads, args)
             print(f"| {block} | {level} | {threads} | {d0:.1f} | {d1:.1f} | {dr:.2f}x | {p0:.0f} | {p1:.0f} | {pr:.2f}x |"
