@@ -3,8 +3,8 @@
 // missing or doubled, a second Authorization, transfer codings other than a final chunked,
 // Content-Encoding, a body shorter than its Content-Length (408), a request cut by shutdown (503);
 // an empty --api-key refused and the startup line's auth mode; error bodies that quote a bounded
-// prefix; probes and requests answered while one peer's reconnecting slow-header clients hold
-// every place.
+// prefix; probes and requests answered while 1,000 reconnecting slow-header clients of one peer
+// hold every place; --max-connections sized to the descriptor limit.
 //   node http_rfc_e2e.cjs OGAI_EXE
 'use strict';
 const { describe, it, before, after } = require('node:test');
@@ -143,6 +143,29 @@ describe('ogai serve: API key and error bodies', () => {
 });
 
 describe('ogai serve: one peer cannot take every connection', () => {
+  // --max-connections defaults to the descriptor limit (its hard limit less 256), and the soft
+  // limit is raised to fit: under a soft limit of 1024 and a hard one of 2048 (the old default,
+  // 512 connections, left the soft limit at 1024) the process may open 2048 descriptors.
+  it('sizes --max-connections to the descriptor limit and raises the soft limit to fit', async () => {
+    const proc = spawn('bash', ['-c', 'ulimit -Sn 1024 && ulimit -Hn 2048 && exec "$0" "$@"', ogai, 'serve', stories,
+                                '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => proc.on('exit', resolve));
+    try {
+      const start = performance.now();
+      while (!/listening on (http:\/\/\S+?) /.test(stderr) && proc.exitCode === null && performance.now() - start < 30000)
+        await sleep(20);
+      const url = /listening on (http:\/\/\S+?) /.exec(stderr)?.[1];
+      assert.ok(url, `ogai serve did not start under ulimit -Hn 2048 (is the hard limit lower?): ${stderr}`);
+      const metrics = (await http(url + '/metrics')).text;
+      assert.match(metrics, /^process_max_fds 2048$/m, 'the soft descriptor limit was not raised to the hard one');
+    } finally {
+      proc.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   // 1,000 clients from 127.0.0.1 (a process of their own) that reconnect at once when closed, over
   // a cap of 64 connections (8 per peer): each probe is answered within 2 s, each completion too.
   it('answers probes and completions while 1,000 reconnecting slow-header clients hold every place', async (t) => {
