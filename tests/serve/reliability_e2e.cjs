@@ -234,6 +234,32 @@ describe('ogai serve: grammar compilation cannot stall other requests', () => {
     }
   });
 
+  // A compilation whose client left is dropped (queued) or stopped (running, when it polls its
+  // budget): four hostile schemas whose clients reset, two compiling and two queued, leave the two
+  // compile threads to the next request at once.
+  it('drops the compilations of clients that left', async (t) => {
+    const server = await startServer(ogai, stories, ['--grammar-timeout', '60']);
+    try {
+      const constrainedMs = async (n) => {
+        const start = performance.now();
+        const r = await postJson(server.url + '/v1/completions', constrained(wideSchema(n)));
+        assert.equal(r.status, 200, r.text);
+        return performance.now() - start;
+      };
+      await constrainedMs(2);  // warm-up
+      const alone = await constrainedMs(3);
+      const port = portOf(server);
+      const leavers = await Promise.all(Array.from({ length: 4 }, (_, i) => rawRequest(port, constrained(requiredWide(20000 + i)))));
+      await sleep(300);  // two compiling, two queued
+      for (const { socket } of leavers) socket.resetAndDestroy();
+      const after = await constrainedMs(4);
+      t.diagnostic(`a small schema ${alone.toFixed(0)} ms alone, ${after.toFixed(0)} ms after four hostile ones were left`);
+      assert.ok(after < Math.max(8 * alone, 1500), `the compilations of clients that left went on: ${after} ms (alone ${alone} ms)`);
+    } finally {
+      await stopServer(server);
+    }
+  });
+
   it('keeps a stream\'s longest gap and a completion\'s time while four hostile schemas compile', async (t) => {
     const server = await startServer(ogai, stories, ['--max-concurrent', '4', '--grammar-timeout', '60']);
     const client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'unused', maxRetries: 0 });
