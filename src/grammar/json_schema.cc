@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "grammar/compile_budget.h"
 #include "grammar/compiled_grammar.h"
 #include "grammar/matcher.h"
 #include "grammar/schema_compiler.h"
@@ -398,7 +399,12 @@ using schema::SchemaCompiler;
 Grammar compile_json_schema(std::string_view text, const std::string& where, const JsonSchemaOptions& options) {
   Json root;
   try {
-    root = Json::parse(text);
+    // Polled per value: an object of many keys costs quadratic time to read (each key is checked
+    // against those before it), which a client that left or the time budget must be able to stop.
+    root = Json::parse(text, [&where](int, nlohmann::json::parse_event_t, Json&) {
+      check_compile_budget(where);
+      return true;
+    });
   } catch (const nlohmann::json::exception& e) {
     fail(ErrorCode::kInvalidArgument, where, "the schema is not valid JSON: {}", e.what());
   }

@@ -255,14 +255,22 @@ describe('ogai serve transport: slow, idle and too many clients', () => {
     assert.ok(closed.every((c) => c !== null && c < 4500), `not all slow clients were cut at the 2 s header deadline: ${closed}`);
   });
 
-  it('closes idle connections at the idle timeout, and 100 of them block nobody', async () => {
+  it('answers 408 and closes new connections that send nothing, and 100 of them block nobody', async () => {
+    // A new connection waits for its first request as long as the longer of --idle-timeout and
+    // --header-timeout (2 s here), then gets a 408 (a slow client reads it rather than a reset).
     const idle = await Promise.all(Array.from({ length: 100 }, () => connect(port)));
     const readers = idle.map(reader);
     assert.ok(await healthLatency(port) < 1000);
-    await Promise.all(readers.map((r) => r.waitFor(() => false, 4000)));
+    await Promise.all(readers.map((r) => r.waitFor(() => false, 5000)));
     const closed = readers.map((r) => r.closed());
     idle.forEach((s) => s.destroy());
-    assert.ok(closed.every((c) => c !== null && c > 500 && c < 3500), `idle connections not closed after 1 s: ${closed}`);
+    assert.ok(closed.every((c) => c !== null && c > 1500 && c < 4500), `new idle connections not closed after 2 s: ${closed}`);
+    for (const r of readers) {
+      const [answer] = parseResponses(r.received());
+      assert.equal(answer?.status, 408, 'a new connection that sent nothing was closed without a 408');
+      assert.equal(answer.headers.connection, 'close');
+      assert.match(JSON.parse(answer.body).error.message, /--header-timeout/);
+    }
     // A keep-alive connection is closed the same way after its answer.
     const socket = await connect(port);
     const r = reader(socket);

@@ -3,14 +3,14 @@
 // missing or doubled, a second Authorization, transfer codings other than a final chunked,
 // Content-Encoding, a body shorter than its Content-Length (408), a request cut by shutdown (503);
 // an empty --api-key refused and the startup line's auth mode; error bodies that quote a bounded
-// prefix; probes and requests answered while one peer's reconnecting slow-header clients hold
-// every place.
+// prefix; probes and requests answered while 1,000 reconnecting slow-header clients of one peer
+// hold every place; --max-connections sized to the descriptor limit.
 //   node http_rfc_e2e.cjs OGAI_EXE
 'use strict';
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const { startServer, stopServer, http, postJson } = require('./server_harness.cjs');
 const { connect, reader, parseResponses, exchange, request } = require('./raw_http.cjs');
 
@@ -143,40 +143,62 @@ describe('ogai serve: API key and error bodies', () => {
 });
 
 describe('ogai serve: one peer cannot take every connection', () => {
-  it('answers probes and completions while reconnecting slow-header clients hold every place', async (t) => {
+  // --max-connections defaults to the descriptor limit (its hard limit less 256), and the soft
+  // limit is raised to fit: under a soft limit of 1024 and a hard one of 2048 (the old default,
+  // 512 connections, left the soft limit at 1024) the process may open 2048 descriptors.
+  it('sizes --max-connections to the descriptor limit and raises the soft limit to fit', async () => {
+    const proc = spawn('bash', ['-c', 'ulimit -Sn 1024 && ulimit -Hn 2048 && exec "$0" "$@"', ogai, 'serve', stories,
+                                '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => proc.on('exit', resolve));
+    try {
+      const start = performance.now();
+      while (!/listening on (http:\/\/\S+?) /.test(stderr) && proc.exitCode === null && performance.now() - start < 30000)
+        await sleep(20);
+      const url = /listening on (http:\/\/\S+?) /.exec(stderr)?.[1];
+      assert.ok(url, `ogai serve did not start under ulimit -Hn 2048 (is the hard limit lower?): ${stderr}`);
+      const metrics = (await http(url + '/metrics')).text;
+      assert.match(metrics, /^process_max_fds 2048$/m, 'the soft descriptor limit was not raised to the hard one');
+    } finally {
+      proc.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  // 1,000 clients from 127.0.0.1 (a process of their own) that reconnect at once when closed, over
+  // a cap of 64 connections (8 per peer): each probe is answered within 2 s, each completion too.
+  it('answers probes and completions while 1,000 reconnecting slow-header clients hold every place', async (t) => {
     const server = await startServer(ogai, stories, ['--max-connections', '64', '--header-timeout', '10']);
     const port = portOf(server);
-    let running = true;
-    let opened = 0;
-    const slowClient = async () => {
-      while (running) {
-        const socket = await connect(port).catch(() => null);
-        if (!socket) { await sleep(5); continue; }
-        opened++;
-        socket.on('error', () => {});
-        socket.write('GET /health HTTP/1.1\r\nHo');  // never finished
-        await new Promise((resolve) => { socket.once('close', resolve); setTimeout(resolve, 3000); });
-        socket.destroy();
-      }
-    };
-    const clients = Array.from({ length: 300 }, slowClient);
+    const flood = spawn(process.execPath, [path.join(__dirname, 'slow_header_flood.cjs'), String(port), '1000', '60000'],
+                        { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    flood.stdout.on('data', (d) => { out += d; });
+    const ended = new Promise((resolve) => flood.on('exit', resolve));
     try {
-      await sleep(500);
+      const start = performance.now();
+      while (!out.includes('flooding') && flood.exitCode === null && performance.now() - start < 20000) await sleep(20);
+      assert.ok(out.includes('flooding'), `the flood did not start: ${out}`);
+      await sleep(500);  // the clients reconnecting
       const probes = [];
       for (let i = 0; i < 12; i++) {
-        const start = performance.now();
+        const begin = performance.now();
         const r = await statusOf(port, request('GET', i % 3 === 2 ? '/metrics' : '/health',
                                                { headers: { Connection: 'close' } }), 2000);
-        probes.push({ status: r?.status, ms: performance.now() - start });
+        probes.push({ status: r?.status, ms: performance.now() - begin });
       }
       const completions = await Promise.all(Array.from({ length: 5 }, () =>
         statusOf(port, request('POST', '/v1/completions', { body: completion() }), 10000)));
-      t.diagnostic(`${opened} slow connections opened; probe ms: ${probes.map((p) => p.ms.toFixed(0)).join(' ')}`);
+      assert.equal(flood.exitCode, null, 'the flood ended before the probes did');
+      flood.kill('SIGTERM');
+      await ended;
+      t.diagnostic(`${out.trim().split('\n').pop()} slow connections; probes (status ms): ` +
+                   probes.map((p) => `${p.status} ${p.ms.toFixed(0)}`).join(', '));
       for (const p of probes) assert.equal(p.status, 200, 'a probe was not answered within 2 s');
       for (const c of completions) assert.equal(c?.status, 200, 'a completion was not answered');
     } finally {
-      running = false;
-      await Promise.all(clients);
+      flood.kill('SIGKILL');
       await stopServer(server);
     }
   });

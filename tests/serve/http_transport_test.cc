@@ -93,10 +93,10 @@ class Transport : public ::testing::Test {
   virtual void adjust(Limits&) {}
   void SetUp() override {
     Limits limits;
-    adjust(limits);
     limits.header_timeout = 300ms;
     limits.idle_timeout = 2000ms;
     limits.write_timeout = 300ms;
+    adjust(limits);
     Hooks hooks;
     hooks.handle = [this](std::shared_ptr<Exchange> e) { handle(std::move(e)); };
     hooks.failure_response = [](const Failure& f) {
@@ -121,7 +121,7 @@ class Transport : public ::testing::Test {
   void handle(std::shared_ptr<Exchange> e) {
     const std::string path = e->request().path;
     if (path == "/drop") return;  // the Exchange dies unanswered
-    if (path == "/later") {  // answered from another thread, a little later
+    if (path == "/later") {       // answered from another thread, a little later
       std::thread([e] {
         std::this_thread::sleep_for(50ms);
         Response r;
@@ -354,6 +354,7 @@ class PeerCap : public Transport {
   void adjust(Limits& limits) override {
     limits.max_connections_per_peer = 4;
     limits.probe_reserve = 0;
+    limits.header_timeout = 3s;  // slow headers are evicted here, not cut at their deadline
   }
   std::size_t parked() {
     std::lock_guard lock(mutex_);
@@ -381,16 +382,70 @@ TEST_F(PeerCap, RequestsBeingAnsweredDoNotCountAgainstThePeersCap) {
   parked_.clear();
 }
 
+// Issue 28 finding 4: slow-header clients that reconnect fast keep every connection young; a new
+// connection whose whole request has arrived (a probe) still takes the place of the oldest of them,
+// also when its request comes a little after it connected.
+TEST_F(PeerCap, AWholeRequestTakesThePlaceOfAYoungSlowHeader) {
+  for (const auto delay : {0ms, 50ms}) {
+    std::vector<std::unique_ptr<Client>> slow;
+    for (int i = 0; i < 4; ++i) {  // the cap, each younger than the eviction grace
+      slow.push_back(std::make_unique<Client>(port_));
+      slow.back()->send("GET /a HTTP/1.1\r\nHo");
+    }
+    std::this_thread::sleep_for(20ms);  // accepted
+    Client next(port_);
+    std::this_thread::sleep_for(delay);
+    next.send(get("/b"));
+    EXPECT_NE(next.read_until("path /b").find("path /b"), std::string::npos)
+        << "refused after " << delay.count() << " ms";
+    int closed = 0;
+    for (auto& c : slow) closed += c->closed_within(100ms) ? 1 : 0;
+    EXPECT_EQ(closed, 1) << "after " << delay.count() << " ms";
+    slow.clear();
+    std::this_thread::sleep_for(100ms);  // the server saw them close
+  }
+}
+
 TEST_F(PeerCap, IdleConnectionsStillCountAndTheOldestMakesRoom) {
   std::vector<std::unique_ptr<Client>> idle;
   for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<Client>(port_));  // the cap, sending nothing
-  std::this_thread::sleep_for(300ms);  // past the eviction grace
+  std::this_thread::sleep_for(300ms);                                           // past the eviction grace
   Client next(port_);
   next.send(kGet);
   EXPECT_NE(next.read_until("path /a").find("path /a"), std::string::npos);
   int closed = 0;  // the oldest idle connection made room: closed now, not at the 2 s idle deadline
   for (auto& c : idle) closed += c->closed_within(100ms) ? 1 : 0;
   EXPECT_EQ(closed, 1);
+}
+
+}  // namespace
+}  // namespace ogai::serve::http
+
+namespace ogai::serve::http {
+namespace {
+
+// A new connection's first request may come late (its client's machine busy): it waits the longer
+// of the idle and header deadlines, and one that sends nothing gets a 408 before the close.
+class SlowFirstRequest : public Transport {
+ protected:
+  void adjust(Limits& limits) override {
+    limits.idle_timeout = 300ms;
+    limits.header_timeout = 1500ms;
+  }
+};
+
+TEST_F(SlowFirstRequest, IsAnsweredPastTheIdleTimeoutAndTold408AtTheHeaderTimeout) {
+  Client late(port_);
+  Client silent(port_);
+  const auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(700ms);  // past the idle timeout
+  late.send(get("/late-first"));
+  EXPECT_NE(late.read_until("path /late-first").find("path /late-first"), std::string::npos);
+  const std::string told = silent.read_all();
+  EXPECT_EQ(told.rfind("HTTP/1.1 408 Request Timeout", 0), 0u) << told;
+  EXPECT_NE(told.find("Connection: close"), std::string::npos) << told;
+  EXPECT_NE(told.find("--header-timeout"), std::string::npos) << told;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 1400ms);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ async function http(url, options = {}) {
 
 function postJson(url, body) {
   return http(url, { method: 'POST', headers: { 'content-type': 'application/json' },
-                     body: typeof body === 'string' ? body : JSON.stringify(body) });
+                     body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) });
 }
 
 // A sample of Prometheus text: metric(text, 'name{labels}') -> number (0 when absent).

@@ -17,6 +17,8 @@
 #include <iterator>
 #include <limits>
 
+#include "serve/http/arrival.h"
+
 namespace ogai::serve::http {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -27,39 +29,28 @@ namespace {
 
 constexpr std::size_t kReadChunk = 16 << 10;
 constexpr std::chrono::milliseconds kStoppingLinger{200};  // at shutdown, lingering is cut short
+constexpr std::chrono::seconds kKeepAliveSlack{2};         // the Keep-Alive timeout announced is this much shorter
 
 // A parse error of the request itself (answered 400), as opposed to the client going away.
 bool is_malformed(const error_code& ec) {
-  return ec.category() == make_error_code(bhttp::error::bad_target).category() &&
-         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+  return ec.category() == make_error_code(bhttp::error::bad_target).category() && ec != bhttp::error::end_of_stream &&
+         ec != bhttp::error::partial_message;
 }
 
 Failure too_large(bool form, std::size_t limit) {
   if (form)
     return {413, "request_too_large",
             fmt::format("form-urlencoded request bodies are limited to {} bytes; send the JSON body with "
-                        "Content-Type: application/json", limit), ""};
+                        "Content-Type: application/json",
+                        limit),
+            ""};
   return {413, "request_too_large", fmt::format("the request body is larger than the limit of {} bytes", limit), ""};
 }
 
 std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
 
-bool iequal(std::string_view a, std::string_view b) { return beast::iequals({a.data(), a.size()}, {b.data(), b.size()}); }
-
-std::string_view path_of(std::string_view target) {
-  return target.substr(0, std::min(target.find('?'), target.size()));
-}
-
-// The path of an origin-form target ("/v1/models?x") or of an absolute-form one
-// ("http://host:8080/v1/models", which a server MUST accept: RFC 9112 3.2.2): routed by its path.
-std::string_view route_path(std::string_view target) {
-  const std::size_t scheme = target.find("://");
-  const bool absolute = !target.starts_with('/') && scheme != std::string_view::npos &&
-                        (iequal(target.substr(0, scheme), "http") || iequal(target.substr(0, scheme), "https"));
-  if (!absolute) return path_of(target);
-  const std::size_t start = target.find_first_of("/?", scheme + 3);
-  if (start == std::string_view::npos || target[start] == '?') return "/";
-  return path_of(target.substr(start));
+bool iequal(std::string_view a, std::string_view b) {
+  return beast::iequals({a.data(), a.size()}, {b.data(), b.size()});
 }
 
 // A Host field value: a host name, IPv4 or [IPv6] literal with an optional port, or empty.
@@ -92,9 +83,14 @@ std::chrono::microseconds reset_wait(int fd) {
 
 Connection::Connection(asio::io_context& io, asio::ip::tcp::socket socket, const Limits& limits, const Hooks& hooks,
                        std::function<void()> closed)
-    : io_(io), stream_(std::move(socket)), buffer_(limits.max_header_bytes + 2 * kReadChunk), limits_(limits),
-      hooks_(hooks), closed_(std::move(closed)), probe_timer_(stream_.get_executor()),
-      body_timer_(stream_.get_executor()) {
+    : io_(io),
+      stream_(std::move(socket)),
+      buffer_(limits.max_header_bytes + 2 * kReadChunk),
+      limits_(limits),
+      hooks_(hooks),
+      closed_(std::move(closed)),
+      probe_timer_(stream_.get_executor()),
+      deadline_(stream_.get_executor()) {
   error_code ec;
   auto peer = stream_.socket().remote_endpoint(ec);
   if (!ec) {
@@ -119,8 +115,10 @@ void Connection::start_refused(Failure failure) {
 bool Connection::evict() {
   if (!header_pending_ || evicting_.exchange(true)) return false;
   post([this] {
-    if (state_ == State::kWaiting || state_ == State::kHeader) return close();
-    evicting_ = false;  // its header arrived meanwhile: kept, and evictable again once idle
+    const std::string_view read(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const bool waiting = state_ == State::kWaiting || state_ == State::kHeader;
+    if (waiting && !peek_arrival(stream_.socket().native_handle(), limits_, read).whole_header) return close();
+    evicting_ = false;  // its whole header arrived meanwhile (read or not yet): kept, evictable again once idle
   });
   return true;
 }
@@ -128,9 +126,12 @@ bool Connection::evict() {
 void Connection::stop() {
   post([this] {
     stopping_ = true;
-    if (state_ == State::kWaiting) close();
-    else if (state_ == State::kHeader || state_ == State::kBody) cut_short(shutting_down_failure());
-    else if (state_ == State::kLingering) stream_.expires_after(std::chrono::milliseconds(0));
+    if (state_ == State::kWaiting)
+      close();
+    else if (state_ == State::kHeader || state_ == State::kBody)
+      cut_short(shutting_down_failure());
+    else if (state_ == State::kLingering)
+      stream_.expires_after(std::chrono::milliseconds(0));
   });
 }
 
@@ -151,13 +152,37 @@ void Connection::read_next() {
   head_only_ = chunked_ = failed_ = form_ = false;
   state_ = State::kWaiting;
   if (buffer_.size() > 0) return on_first_bytes({}, 0);  // a pipelined request is already here
-  stream_.expires_after(limits_.idle_timeout);
+  if (served_ == 0) {
+    // A new connection's client may be slow to send its first request (its machine busy): it gets
+    // the longer of the idle and header deadlines, then a 408 it can read rather than a socket
+    // closed under its request.
+    stream_.expires_never();
+    const bool header = limits_.header_timeout > limits_.idle_timeout;
+    answer_timeout(std::max(limits_.idle_timeout, limits_.header_timeout),
+                   "no request arrived within {} s of the connection's opening",
+                   header ? "--header-timeout" : "--idle-timeout");
+  } else {
+    stream_.expires_after(limits_.idle_timeout);  // keep-alive: announced in the Keep-Alive field
+  }
   stream_.async_read_some(buffer_.prepare(kReadChunk),
                           [self = shared_from_this()](error_code ec, std::size_t n) { self->on_first_bytes(ec, n); });
 }
 
+// Answers 408 (then lingers) if the request is still being waited for when `deadline` passes.
+void Connection::answer_timeout(std::chrono::milliseconds deadline, const char* what, const char* flag) {
+  const State waiting = state_;
+  deadline_.expires_after(deadline);
+  deadline_.async_wait([this, self = shared_from_this(), waiting, deadline, what, flag](error_code ec) {
+    if (ec || state_ != waiting) return;
+    const auto seconds = std::chrono::duration<double>(deadline).count();
+    cut_short({408, "request_timeout", fmt::format(fmt::runtime(what), seconds) + " (" + flag + ")", ""});
+  });
+}
+
 void Connection::on_first_bytes(error_code ec, std::size_t n) {
-  if (ec || state_ == State::kClosed) return close();  // idle timeout, end of stream, reset
+  if (state_ != State::kWaiting) return;  // closed, or answered 408 (answer_timeout) meanwhile
+  deadline_.cancel();
+  if (ec) return close();  // keep-alive idle timeout, end of stream, reset
   buffer_.commit(n);
   state_ = State::kHeader;
   stream_.expires_after(limits_.header_timeout);  // the whole header, however slowly it trickles
@@ -218,7 +243,8 @@ std::optional<Failure> Connection::head_failure() const {
     if (!iequal(trimmed(sv(it->value())), "identity"))
       return Failure{415, "unsupported_media_type",
                      "the request body has a Content-Encoding the server does not decode (only identity); send it "
-                     "uncompressed", ""};
+                     "uncompressed",
+                     ""};
   return std::nullopt;
 }
 
@@ -251,19 +277,13 @@ void Connection::read_body() {
   // The body's deadline is this timer's, not the stream's (which would close the socket): a body
   // shorter than its Content-Length is answered 408 (RFC 9110 15.5.9).
   stream_.expires_never();
-  body_timer_.expires_after(limits_.body_timeout);
-  body_timer_.async_wait([this, self = shared_from_this()](error_code ec) {
-    if (ec || state_ != State::kBody) return;
-    const auto seconds = std::chrono::duration<double>(limits_.body_timeout).count();
-    cut_short({408, "request_timeout",
-               fmt::format("the request body did not arrive whole within {} s (--body-timeout)", seconds), ""});
-  });
+  answer_timeout(limits_.body_timeout, "the request body did not arrive whole within {} s", "--body-timeout");
   bhttp::async_read(stream_, buffer_, *parser_,
                     [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
 }
 
 void Connection::on_body(error_code ec) {
-  body_timer_.cancel();
+  deadline_.cancel();
   if (state_ != State::kBody) return;  // closed, or answered early (cut_short) meanwhile
   if (ec == bhttp::error::body_limit)
     return refuse(too_large(form_, form_ ? limits_.max_form_body_bytes : limits_.max_body_bytes));
@@ -287,11 +307,10 @@ void Connection::dispatch() {
   r.remote_address = remote_address_;
   r.remote_port = remote_port_;
   // The route may hold the Exchange with no I/O pending: it keeps the I/O threads running.
-  auto keep_running =
-      std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
+  auto keep_running = std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(io_.get_executor());
   gone_ = std::make_shared<ClientGone>();
-  auto exchange = std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running),
-                                             gone_);
+  auto exchange =
+      std::make_shared<Exchange>(shared_from_this(), ++exchange_id_, std::move(r), std::move(keep_running), gone_);
   try {
     hooks_.handle(std::move(exchange));
   } catch (...) {  // the hook must not throw; a dropped Exchange answers 500
@@ -308,9 +327,9 @@ void Connection::watch_peer() {
   if (watching_ || peer_eof_ || state_ != State::kAnswering || after_watch_ != After::kNone) return;
   if (buffer_.size() + kReadChunk > std::min(buffer_.max_size(), limits_.max_header_bytes + kReadChunk)) return;
   watching_ = true;
-  stream_.socket().async_read_some(buffer_.prepare(kReadChunk), [self = shared_from_this()](error_code ec, std::size_t n) {
-    self->on_watch(ec, n);
-  });
+  stream_.socket().async_read_some(
+      buffer_.prepare(kReadChunk),
+      [self = shared_from_this()](error_code ec, std::size_t n) { self->on_watch(ec, n); });
 }
 
 void Connection::on_watch(error_code ec, std::size_t n) {
@@ -324,7 +343,7 @@ void Connection::on_watch(error_code ec, std::size_t n) {
   if (state_ != State::kAnswering || ec == asio::error::operation_aborted) return;
   if (!ec) return watch_peer();
   if (ec != asio::error::eof) return close();  // a reset: the client is gone
-  peer_eof_ = true;  // a half-close or a close: the probes tell which
+  peer_eof_ = true;                            // a half-close or a close: the probes tell which
   probe_peer(1);
 }
 
@@ -438,10 +457,14 @@ std::string Connection::head(int status, const std::string& content_type, const 
   for (const auto& [name, value] : fields) h += name + ": " + value + "\r\n";
   if (hooks_.common_fields)
     for (const auto& [name, value] : hooks_.common_fields()) h += name + ": " + value + "\r\n";
-  if (length) h += "Content-Length: " + *length + "\r\n";
-  else if (chunked_) h += "Transfer-Encoding: chunked\r\n";
-  if (keep_alive_) {  // the idle timeout as a hint, so that clients do not reuse a connection the server is closing
-    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count();
+  if (length)
+    h += "Content-Length: " + *length + "\r\n";
+  else if (chunked_)
+    h += "Transfer-Encoding: chunked\r\n";
+  if (keep_alive_) {
+    // The idle timeout less kKeepAliveSlack as a hint, so that a client does not reuse a connection
+    // the server is closing, even when it is slow to send on it (its own machine busy).
+    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout - kKeepAliveSlack).count();
     h += fmt::format("Connection: keep-alive\r\nKeep-Alive: timeout={}, max={}\r\n", std::max<std::int64_t>(idle, 1),
                      limits_.max_requests_per_connection - served_ - 1);
   } else {
@@ -518,7 +541,7 @@ void Connection::close() {
   const bool unanswered = state_ == State::kAnswering;
   state_ = State::kClosed;
   probe_timer_.cancel();
-  body_timer_.cancel();
+  deadline_.cancel();
   if (unanswered && gone_) gone_->fire();  // the answer did not end: the route may drop its work
   error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

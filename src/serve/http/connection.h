@@ -1,13 +1,15 @@
 // Connection: one accepted TCP connection of the HTTP transport (internal to src/serve/http/).
 // It reads one request at a time under the Limits' deadlines and sizes (a next request's first
-// byte within idle_timeout, its header within header_timeout of that byte, its body within
-// body_timeout; header and body sizes checked as they arrive, an oversized Content-Length refused
+// byte within idle_timeout, a new connection's within the longer of idle_timeout and
+// header_timeout, else 408; its header within header_timeout of that byte, its body within
+// body_timeout, else 408; header and body sizes checked as they arrive, an oversized Content-Length refused
 // before its body is read), hands it to Hooks::handle as an Exchange, writes the answer, and only
 // then reads the next request, so pipelined requests are answered in order and a client that
 // half-closed after its request still gets its answer. While a request is answered the socket is
 // watched: a reset, or a close told from a half-close by two interim 100 Continue answers (a
-// closed peer resets the first, so the second fails), fires the Exchange's ClientGone. Everything runs on the connection's strand;
-// no thread waits for a client. Owned through shared_ptr by its pending operations and its Exchange.
+// closed peer resets the first, so the second fails), fires the Exchange's ClientGone. Everything runs on the
+// connection's strand; no thread waits for a client. Owned through shared_ptr by its pending operations and its
+// Exchange.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -33,8 +35,8 @@ namespace ogai::serve::http {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // `socket` must use a strand of `io`; `closed` runs (on the strand) once the socket is closed.
-  Connection(boost::asio::io_context& io, boost::asio::ip::tcp::socket socket, const Limits& limits,
-             const Hooks& hooks, std::function<void()> closed);
+  Connection(boost::asio::io_context& io, boost::asio::ip::tcp::socket socket, const Limits& limits, const Hooks& hooks,
+             std::function<void()> closed);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -45,7 +47,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool header_pending() const { return header_pending_.load(); }
   // Whether a whole request has arrived and is being answered (a reverse proxy's streams).
   bool in_exchange() const { return in_exchange_.load(); }
-  // Closes it if it still is header-pending (to make room for a new connection); false if it was
+  // Closes it if it still is header-pending (to make room for a new connection) and its whole
+  // header has not arrived meanwhile (read or not: such a request is kept); false if it was
   // already being evicted. Any thread.
   bool evict();
   // Shutdown: closes the connection now unless a request is being answered, in which case it is
@@ -74,6 +77,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void read_next();
   void on_first_bytes(boost::beast::error_code ec, std::size_t n);
+  void answer_timeout(std::chrono::milliseconds deadline, const char* what, const char* flag);  // 408 at `deadline`
   void on_header(boost::beast::error_code ec);
   bool refuse_head();  // true when the header alone is answered (413, 400, 415, 501)
   std::optional<Failure> head_failure() const;
@@ -81,7 +85,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_body(boost::beast::error_code ec);
   void dispatch();
   bool answering(std::uint64_t id) const { return state_ == State::kAnswering && id == exchange_id_; }
-  void refuse(Failure failure);  // an early answer, then linger and close
+  void refuse(Failure failure);     // an early answer, then linger and close
   void cut_short(Failure failure);  // the same while the header or body is still being read
   Failure shutting_down_failure() const;
   // Watching the client while its request is answered (connection.cc, "Watching").
@@ -101,7 +105,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   std::string head(int status, const std::string& content_type, const std::vector<Field>& fields,
                    const std::string* length);
-  template <class F> void post(F&& f);
+  template <class F>
+  void post(F&& f);
 
   boost::asio::io_context& io_;
   boost::beast::tcp_stream stream_;
@@ -115,7 +120,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   State state_ = State::kWaiting;
   bool stopping_ = false;
-  int served_ = 0;  // requests answered on this connection
+  int served_ = 0;                 // requests answered on this connection
   std::uint64_t exchange_id_ = 0;  // of the request being answered (incremented per request)
   // The request being answered.
   std::string path_;
@@ -132,11 +137,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::atomic<bool> in_exchange_{false};
   std::atomic<bool> evicting_{false};
   std::shared_ptr<ClientGone> gone_;  // of the request being answered
-  bool watching_ = false;     // a read watching the client is pending
-  bool peer_eof_ = false;     // the client closed its sending side
+  bool watching_ = false;             // a read watching the client is pending
+  bool peer_eof_ = false;             // the client closed its sending side
   After after_watch_ = After::kNone;
   boost::asio::steady_timer probe_timer_;
-  boost::asio::steady_timer body_timer_;  // the body's deadline (408)
+  // The read deadlines answered 408 rather than closed: a new connection's first byte, and a body.
+  boost::asio::steady_timer deadline_;
 
   std::deque<Out> out_;
   bool writing_ = false;
