@@ -356,7 +356,10 @@ describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
         const calls = choice.message.tool_calls;
         for (const call of calls) checkCall(call, [weather, add]);
         const expected = calls.map((c) => `<|tool_call>call:${c.function.name}${gemmaValue(JSON.parse(c.function.arguments))}<tool_call|>`);
-        assert.equal(raw, expected.join(''), `raw reply ${raw}`);
+        // The reply's tokens end with the end-of-sequence token that stopped it (tiny-e2b's <end_of_turn>).
+        const eos = choice.logprobs.content.at(-1).token;
+        assert.ok(eos.startsWith('<') && eos.endsWith('>'), eos);
+        assert.equal(raw, expected.join('') + eos, `raw reply ${raw}`);
         assert.doesNotMatch(raw, /"(city|unit|a|b)"/);
         if (!parallel) assert.equal(calls.length, 1);
       }
