@@ -52,9 +52,27 @@ Json template_variables(const std::map<std::string, std::string>& kwargs) {
   return vars;
 }
 
+// How the reply template reads a call's arguments (its tool_calls field's content_args), as the
+// tool-call spec's "arguments_dialect"; null for JSON. A layout from a response_schema names no
+// dialect: the built-in template of the call syntax's family says it. Keys are sorted when the
+// chat template renders them through dictsort (Gemma-4's does).
+Json arguments_dialect(const ReplyLayout& layout, std::string_view source, const chat::ToolCallSyntax& syntax) {
+  std::shared_ptr<const chat::reply::ResponseTemplate> tmpl = layout.tmpl;
+  if (!tmpl) tmpl = chat::reply::builtin_layout(source, std::string(syntax.name)).tmpl;
+  for (const auto& f : tmpl->fields) {
+    if (f.name != "tool_calls" || f.parser.kind != chat::reply::ContentKind::kJson) continue;
+    const chat::reply::JsonDialect& d = f.parser.dialect;
+    if (!d.unquoted_keys && d.string_delims.empty()) return nullptr;
+    Json out = {{"unquoted_keys", d.unquoted_keys}, {"sorted_keys", source.find("dictsort") != std::string_view::npos}};
+    if (!d.string_delims.empty()) out["string_delims"] = {d.string_delims[0].first, d.string_delims[0].second};
+    return out;
+  }
+  return nullptr;
+}
+
 // The kToolCalls spec (grammar/tool_call_grammar.h) forcing the calls tool_choice asks for.
 ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat::ToolCallSyntax& syntax,
-                            const ChatPrompt& prompt) {
+                            const ChatPrompt& prompt, std::string_view source) {
   const bool named = o.tool_choice.mode == ToolChoice::Mode::kFunction;
   Json functions = Json::array();
   for (std::size_t i = 0; i < tools.size(); ++i) {
@@ -69,8 +87,7 @@ ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat:
   std::string begin = prompt.starts_in_reasoning ? prompt.reasoning_close + "\n\n" : "";
   if (!syntax.forced)
     fail(ErrorCode::kInvalidArgument, "tool_choice",
-         "calls in the {} syntax cannot be forced (their arguments are not JSON); use tool_choice auto",
-         syntax.name);
+         "calls in the {} syntax cannot be forced (their arguments are not JSON); use tool_choice auto", syntax.name);
   Json spec = {{"begin", begin + std::string(syntax.begin)},
                {"call_template", syntax.call_template},
                {"max_calls", kMaxForcedCalls},
@@ -81,6 +98,7 @@ ResponseFormat forced_calls(const ChatOptions& o, const Json& tools, const chat:
                {"arguments_key", syntax.arguments_key},
                {"parallel", !named && o.parallel_tool_calls},
                {"functions", std::move(functions)}};
+  if (Json d = arguments_dialect(*prompt.reply_layout, source, syntax); !d.is_null()) spec["arguments_dialect"] = d;
   return {ResponseFormat::Kind::kToolCalls, spec.dump(), true};
 }
 
@@ -120,8 +138,8 @@ ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const Chat
   p.tool_call_format = options.tool_call_format.value_or(chat::detect_tool_call_format(source));
   p.reply_layout = options.tool_call_format ? nullptr : impl_->reply_layout;
   if (!p.reply_layout)
-    p.reply_layout = std::make_shared<ReplyLayout>(
-        chat::reply::builtin_layout(source, tool_call_format_name(p.tool_call_format)));
+    p.reply_layout =
+        std::make_shared<ReplyLayout>(chat::reply::builtin_layout(source, tool_call_format_name(p.tool_call_format)));
   const chat::ToolCallSyntax& syntax = chat::tool_call_syntax(p.tool_call_format);
   chat::ChatRequest request =
       chat::tool_chat_request(messages, options, tools, chat::template_tool_support(source), syntax);
@@ -131,7 +149,7 @@ ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const Chat
   find_reasoning(p);
   const auto mode = options.tool_choice.mode;
   if (mode == ToolChoice::Mode::kRequired || mode == ToolChoice::Mode::kFunction)
-    p.constraint = forced_calls(options, tools, syntax, p);
+    p.constraint = forced_calls(options, tools, syntax, p, source);
   return p;
 }
 

@@ -1,16 +1,20 @@
 #include "grammar/json_rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "base/error.h"
+#include "grammar/char_spelling.h"
 #include "grammar/codepoints.h"
 #include "grammar/regex.h"
 
 namespace ogai::grammar {
 namespace {
 
-ByteSet digit_set(char lo, char hi) { return ByteSet::range(static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(hi)); }
+ByteSet digit_set(char lo, char hi) {
+  return ByteSet::range(static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(hi));
+}
 
 enum class Frac { kNone, kAny, kZero, kNonzero };
 
@@ -60,8 +64,7 @@ std::string uri_parts(bool absolute) {
   const std::string host = "(" + hostname_regex() + "|" + ipv4_regex() + "|\\[" + ipv6_regex() + "\\])";
   const std::string authority = "//" + host + "(:[0-9]{1,5})?(/" + pchar + "*)*";
   const std::string tail = "(\\?(" + pchar + "|[/?])*)?(#(" + pchar + "|[/?])*)?";
-  if (absolute)
-    return "[A-Za-z][A-Za-z0-9+.-]{0,15}:(" + authority + "|/?" + pchar + "+(/" + pchar + "*)*)?" + tail;
+  if (absolute) return "[A-Za-z][A-Za-z0-9+.-]{0,15}:(" + authority + "|/?" + pchar + "+(/" + pchar + "*)*)?" + tail;
   return "(" + authority + "|/(" + pchar + "+(/" + pchar + "*)*)?|" + nc + "+(/" + pchar + "*)*)?" + tail;
 }
 
@@ -74,7 +77,8 @@ std::string duration_regex() {  // RFC 3339 appendix A
 
 std::optional<std::string> format_regex(const std::string& format) {
   static const std::string kDate =
-      "[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
+      "[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8])"
+      ")";
   static const std::string kTime =
       "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])";
   if (format == "date") return kDate;
@@ -83,12 +87,14 @@ std::optional<std::string> format_regex(const std::string& format) {
   if (format == "duration") return duration_regex();
   if (format == "uuid") return "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
   if (format == "email" || format == "idn-email")
-    return "[A-Za-z0-9]+([._+-][A-Za-z0-9]+)*@[A-Za-z0-9]+(-[A-Za-z0-9]+)*(\\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*)*\\.[A-Za-z]{2,24}";
+    return "[A-Za-z0-9]+([._+-][A-Za-z0-9]+)*@[A-Za-z0-9]+(-[A-Za-z0-9]+)*(\\.[A-Za-z0-9]+(-[A-Za-z0-9]+)*)*\\.[A-Za-z]"
+           "{2,24}";
   if (format == "hostname" || format == "idn-hostname") return hostname_regex();
   if (format == "ipv4") return ipv4_regex();
   if (format == "ipv6") return ipv6_regex();
   if (format == "uri" || format == "iri") return uri_parts(true);
-  if (format == "uri-reference" || format == "iri-reference") return "(" + uri_parts(true) + "|" + uri_parts(false) + ")";
+  if (format == "uri-reference" || format == "iri-reference")
+    return "(" + uri_parts(true) + "|" + uri_parts(false) + ")";
   return std::nullopt;
 }
 
@@ -109,9 +115,68 @@ Element JsonRules::cached(std::optional<std::uint32_t>& slot, const char* name,
   return GrammarBuilder::ref(*slot);
 }
 
-JsonRules::JsonRules(GrammarBuilder& builder, int whitespace)
+bool is_bare_key(const std::string& name) {
+  if (name.empty()) return false;
+  for (unsigned char c : name)
+    if (!(std::isalnum(c) || c == '_' || c == '$' || c == '-' || c == '+' || c == '.' || c >= 0x80)) return false;
+  return true;
+}
+
+JsonRules::JsonRules(GrammarBuilder& builder, int whitespace, JsonDialect dialect)
     : b_(builder),
-      whitespace_(whitespace == kIndentedWhitespace ? whitespace : std::clamp(whitespace, 0, kMaxWhitespace)) {}
+      whitespace_(whitespace == kIndentedWhitespace ? whitespace : std::clamp(whitespace, 0, kMaxWhitespace)),
+      dialect_(std::move(dialect)) {
+  if (dialect_.raw_strings()) {
+    const std::string& close = dialect_.string_close;
+    if (dialect_.string_open.empty() || close.empty())
+      fail(ErrorCode::kInvalidArgument, b_.where(), "a string dialect needs non-empty delimiters");
+    for (unsigned char c : close)
+      if (c >= 0x80)
+        fail(ErrorCode::kUnsupported, b_.where(), "a string close delimiter that is not ASCII ('{}')", close);
+  }
+}
+
+std::optional<std::string> JsonRules::string_literal(const std::string& text) const {
+  if (!dialect_.raw_strings()) {
+    std::string out = "\"";
+    for (unsigned char c : text) {
+      if (c < 0x20 || c == '"' || c == '\\')
+        out += json_escape_of(c);
+      else
+        out += static_cast<char>(c);
+    }
+    return out + "\"";
+  }
+  // The reader ends the string at the first close delimiter after the open one.
+  if ((text + dialect_.string_close).find(dialect_.string_close) != text.size()) return std::nullopt;
+  return dialect_.string_open + text + dialect_.string_close;
+}
+
+std::optional<std::string> JsonRules::key_literal(const std::string& name) const {
+  if (dialect_.bare_keys && is_bare_key(name)) return name;
+  return string_literal(name);
+}
+
+CodepointSet JsonRules::raw_excluded() const {
+  CodepointSet out;
+  out.add(static_cast<unsigned char>(dialect_.string_close[0]));
+  return out;
+}
+
+Sequence JsonRules::string_with_regex(const std::string& pattern, bool search, const std::string& where) {
+  const RegexAnchoring anchoring = search ? RegexAnchoring::kSearch : RegexAnchoring::kFullMatch;
+  if (!dialect_.raw_strings()) {
+    Sequence s = b_.literal("\"");
+    GrammarBuilder::append(s, compile_regex(b_, pattern, Spelling::kJsonString, anchoring, where));
+    GrammarBuilder::append(s, b_.literal("\""));
+    return s;
+  }
+  const CodepointSet without = raw_excluded();
+  Sequence s = b_.literal(dialect_.string_open);
+  GrammarBuilder::append(s, compile_regex(b_, pattern, Spelling::kUtf8, anchoring, where, &without));
+  GrammarBuilder::append(s, b_.literal(dialect_.string_close));
+  return s;
+}
 
 Element JsonRules::ws() {
   if (!ws_ && whitespace_ == kIndentedWhitespace) {
@@ -153,7 +218,19 @@ std::vector<Sequence> JsonRules::make_value() {
 }
 
 std::vector<Sequence> JsonRules::make_object() {
-  Sequence member = {string(), ws(), b_.bytes(ByteSet::of(':')), ws(), value(), ws()};
+  Element key = string();
+  if (dialect_.bare_keys) {  // any key: a bare name or, in raw-string dialects, a string
+    ByteSet first, rest;
+    first.add_range('a', 'z');
+    first.add_range('A', 'Z');
+    first.add('_');
+    rest = first;
+    rest.add_range('0', '9');
+    Sequence bare = {b_.bytes(first)};
+    GrammarBuilder::append(bare, b_.repeat({b_.bytes(rest)}, 0, -1, "bare-key-rest"));
+    key = GrammarBuilder::ref(b_.rule("key", {bare, {string()}}));
+  }
+  Sequence member = {key, ws(), b_.bytes(ByteSet::of(':')), ws(), value(), ws()};
   const std::uint32_t member_rule = b_.rule("member", {member});
   Sequence more = b_.literal(",");
   more.push_back(ws());
@@ -178,9 +255,63 @@ std::vector<Sequence> JsonRules::make_array() {
 }
 
 std::vector<Sequence> JsonRules::make_string() {
-  Sequence s = {b_.bytes(ByteSet::of('"'))};
-  GrammarBuilder::append(s, string_with_length(0, -1));
+  if (dialect_.raw_strings()) return make_raw_string();
+  return {string_with_length(0, -1)};
+}
+
+// Any text without the close delimiter, as its KMP automaton: rule k holds the text after the
+// longest suffix read so far that is a prefix of the delimiter (k bytes of it). Characters are
+// tab, newline, carriage return and U+0020 and above (UTF-8); the close is allowed from state k
+// only when its first occurrence in text + close is then at the end.
+std::vector<Sequence> JsonRules::make_raw_string() {
+  const std::string& close = dialect_.string_close;
+  const std::size_t m = close.size();
+  auto step = [&](std::size_t k, unsigned char c) {  // KMP transition by brute force (m is small)
+    std::string seen = close.substr(0, k) + static_cast<char>(c);
+    for (std::size_t len = std::min(seen.size(), m); len > 0; --len)
+      if (seen.compare(seen.size() - len, len, close, 0, len) == 0) return len;
+    return std::size_t{0};
+  };
+  std::vector<std::uint32_t> state;
+  for (std::size_t k = 0; k < m; ++k) state.push_back(b_.add_rule("raw-string-" + std::to_string(k)));
+  CodepointSet wide;  // non-ASCII characters never touch an ASCII delimiter: back to state 0
+  wide.add(0x80, kMaxCodepoint);
+  const Sequence non_ascii = utf8_class(b_, wide, "raw-wide-char");
+  for (std::size_t k = 0; k < m; ++k) {
+    std::size_t at = k;
+    bool early = false;  // the close would first occur before its end
+    for (std::size_t i = 0; i + 1 < m && !early; ++i)
+      early = (at = step(at, static_cast<unsigned char>(close[i]))) == m;
+    if (!early) b_.add_alternative(state[k], b_.literal(close));
+    std::map<std::size_t, ByteSet> to;
+    for (unsigned c = 0; c < 0x80; ++c) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;
+      const std::size_t next = step(k, static_cast<unsigned char>(c));
+      if (next < m) to[next].add(static_cast<std::uint8_t>(c));
+    }
+    for (const auto& [next, bytes] : to)
+      b_.add_alternative(state[k], {b_.bytes(bytes), GrammarBuilder::ref(state[next])});
+    Sequence wide_alt = non_ascii;
+    wide_alt.push_back(GrammarBuilder::ref(state[0]));
+    b_.add_alternative(state[k], std::move(wide_alt));
+  }
+  Sequence s = b_.literal(dialect_.string_open);
+  s.push_back(GrammarBuilder::ref(state[0]));
   return {s};
+}
+
+std::vector<Sequence> JsonRules::make_raw_char() {
+  CodepointSet chars;
+  chars.add('\t');
+  chars.add('\n');
+  chars.add('\r');
+  chars.add(0x20, kMaxCodepoint);
+  CodepointSet kept;
+  const CodepointSet others = raw_excluded().complement();
+  for (const auto& [a, b] : chars.ranges())
+    for (const auto& [c, d] : others.ranges())
+      if (std::max(a, c) <= std::min(b, d)) kept.add(std::max(a, c), std::min(b, d));
+  return {utf8_class(b_, kept, "raw-char")};
 }
 
 std::vector<Sequence> JsonRules::make_char() {
@@ -206,14 +337,23 @@ std::vector<Sequence> JsonRules::make_char() {
   ByteSet d = ByteSet::of('d');
   d.add('D');
   const Element h = b_.bytes(hex);
-  const std::uint32_t unicode = b_.rule("unicode-escape", {{b_.bytes(hex_low), h, h, h}, {b_.bytes(d), b_.bytes(digit_set('0', '7')), h, h}});
-  const std::uint32_t escape = b_.rule("escape", {{b_.bytes(simple_escape)}, {b_.bytes(ByteSet::of('u')), GrammarBuilder::ref(unicode)}});
+  const std::uint32_t unicode =
+      b_.rule("unicode-escape", {{b_.bytes(hex_low), h, h, h}, {b_.bytes(d), b_.bytes(digit_set('0', '7')), h, h}});
+  const std::uint32_t escape =
+      b_.rule("escape", {{b_.bytes(simple_escape)}, {b_.bytes(ByteSet::of('u')), GrammarBuilder::ref(unicode)}});
   Sequence escaped = {b_.bytes(ByteSet::of('\\')), GrammarBuilder::ref(escape)};
   return {utf8_class(b_, keep, "plain-char"), escaped};
 }
 
 Sequence JsonRules::string_with_length(std::int64_t min, std::int64_t max) {
-  Sequence s = b_.repeat({string_char()}, min, max, "chars");
+  if (dialect_.raw_strings()) {
+    Sequence s = b_.literal(dialect_.string_open);
+    GrammarBuilder::append(s, b_.repeat({cached(raw_char_, "raw-char", &JsonRules::make_raw_char)}, min, max, "chars"));
+    GrammarBuilder::append(s, b_.literal(dialect_.string_close));
+    return s;
+  }
+  Sequence s = {b_.bytes(ByteSet::of('"'))};
+  GrammarBuilder::append(s, b_.repeat({string_char()}, min, max, "chars"));
   s.push_back(b_.bytes(ByteSet::of('"')));
   return s;
 }
@@ -221,20 +361,17 @@ Sequence JsonRules::string_with_length(std::int64_t min, std::int64_t max) {
 std::optional<Sequence> JsonRules::string_with_format(const std::string& format, const std::string& where) {
   const auto re = format_regex(format);
   if (!re) return std::nullopt;
-  Sequence s = b_.literal("\"");
-  GrammarBuilder::append(s, compile_regex(b_, *re, Spelling::kJsonString, RegexAnchoring::kFullMatch, where + "-" + format));
-  GrammarBuilder::append(s, b_.literal("\""));
-  return s;
+  return string_with_regex(*re, /*search=*/false, where + "-" + format);
 }
 
 Sequence JsonRules::digits(int min, int max) { return b_.repeat({b_.bytes(digit_set('0', '9'))}, min, max, "digits"); }
 
 std::vector<Sequence> JsonRules::make_number() {
   Sequence int_part = {GrammarBuilder::ref(b_.rule("int-part", {b_.literal("0"), [&] {
-    Sequence s = {b_.bytes(digit_set('1', '9'))};
-    GrammarBuilder::append(s, digits(0, -1));
-    return s;
-  }()}))};
+                                                                  Sequence s = {b_.bytes(digit_set('1', '9'))};
+                                                                  GrammarBuilder::append(s, digits(0, -1));
+                                                                  return s;
+                                                                }()}))};
   Sequence frac = b_.literal(".");
   GrammarBuilder::append(frac, digits(1, -1));
   ByteSet e = ByteSet::of('e');
@@ -310,7 +447,8 @@ std::vector<Sequence> JsonRules::uint_range(std::uint64_t lo, std::optional<std:
   return out;
 }
 
-Sequence JsonRules::integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi, const std::string& name) {
+Sequence JsonRules::integer_range(std::optional<std::int64_t> lo, std::optional<std::int64_t> hi,
+                                  const std::string& name) {
   std::vector<Sequence> alts;
   if (!hi || *hi >= 0) {
     const std::uint64_t from = lo && *lo > 0 ? static_cast<std::uint64_t>(*lo) : 0;
@@ -380,7 +518,8 @@ std::vector<Sequence> JsonRules::nonneg_number(NumberBound lo, std::optional<Num
   return out;
 }
 
-Sequence JsonRules::number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi, const std::string& name) {
+Sequence JsonRules::number_range(std::optional<NumberBound> lo, std::optional<NumberBound> hi,
+                                 const std::string& name) {
   std::vector<Sequence> alts;
   if (!hi || hi->value > 0 || (hi->value == 0 && !hi->exclusive)) {
     NumberBound from{0, false};
@@ -408,7 +547,8 @@ Sequence JsonRules::multiples(std::uint64_t factor, const std::string& name) {
   for (std::uint64_t r = 0; r < factor; ++r) rest[r] = b_.add_rule(name + "-r" + std::to_string(r));
   auto next = [&](std::uint64_t r, char lo, char hi) {  // one alternative per target residue
     std::map<std::uint64_t, ByteSet> by_target;
-    for (char d = lo; d <= hi; ++d) by_target[(r * 10 + static_cast<std::uint64_t>(d - '0')) % factor].add(static_cast<std::uint8_t>(d));
+    for (char d = lo; d <= hi; ++d)
+      by_target[(r * 10 + static_cast<std::uint64_t>(d - '0')) % factor].add(static_cast<std::uint8_t>(d));
     std::vector<Sequence> alts;
     for (const auto& [t, set] : by_target) alts.push_back({b_.bytes(set), GrammarBuilder::ref(rest[t])});
     return alts;
@@ -440,7 +580,8 @@ std::uint32_t JsonRules::trie_rule(const std::vector<std::string>& lits, std::si
     std::size_t common = depth;
     while (common < first.size() && common < last.size() && first[common] == last[common]) ++common;
     Sequence alt = b_.literal(std::string_view(first).substr(depth, common - depth));
-    if (!(g_end - g == 1 && first.size() == common)) alt.push_back(GrammarBuilder::ref(trie_rule(lits, g, g_end, common, name)));
+    if (!(g_end - g == 1 && first.size() == common))
+      alt.push_back(GrammarBuilder::ref(trie_rule(lits, g, g_end, common, name)));
     alts.push_back(std::move(alt));
     g = g_end;
   }

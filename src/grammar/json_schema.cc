@@ -67,7 +67,11 @@ bool json_equal(const Json& a, const Json& b) {
 }
 
 SchemaCompiler::SchemaCompiler(const Json& root, std::string where, const JsonSchemaOptions& options)
-    : root_(root), where_(std::move(where)), options_(options), b_(where_), j_(b_, options.whitespace) {}
+    : root_(root),
+      where_(std::move(where)),
+      options_(options),
+      b_(where_),
+      j_(b_, options.whitespace, options.dialect) {}
 
 Grammar SchemaCompiler::compile() {
   Sequence top = {j_.ws()};
@@ -123,21 +127,26 @@ std::optional<Sequence> SchemaCompiler::flat_schema(const Json& flat, const std:
     for (const auto& v : s.at(kNotEnum)) {
       const unsigned bits = value_bits(v);
       if (!(bits & allowed)) continue;  // a value of a type the schema does not allow anyway
-      if (v.is_null()) removed |= kNull;
-      else if (v.is_boolean()) (v.get<bool>() ? has_true : has_false) = true;
+      if (v.is_null())
+        removed |= kNull;
+      else if (v.is_boolean())
+        (v.get<bool>() ? has_true : has_false) = true;
       else
         unsupported(ptr + "/not", "'not' excluding the value " + compact(v) +
                                       " from a schema that allows it (ogai negates const/enum only beside an enum, "
                                       "or by removing a whole type)");
     }
-    if (has_true && has_false) removed |= kBool;
+    if (has_true && has_false)
+      removed |= kBool;
     else if (has_true || has_false)
       unsupported(ptr + "/not", "'not' excluding one boolean value (use an enum)");
     Json types = Json::array();
     for (const char* t : {"null", "boolean", "string", "array", "object"})
       if ((allowed & type_bit(t) & ~removed) != 0) types.push_back(t);
-    if (allowed & kFraction) types.push_back("number");
-    else if (allowed & kInteger) types.push_back("integer");
+    if (allowed & kFraction)
+      types.push_back("number");
+    else if (allowed & kInteger)
+      types.push_back("integer");
     s.erase(kNotEnum);
     if (types.empty()) return std::nullopt;
     s["type"] = types;
@@ -160,13 +169,15 @@ std::vector<std::string> SchemaCompiler::type_list(const Json& s, const std::str
     if (!constrained) return {"any"};
     return {"null", "boolean", "number", "string", "array", "object"};
   }
-  if (it->is_string()) types.push_back(it->get<std::string>());
+  if (it->is_string())
+    types.push_back(it->get<std::string>());
   else if (it->is_array() && !it->empty())
     for (const auto& t : *it) {
       if (!t.is_string()) invalid(ptr + "/type", "expected type names, got " + compact(t));
       types.push_back(t.get<std::string>());
     }
-  else invalid(ptr + "/type", "expected a type name or a non-empty list of them, got " + compact(*it));
+  else
+    invalid(ptr + "/type", "expected a type name or a non-empty list of them, got " + compact(*it));
   for (const auto& t : types)
     if (!type_bit(t)) invalid(ptr + "/type", "unknown type '" + t + "'");
   if (std::find(types.begin(), types.end(), "number") != types.end())  // number covers integer
@@ -205,6 +216,33 @@ bool SchemaCompiler::accepts(const Json& s, const Json& value, const std::string
   return st != Matcher::kDead && m.accepting(st);
 }
 
+std::optional<std::string> SchemaCompiler::literal_text(const Json& v) const {
+  const JsonDialect& d = j_.dialect();
+  if (d.is_json()) return compact(v);
+  if (v.is_string()) return j_.string_literal(v.get<std::string>());
+  if (v.is_array()) {
+    std::string out = "[";
+    for (const Json& item : v) {
+      auto text = literal_text(item);
+      if (!text) return std::nullopt;
+      out += (out.size() > 1 ? "," : "") + *text;
+    }
+    return out + "]";
+  }
+  if (!v.is_object()) return compact(v);
+  std::vector<std::string> keys;
+  for (auto it = v.begin(); it != v.end(); ++it) keys.push_back(it.key());
+  if (d.sorted_keys) std::stable_sort(keys.begin(), keys.end(), dictsort_less);
+  std::string out = "{";
+  for (const std::string& k : keys) {
+    auto key = j_.key_literal(k);
+    auto value = literal_text(v.at(k));
+    if (!key || !value) return std::nullopt;
+    out += (out.size() > 1 ? "," : "") + *key + ":" + *value;
+  }
+  return out + "}";
+}
+
 std::optional<Sequence> SchemaCompiler::literals(const Json& s, const std::string& ptr, int depth) {
   (void)depth;
   const Json& values = s.at("enum");
@@ -233,10 +271,13 @@ std::optional<Sequence> SchemaCompiler::literals(const Json& s, const std::strin
       if (s.contains("type")) full["type"] = s.at("type");
       if (!accepts(full, v, ptr)) continue;  // keeps only values the other keywords accept
     }
-    texts.push_back(compact(v));
+    std::optional<std::string> text = literal_text(v);
+    if (!text) continue;  // a value the dialect cannot write (a string holding its delimiter)
+    texts.push_back(std::move(*text));
     bytes += texts.back().size();
     if (bytes > kMaxLiteralBytes)
-      invalid(ptr + "/enum", fmt::format("the values take more than {} bytes (the compile-time bound)", kMaxLiteralBytes));
+      invalid(ptr + "/enum",
+              fmt::format("the values take more than {} bytes (the compile-time bound)", kMaxLiteralBytes));
   }
   if (texts.empty()) return std::nullopt;
   return j_.literal_set(std::move(texts), "#" + ptr + "/enum");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "grammar/grammar.h"
+#include "grammar/json_rules.h"
 #include "ogai/options.h"
 
 namespace ogai::grammar {
@@ -31,6 +32,9 @@ struct JsonSchemaOptions {
   // row; 0 = compact JSON (the default, as OpenAI's structured outputs); kIndentedWhitespace
   // (json_rules.h): one space or a newline and an indent, as in a tool call's arguments.
   int whitespace = 0;
+  // How values are spelled (json_rules.h): JSON, or a dialect such as Gemma-4's bare keys and
+  // <|"|> strings. The same keywords are enforced either way.
+  JsonDialect dialect;
   // When set, receives the keywords the grammar treats as annotations.
   std::vector<UnenforcedKeyword>* unenforced = nullptr;
   // TEST ONLY (mutation tests): this keyword is dropped as if it were an annotation, so a
@@ -39,8 +43,7 @@ struct JsonSchemaOptions {
 };
 
 // `schema` is the schema's JSON text; `where` prefixes every error's location.
-Grammar compile_json_schema(std::string_view schema, const std::string& where,
-                            const JsonSchemaOptions& options = {});
+Grammar compile_json_schema(std::string_view schema, const std::string& where, const JsonSchemaOptions& options = {});
 // Any JSON object (OpenAI's {"type": "json_object"}); `whitespace` as in JsonSchemaOptions.
 Grammar compile_json_object(const std::string& where, int whitespace = 0);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 #include "base/error.h"
@@ -16,12 +17,20 @@
 
 namespace ogai::grammar::schema {
 
+bool dictsort_less(const std::string& a, const std::string& b) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  return lower(a) < lower(b);
+}
+
 bool SchemaCompiler::regex_matches(const std::string& pattern, const std::string& text, const std::string& ptr) {
   auto it = regexes_.find(pattern);
   if (it == regexes_.end()) {
     GrammarBuilder b(where_);
-    Sequence body = compile_regex(b, pattern, Spelling::kUtf8, RegexAnchoring::kSearch,
-                                  where_ + "#" + ptr + "/patternProperties");
+    Sequence body =
+        compile_regex(b, pattern, Spelling::kUtf8, RegexAnchoring::kSearch, where_ + "#" + ptr + "/patternProperties");
     it = regexes_.emplace(pattern, CompiledGrammar::compile(b.finish(b.rule("root", {body})))).first;
   }
   Matcher m(it->second);
@@ -37,7 +46,8 @@ bool SchemaCompiler::name_allowed(const Json& s, const std::string& name, const 
   return accepts(names, Json(name), ptr + "/propertyNames");
 }
 
-Json SchemaCompiler::value_schema_of(const Json& s, const std::string& name, const Json* declared, const std::string& ptr) {
+Json SchemaCompiler::value_schema_of(const Json& s, const std::string& name, const Json* declared,
+                                     const std::string& ptr) {
   Json v = declared ? *declared : Json(true);
   bool matched = false;
   if (s.contains("patternProperties")) {
@@ -95,7 +105,9 @@ std::optional<Sequence> SchemaCompiler::object_schema(const Json& s, const std::
     const Json value = value_schema_of(s, name, declared, ptr);
     auto seq = maybe(value, p, depth + 1);
     if (!seq) return !req;
-    Sequence member = b_.literal(compact(Json(name)));
+    const std::optional<std::string> key = j_.key_literal(name);
+    if (!key) return !req;  // a name the dialect cannot write
+    Sequence member = b_.literal(*key);
     member.push_back(j_.ws());
     GrammarBuilder::append(member, b_.literal(":"));
     member.push_back(j_.ws());
@@ -113,6 +125,9 @@ std::optional<Sequence> SchemaCompiler::object_schema(const Json& s, const std::
   }
   for (const auto& name : required)
     if (!declared.contains(name) && !add(name, nullptr, ptr + "/required", true)) return std::nullopt;
+  if (j_.dialect().sorted_keys)  // as Jinja's dictsort orders them
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Prop& a, const Prop& b) { return dictsort_less(a.name, b.name); });
   const std::int64_t min = count(s, "minProperties", ptr).value_or(0);
   const std::optional<std::int64_t> max = count(s, "maxProperties", ptr);
   if (min > static_cast<std::int64_t>(list.size()))
@@ -170,11 +185,7 @@ std::optional<Sequence> SchemaCompiler::map_schema(const Json& s, const std::str
       std::vector<Sequence> keys;
       Json all = true;
       for (auto it = pats->begin(); it != pats->end(); ++it) {
-        Sequence k = b_.literal("\"");
-        GrammarBuilder::append(k, compile_regex(b_, it.key(), Spelling::kJsonString, RegexAnchoring::kSearch,
-                                                where_ + "#" + ptr + "/patternProperties"));
-        GrammarBuilder::append(k, b_.literal("\""));
-        keys.push_back(std::move(k));
+        keys.push_back(j_.string_with_regex(it.key(), /*search=*/true, where_ + "#" + ptr + "/patternProperties"));
         all = all == Json(true) ? *it : Json{{"allOf", Json::array({all, *it})}};
       }
       value = maybe(keep(std::move(all)), ptr + "/patternProperties", depth + 1);
@@ -191,8 +202,9 @@ std::optional<Sequence> SchemaCompiler::map_schema(const Json& s, const std::str
     if (min > 0) return std::nullopt;
   } else {
     if (min > 1)
-      unsupported(ptr + "/minProperties", "'minProperties' above 1 on an object without declared properties "
-                                          "(ogai cannot keep generated keys distinct)");
+      unsupported(ptr + "/minProperties",
+                  "'minProperties' above 1 on an object without declared properties "
+                  "(ogai cannot keep generated keys distinct)");
     Sequence entry = *key;
     entry.push_back(j_.ws());
     GrammarBuilder::append(entry, b_.literal(":"));

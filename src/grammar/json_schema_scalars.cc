@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "grammar/regex.h"
 #include "base/error.h"
+#include "grammar/regex.h"
 #include "grammar/schema_compiler.h"
 
 namespace ogai::grammar::schema {
@@ -22,30 +22,22 @@ std::optional<std::int64_t> SchemaCompiler::count(const Json& s, const char* key
 std::optional<Sequence> SchemaCompiler::string_schema(const Json& s, const std::string& ptr) {
   const auto min = count(s, "minLength", ptr), max = count(s, "maxLength", ptr);
   const bool has_pattern = s.contains("pattern"), has_format = s.contains("format");
-  if ((min || max) + has_pattern + has_format > 1)
-    unsupported(ptr, "combining 'pattern', 'format' and string lengths");
+  if ((min || max) + has_pattern + has_format > 1) unsupported(ptr, "combining 'pattern', 'format' and string lengths");
   if (has_pattern) {
     const Json& p = s.at("pattern");
     if (!p.is_string()) invalid(ptr + "/pattern", "expected a string");
-    Sequence out = b_.literal("\"");
-    GrammarBuilder::append(out, compile_regex(b_, p.get<std::string>(), Spelling::kJsonString, RegexAnchoring::kSearch,
-                                              where_ + "#" + ptr + "/pattern"));
-    GrammarBuilder::append(out, b_.literal("\""));
-    return out;
+    return j_.string_with_regex(p.get<std::string>(), /*search=*/true, where_ + "#" + ptr + "/pattern");
   }
   if (has_format) {
     const Json& f = s.at("format");
     if (!f.is_string()) invalid(ptr + "/format", "expected a string");
     auto seq = j_.string_with_format(f.get<std::string>(), "#" + ptr + "/format");
-    if (!seq)
-      unsupported(ptr + "/format", "format '" + f.get<std::string>() + "'");
+    if (!seq) unsupported(ptr + "/format", "format '" + f.get<std::string>() + "'");
     return *seq;
   }
   if (!min && !max) return Sequence{j_.string()};
   if (min && max && *max < *min) return std::nullopt;
-  Sequence out = b_.literal("\"");
-  GrammarBuilder::append(out, j_.string_with_length(min.value_or(0), max.value_or(-1)));
-  return out;
+  return j_.string_with_length(min.value_or(0), max.value_or(-1));
 }
 
 std::optional<double> SchemaCompiler::bound(const Json& s, const char* key, const std::string& ptr) const {
@@ -112,7 +104,8 @@ bool decimal_step(const std::string& text, std::uint64_t& p, int& k) {
   bool dot = false;
   std::size_t i = 0;
   for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
-    if (text[i] == '.') dot = true;
+    if (text[i] == '.')
+      dot = true;
     else if (std::isdigit(static_cast<unsigned char>(text[i]))) {
       digits += text[i];
       frac += dot;
@@ -162,7 +155,8 @@ std::optional<Sequence> SchemaCompiler::multiple_schema(const Json& s, const std
   std::uint64_t p = 0;
   int k = 0;
   if (!decimal_step(compact(step_json), p, k))
-    unsupported(ptr + "/multipleOf", "'multipleOf' " + compact(step_json) + " (ogai takes decimals of at most 15 digits)");
+    unsupported(ptr + "/multipleOf",
+                "'multipleOf' " + compact(step_json) + " (ogai takes decimals of at most 15 digits)");
   if (!given) {  // between non-integer bounds: the finest decimals of the bounds
     p = 1;
     for (const char* key : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
@@ -173,8 +167,7 @@ std::optional<Sequence> SchemaCompiler::multiple_schema(const Json& s, const std
   }
   auto lo = bound(s, "minimum", ptr), hi = bound(s, "maximum", ptr);
   auto xlo = bound(s, "exclusiveMinimum", ptr), xhi = bound(s, "exclusiveMaximum", ptr);
-  if (!lo && !hi && !xlo && !xhi && k == 0 && p <= 10000)
-    return j_.multiples(p, "#" + ptr + "/multipleOf");
+  if (!lo && !hi && !xlo && !xhi && k == 0 && p <= 10000) return j_.multiples(p, "#" + ptr + "/multipleOf");
   const double scale = std::pow(10.0, k);
   const double step = static_cast<double>(p);
   std::optional<double> from, to;  // in units of the step
@@ -183,9 +176,11 @@ std::optional<Sequence> SchemaCompiler::multiple_schema(const Json& s, const std
   if ((from && std::abs(*from) > 1e15) || (to && std::abs(*to) > 1e15))
     unsupported(ptr + "/multipleOf", "bounds more than 1e15 steps of 'multipleOf' from zero");
   std::int64_t first = from ? static_cast<std::int64_t>(std::floor(*from)) - 1
-                            : to ? static_cast<std::int64_t>(std::ceil(*to)) - kMaxMultiples : -kMaxMultiples / 2;
-  const std::int64_t last = to ? std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil(*to)) + 1, first + kMaxMultiples)
-                               : first + kMaxMultiples;
+                       : to ? static_cast<std::int64_t>(std::ceil(*to)) - kMaxMultiples
+                            : -kMaxMultiples / 2;
+  const std::int64_t last =
+      to ? std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil(*to)) + 1, first + kMaxMultiples)
+         : first + kMaxMultiples;
   const double m = step_json.get<double>();
   std::vector<std::string> texts;
   for (std::int64_t n = first; n <= last; ++n) {

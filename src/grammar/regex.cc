@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "base/error.h"
 
 namespace ogai::grammar {
@@ -12,8 +14,9 @@ constexpr std::int64_t kMaxRepeat = 100000;
 
 class RegexParser {
  public:
-  RegexParser(GrammarBuilder& b, std::string_view pattern, Spelling spelling, std::string where)
-      : b_(b), p_(pattern), spelling_(spelling), where_(std::move(where)) {}
+  RegexParser(GrammarBuilder& b, std::string_view pattern, Spelling spelling, std::string where,
+              const CodepointSet* without)
+      : b_(b), p_(pattern), spelling_(spelling), where_(std::move(where)), without_(without) {}
 
   Sequence parse(RegexAnchoring anchoring, bool& anchored_start, bool& anchored_end) {
     anchored_start = eat('^');
@@ -30,7 +33,16 @@ class RegexParser {
     for (std::uint32_t c : {0x0Au, 0x0Du, 0x2028u, 0x2029u}) nl.add(c);
     return nl.complement();
   }
-  Sequence spell(const CodepointSet& set) { return spell_class(b_, set, spelling_, rule_name("class")); }
+  Sequence spell(const CodepointSet& set) {
+    if (!without_) return spell_class(b_, set, spelling_, rule_name("class"));
+    CodepointSet kept;  // set minus without_
+    const CodepointSet others = without_->complement();
+    for (const auto& [a, b] : set.ranges())
+      for (const auto& [c, d] : others.ranges())
+        if (std::max(a, c) <= std::min(b, d)) kept.add(std::max(a, c), std::min(b, d));
+    if (kept.empty()) return {b_.bytes(ByteSet{})};  // matches nothing
+    return spell_class(b_, kept, spelling_, rule_name("class"));
+  }
 
  private:
   [[noreturn]] void error(const std::string& what) const {
@@ -205,19 +217,39 @@ class RegexParser {
     const char e = p_[at_++];
     CodepointSet s;
     switch (e) {
-      case 'd': return digits();
-      case 'D': return digits().complement();
-      case 'w': return word();
-      case 'W': return word().complement();
-      case 's': return space();
-      case 'S': return space().complement();
-      case 't': s.add('\t'); return s;
-      case 'n': s.add('\n'); return s;
-      case 'r': s.add('\r'); return s;
-      case 'f': s.add('\f'); return s;
-      case 'v': s.add('\v'); return s;
-      case '0': s.add(0); return s;
-      case 'x': s.add(hex(2)); return s;
+      case 'd':
+        return digits();
+      case 'D':
+        return digits().complement();
+      case 'w':
+        return word();
+      case 'W':
+        return word().complement();
+      case 's':
+        return space();
+      case 'S':
+        return space().complement();
+      case 't':
+        s.add('\t');
+        return s;
+      case 'n':
+        s.add('\n');
+        return s;
+      case 'r':
+        s.add('\r');
+        return s;
+      case 'f':
+        s.add('\f');
+        return s;
+      case 'v':
+        s.add('\v');
+        return s;
+      case '0':
+        s.add(0);
+        return s;
+      case 'x':
+        s.add(hex(2));
+        return s;
       case 'u':
         if (eat('{')) {
           std::uint32_t v = 0;
@@ -230,10 +262,16 @@ class RegexParser {
         }
         return s;
       case 'b':
-        if (in_class) { s.add('\b'); return s; }
+        if (in_class) {
+          s.add('\b');
+          return s;
+        }
         unsupported("a word boundary");
-      case 'p': case 'P': unsupported("a Unicode property escape");
-      case 'c': unsupported("a control escape \\c");
+      case 'p':
+      case 'P':
+        unsupported("a Unicode property escape");
+      case 'c':
+        unsupported("a control escape \\c");
       default:
         if (std::isalnum(static_cast<unsigned char>(e))) unsupported(fmt::format("the escape \\{}", e));
         --at_;
@@ -252,7 +290,8 @@ class RegexParser {
         ++at_;
         CodepointSet hi_set = class_atom();
         if (lo_set.ranges().size() != 1 || hi_set.ranges().size() != 1 ||
-            lo_set.ranges()[0].first != lo_set.ranges()[0].second || hi_set.ranges()[0].first != hi_set.ranges()[0].second)
+            lo_set.ranges()[0].first != lo_set.ranges()[0].second ||
+            hi_set.ranges()[0].first != hi_set.ranges()[0].second)
           error("a class range between non-characters");
         const std::uint32_t lo = lo_set.ranges()[0].first, hi = hi_set.ranges()[0].first;
         if (lo > hi) error("a class range out of order");
@@ -281,13 +320,14 @@ class RegexParser {
   std::size_t at_ = 0;
   int counter_ = 0;
   bool ended_with_dollar_ = false;
+  const CodepointSet* without_ = nullptr;
 };
 
 }  // namespace
 
 Sequence compile_regex(GrammarBuilder& builder, std::string_view pattern, Spelling spelling, RegexAnchoring anchoring,
-                       const std::string& where) {
-  RegexParser parser(builder, pattern, spelling, where);
+                       const std::string& where, const CodepointSet* without) {
+  RegexParser parser(builder, pattern, spelling, where, without);
   bool start = false, end = false;
   Sequence body = parser.parse(anchoring, start, end);
   if (anchoring == RegexAnchoring::kFullMatch) return body;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "grammar/char_spelling.h"
+#include "grammar/codepoints.h"
 #include "grammar/grammar.h"
 
 namespace ogai::grammar {
@@ -25,8 +26,9 @@ enum class RegexAnchoring {
 };
 
 // The regex as a sequence of elements in `builder`. `where` names the pattern in errors (e.g.
-// "/properties/code/pattern").
+// "/properties/code/pattern"). `without`: characters the text never holds, even where the regex
+// allows them (a subset: a raw string's delimiter character, json_rules.h).
 Sequence compile_regex(GrammarBuilder& builder, std::string_view pattern, Spelling spelling, RegexAnchoring anchoring,
-                       const std::string& where);
+                       const std::string& where, const CodepointSet* without = nullptr);
 
 }  // namespace ogai::grammar

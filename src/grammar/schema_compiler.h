@@ -33,22 +33,30 @@ using Json = nlohmann::ordered_json;
 
 // JSON types as bits, for oneOf's disjointness check. Integer is part of number.
 enum TypeBits : unsigned {
-  kNull = 1, kBool = 2, kInteger = 4, kFraction = 8, kString = 16, kArray = 32, kObject = 64, kAll = 127
+  kNull = 1,
+  kBool = 2,
+  kInteger = 4,
+  kFraction = 8,
+  kString = 16,
+  kArray = 32,
+  kObject = 64,
+  kAll = 127
 };
 unsigned type_bit(const std::string& t);  // 0 for an unknown name
 unsigned value_bits(const Json& v);
-std::string escape_pointer(const std::string& key);  // a key as a JSON pointer token
-std::string compact(const Json& v);                  // the value's compact JSON text
-bool json_equal(const Json& a, const Json& b);       // JSON Schema equality (key order ignored, 1 == 1.0)
+std::string escape_pointer(const std::string& key);              // a key as a JSON pointer token
+std::string compact(const Json& v);                              // the value's compact JSON text
+bool json_equal(const Json& a, const Json& b);                   // JSON Schema equality (key order ignored, 1 == 1.0)
+bool dictsort_less(const std::string& a, const std::string& b);  // Jinja dictsort's key order
 
 // Internal keyword of flat schemas: values `not` excludes (never read from a user's schema:
 // normalize() drops unknown keywords).
 inline constexpr const char* kNotEnum = "$ogai:notEnum";
 
 // Keyword classes (json_schema_keywords.cc).
-bool is_enforced_keyword(const std::string& k);     // compiled by ogai
-bool is_refused_keyword(const std::string& k);      // validation keywords ogai cannot enforce
-bool is_enforced_format(const std::string& f);      // string formats the grammar enforces
+bool is_enforced_keyword(const std::string& k);  // compiled by ogai
+bool is_refused_keyword(const std::string& k);   // validation keywords ogai cannot enforce
+bool is_enforced_format(const std::string& f);   // string formats the grammar enforces
 
 class SchemaCompiler {
  public:
@@ -88,6 +96,8 @@ class SchemaCompiler {
   std::vector<std::string> type_list(const Json& s, const std::string& ptr) const;
   std::optional<Sequence> typed(const Json& s, const std::string& t, const std::string& ptr, int depth);
   std::optional<Sequence> literals(const Json& s, const std::string& ptr, int depth);
+  // `v` as the dialect writes it (compact JSON in JSON); nullopt when the dialect cannot.
+  std::optional<std::string> literal_text(const Json& v) const;
   std::optional<Sequence> alternatives(const Json& base, const char* key, const std::string& ptr, int depth);
   // Whether the compact text of `value` is in the language of `s` (a subset of its instances).
   bool accepts(const Json& s, const Json& value, const std::string& ptr);
@@ -130,7 +140,7 @@ class SchemaCompiler {
   std::map<std::string, std::uint32_t> refs_;  // $ref pointer -> rule
   std::deque<Json> kept_;                      // schemas made while compiling (stable addresses)
   std::map<std::string, std::shared_ptr<const CompiledGrammar>> regexes_;  // pattern -> its grammar
-  int inlined_ = 0;                            // $ref targets being inlined (a cycle bound)
+  int inlined_ = 0;                                                        // $ref targets being inlined (a cycle bound)
 };
 
 }  // namespace ogai::grammar::schema

@@ -19,6 +19,31 @@ std::string text_of(const Json& spec, const char* key) {
   return it->get<std::string>();
 }
 
+// "arguments_dialect": {"unquoted_keys": bool, "string_delims": [open, close], "sorted_keys": bool}.
+JsonDialect arguments_dialect(const Json& spec) {
+  JsonDialect d;
+  auto it = spec.find("arguments_dialect");
+  if (it == spec.end()) return d;
+  const std::string where = std::string(kWhere) + ".arguments_dialect";
+  if (!it->is_object()) fail(ErrorCode::kInvalidArgument, where, "expected an object");
+  for (auto k = it->begin(); k != it->end(); ++k) {
+    const std::string& key = k.key();
+    if (key == "unquoted_keys" || key == "sorted_keys") {
+      if (!k->is_boolean()) fail(ErrorCode::kInvalidArgument, where + "." + key, "expected a boolean");
+      (key == "unquoted_keys" ? d.bare_keys : d.sorted_keys) = k->get<bool>();
+    } else if (key == "string_delims") {
+      if (!k->is_array() || k->size() != 2 || !(*k)[0].is_string() || !(*k)[1].is_string() ||
+          (*k)[0].get<std::string>().empty() || (*k)[1].get<std::string>().empty())
+        fail(ErrorCode::kInvalidArgument, where + ".string_delims", "expected [open, close], two non-empty strings");
+      d.string_open = (*k)[0].get<std::string>();
+      d.string_close = (*k)[1].get<std::string>();
+    } else {
+      fail(ErrorCode::kInvalidArgument, where + "." + key, "unknown key");
+    }
+  }
+  return d;
+}
+
 // call_open {"name": "<name>", "<key>": ARGS} call_close
 Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
   if (!function.is_object() || !function.contains("name") || !function["name"].is_string())
@@ -28,8 +53,10 @@ Sequence one_call(GrammarBuilder& b, const Json& spec, const Json& function) {
   const Json none = {{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
   const Json params = function.value("parameters", none);
   JsonSchemaOptions options;
-  // Blanks as models write a call's JSON: nothing, one space, or a newline and an indent.
-  options.whitespace = kIndentedWhitespace;
+  options.dialect = arguments_dialect(spec);
+  // Blanks as models write a call's JSON: nothing, one space, or a newline and an indent. A
+  // dialect is written as its template renders it: compact.
+  options.whitespace = options.dialect.is_json() ? kIndentedWhitespace : 0;
   Element args = embed_grammar(b, compile_json_schema(params.dump(), where, options));
   const std::string call_template = text_of(spec, "call_template");
   if (!call_template.empty()) {  // the model's own syntax: text around NAME and ARGS
@@ -61,7 +88,8 @@ Element embed_grammar(GrammarBuilder& b, const Grammar& g) {
       Sequence copy;
       copy.reserve(alt.size());
       for (const Element& e : alt)
-        copy.push_back(e.kind == Element::Kind::kBytes ? b.bytes(g.byte_sets[e.index]) : GrammarBuilder::ref(ids[e.index]));
+        copy.push_back(e.kind == Element::Kind::kBytes ? b.bytes(g.byte_sets[e.index])
+                                                       : GrammarBuilder::ref(ids[e.index]));
       b.add_alternative(ids[r], std::move(copy));
     }
   return GrammarBuilder::ref(ids[g.root]);

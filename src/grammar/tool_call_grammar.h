@@ -8,7 +8,11 @@
 // "where": the location errors name, e.g. "tools[0].function.parameters"}]}. A call is written
 // call_open + {"name": "<name>", "<arguments_key>": <arguments>} + call_close; calls are joined by
 // separator, between begin and end. With "call_template" (a string holding {name} then
-// {arguments}) a call is that text instead; "max_calls" (> 0) bounds how many a parallel reply has. Errors: kInvalidArgument for a malformed spec, the schema
+// {arguments}) a call is that text instead; "max_calls" (> 0) bounds how many a parallel reply
+// has. "arguments_dialect" ({"unquoted_keys", "string_delims": [open, close], "sorted_keys"};
+// absent: JSON) spells the arguments in a JSON-like dialect (json_rules.h JsonDialect; Gemma-4:
+// {"unquoted_keys": true, "string_delims": ["<|\"|>", "<|\"|>"], "sorted_keys": true}), compact,
+// with the same keywords enforced. Errors: kInvalidArgument for a malformed spec, the schema
 // compiler's errors (located at each function's "where") otherwise.
 #pragma once
 

@@ -52,6 +52,11 @@ function conversations() {
       tool('c9', 'get_weather', 'rain')]],
     ['parallel_tool_calls', [u('Paris and Rome?'), a('Checking both.', { tool_calls: [call('a', 'get_weather', { city: 'Paris' }), call('b', 'get_weather', { city: 'Rome', days: 2 })] }),
       tool('a', 'get_weather', 'sunny'), tool('b', 'get_weather', 'cloudy'), a('Paris is sunny; Rome is cloudy.')]],
+    // Arguments as Gemma-4's dialect writes them (keys sorted case-insensitively, raw strings):
+    // quotes, newlines, backslashes, unicode, nesting, arrays, numbers, booleans, {}.
+    ['tool_call_rich_arguments', [u('Plan it.'), a(null, { tool_calls: [call('r1', 'plan', {
+      zeta: 'say "hi"\nthen\ttab \\ back', Alpha: { b: [1, -2.5, true, false], a: {} }, beta: '日本語 🙂', n: 3,
+      list: [{ k: 'v' }, []] })] }), tool('r1', 'plan', '{"ok": true}')]],
     ['tool_result_last', [u('List files'), a(null, { tool_calls: [call('x', 'list_files', {})] }), tool('x', 'list_files', 'a.txt\nb.txt')]],
     ['empty_content', [u(''), a(''), u('')]],
     ['multipart_content', [u([{ type: 'text', text: 'Describe this image:' }, { type: 'image' }, { type: 'text', text: '  Be brief.  ' }]), a('A cat.')]],

@@ -82,6 +82,45 @@ async function collect(stream) {
   return out;
 }
 
+// The AI SDK's tool loop: generateText with a tool, forced, runs it and sends the result back.
+async function aiSdkLoop(url, model, maxTokens) {
+  const { generateText, tool, jsonSchema, stepCountIs } = peer('ai');
+  const { createOpenAICompatible } = peer('@ai-sdk/openai-compatible');
+  const provider = createOpenAICompatible({ name: 'ogai', baseURL: url + '/v1', apiKey: 'unused' });
+  const executed = [];
+  const result = await generateText({
+    model: provider(model), prompt: 'Weather in Paris?', maxOutputTokens: maxTokens, temperature: 0,
+    tools: { get_weather: tool({ description: 'The weather', inputSchema: jsonSchema(weather.function.parameters),
+                                 execute: async (input) => { executed.push(input); return { temperature: 21 }; } }) },
+    toolChoice: 'required', stopWhen: stepCountIs(2),
+  });
+  assert.equal(result.steps.length, 2, 'a second request carried the tool result');
+  assert.equal(result.steps[0].finishReason, 'tool-calls');
+  assert.equal(result.steps[0].toolCalls[0].toolName, 'get_weather');
+  assert.ok(executed.length >= 1);
+  assert.deepEqual(schemaErrors(weather.function.parameters, executed[0]), []);
+  assert.equal(result.steps[0].toolResults[0].output.temperature, 21);
+}
+
+// LangChain's bindTools: parsed tool calls, whole and streamed, and a ToolMessage continuing.
+async function langchainLoop(url, model, maxTokens) {
+  const { ChatOpenAI } = peer('@langchain/openai');
+  const { HumanMessage, ToolMessage } = peer('@langchain/core/messages');
+  const llm = new ChatOpenAI({ model, apiKey: 'unused', temperature: 0, maxTokens, maxRetries: 0,
+                               configuration: { baseURL: url + '/v1' } });
+  const bound = llm.bindTools([weather], { tool_choice: 'required' });
+  const ai = await bound.invoke([new HumanMessage('Weather in Paris?')]);
+  assert.equal(ai.tool_calls.length >= 1, true);
+  assert.equal(ai.tool_calls[0].name, 'get_weather');
+  assert.deepEqual(schemaErrors(weather.function.parameters, ai.tool_calls[0].args), []);
+  let merged = null;
+  for await (const chunk of await bound.stream([new HumanMessage('Weather in Paris?')])) merged = merged ? merged.concat(chunk) : chunk;
+  assert.deepEqual(merged.tool_calls.map((c) => [c.name, c.args]), ai.tool_calls.map((c) => [c.name, c.args]));
+  const next = await llm.bindTools([weather]).invoke(
+    [new HumanMessage('Weather in Paris?'), ai, new ToolMessage({ tool_call_id: ai.tool_calls[0].id, content: '21 C' })]);
+  assert.equal(typeof next.content, 'string');
+}
+
 describe('tool calls through ogai serve', () => {
   let server;
   let client;
@@ -209,42 +248,9 @@ describe('tool calls through ogai serve', () => {
     }
   });
 
-  it('the AI SDK: generateText with a tool runs it and continues', async () => {
-    const { generateText, tool, jsonSchema, stepCountIs } = peer('ai');
-    const { createOpenAICompatible } = peer('@ai-sdk/openai-compatible');
-    const provider = createOpenAICompatible({ name: 'ogai', baseURL: server.url + '/v1', apiKey: 'unused' });
-    const executed = [];
-    const result = await generateText({
-      model: provider(model), prompt: 'Weather in Paris?', maxOutputTokens: 200, temperature: 0,
-      tools: { get_weather: tool({ description: 'The weather', inputSchema: jsonSchema(weather.function.parameters),
-                                   execute: async (input) => { executed.push(input); return { temperature: 21 }; } }) },
-      toolChoice: 'required', stopWhen: stepCountIs(2),
-    });
-    assert.equal(result.steps.length, 2, 'a second request carried the tool result');
-    assert.equal(result.steps[0].finishReason, 'tool-calls');
-    assert.equal(result.steps[0].toolCalls[0].toolName, 'get_weather');
-    assert.ok(executed.length >= 1);
-    assert.deepEqual(schemaErrors(weather.function.parameters, executed[0]), []);
-    assert.equal(result.steps[0].toolResults[0].output.temperature, 21);
-  });
+  it('the AI SDK: generateText with a tool runs it and continues', async () => aiSdkLoop(server.url, model, 200));
 
-  it('LangChain: bindTools gets parsed tool calls, whole and streamed', async () => {
-    const { ChatOpenAI } = peer('@langchain/openai');
-    const { HumanMessage, ToolMessage } = peer('@langchain/core/messages');
-    const llm = new ChatOpenAI({ model, apiKey: 'unused', temperature: 0, maxTokens: 200, maxRetries: 0,
-                                 configuration: { baseURL: server.url + '/v1' } });
-    const bound = llm.bindTools([weather], { tool_choice: 'required' });
-    const ai = await bound.invoke([new HumanMessage('Weather in Paris?')]);
-    assert.equal(ai.tool_calls.length >= 1, true);
-    assert.equal(ai.tool_calls[0].name, 'get_weather');
-    assert.deepEqual(schemaErrors(weather.function.parameters, ai.tool_calls[0].args), []);
-    let merged = null;
-    for await (const chunk of await bound.stream([new HumanMessage('Weather in Paris?')])) merged = merged ? merged.concat(chunk) : chunk;
-    assert.deepEqual(merged.tool_calls.map((c) => [c.name, c.args]), ai.tool_calls.map((c) => [c.name, c.args]));
-    const next = await llm.bindTools([weather]).invoke(
-      [new HumanMessage('Weather in Paris?'), ai, new ToolMessage({ tool_call_id: ai.tool_calls[0].id, content: '21 C' })]);
-    assert.equal(typeof next.content, 'string');
-  });
+  it('LangChain: bindTools gets parsed tool calls, whole and streamed', async () => langchainLoop(server.url, model, 200));
 });
 
 describe('reasoning through ogai serve (SmolLM3 template)', () => {
@@ -282,8 +288,9 @@ describe('reasoning through ogai serve (SmolLM3 template)', () => {
 });
 
 // Gemma-4 (issue 22): tiny-e2b served with the real Gemma-4 template through --chat-template. Calls
-// are written and parsed in Gemma-4's own syntax (<|tool_call>call:NAME{...}<tool_call|>), the
-// arguments streamed in pieces; its thinking channel is reasoning_content.
+// are written and parsed in Gemma-4's own syntax (<|tool_call>call:NAME{...}<tool_call|>), forced
+// arguments in its own dialect (bare sorted keys, <|"|> strings), streamed in pieces; the AI SDK
+// and LangChain tool loops run on it; its thinking channel is reasoning_content.
 describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
   let server;
   let client;
@@ -327,6 +334,38 @@ describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
     }
   });
 
+  // A value as Gemma-4's template writes it: keys bare and sorted as Jinja's dictsort sorts them
+  // (lower-cased), strings between <|"|> as written, everything else as JSON.
+  function gemmaValue(v) {
+    if (typeof v === 'string') return `<|"|>${v}<|"|>`;
+    if (Array.isArray(v)) return `[${v.map(gemmaValue).join(',')}]`;
+    if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v).sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0));
+      return `{${keys.map((k) => `${k}:${gemmaValue(v[k])}`).join(',')}}`;
+    }
+    return JSON.stringify(v);
+  }
+
+  it('forced calls are written in Gemma-4\'s argument dialect (the raw reply read from logprobs)', async () => {
+    for (const tool_choice of [{ type: 'function', function: { name: 'get_weather' } }, 'required']) {
+      for (const [parallel, seed] of [[false, undefined], [true, undefined], [true, 5], [false, 6]]) {
+        const req = { ...base, tools: [weather, add], tool_choice, parallel_tool_calls: parallel, logprobs: true,
+                      ...(seed === undefined ? {} : { temperature: 1, seed }) };
+        const choice = (await client.chat.completions.create(req)).choices[0];
+        const raw = Buffer.concat(choice.logprobs.content.map((t) => Buffer.from(t.bytes))).toString('utf8');
+        const calls = choice.message.tool_calls;
+        for (const call of calls) checkCall(call, [weather, add]);
+        const expected = calls.map((c) => `<|tool_call>call:${c.function.name}${gemmaValue(JSON.parse(c.function.arguments))}<tool_call|>`);
+        // The reply's tokens end with the end-of-sequence token that stopped it (tiny-e2b's <end_of_turn>).
+        const eos = choice.logprobs.content.at(-1).token;
+        assert.ok(eos.startsWith('<') && eos.endsWith('>'), eos);
+        assert.equal(raw, expected.join('') + eos, `raw reply ${raw}`);
+        assert.doesNotMatch(raw, /"(city|unit|a|b)"/);
+        if (!parallel) assert.equal(calls.length, 1);
+      }
+    }
+  });
+
   it('the prompt carries Gemma-4 declarations; a tool result continues the conversation', async () => {
     const first = (await client.chat.completions.create({ ...base, tools: [weather],
       tool_choice: { type: 'function', function: { name: 'get_weather' } } })).choices[0].message;
@@ -337,6 +376,10 @@ describe('Gemma-4 tool calls and reasoning through ogai serve', () => {
     assert.ok(next.usage.prompt_tokens > 0);
     assert.ok(['stop', 'length', 'tool_calls'].includes(next.choices[0].finish_reason));
   });
+
+  it('the AI SDK tool loop', async () => aiSdkLoop(server.url, model, 100));
+
+  it('the LangChain tool loop', async () => langchainLoop(server.url, model, 100));
 
   it('auto: what the random model writes comes back (content or calls), never an error', async () => {
     const r = (await client.chat.completions.create({ ...base, tools: [weather], max_tokens: 20 })).choices[0];
