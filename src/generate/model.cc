@@ -9,6 +9,7 @@
 #include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
 #include "generate/engine.h"
+#include "generate/kept_specials.h"
 #include "generate/model_impl.h"
 #include "generate/ngram_drafter.h"
 #include "generate/package_config.h"
@@ -56,6 +57,23 @@ std::shared_ptr<const ReplyLayout> load_layout(const std::string& file, const st
   }
   auto layout = chat::reply::load_reply_layout(package);
   return layout ? std::make_shared<ReplyLayout>(std::move(*layout)) : nullptr;
+}
+
+// The special tokens the model's replies keep in their text (kept_specials.h): the markers of its
+// response template, or of the built-in detected from its chat template (with and without tools).
+std::vector<std::int32_t> reply_markers(const Model::Impl& impl) {
+  std::vector<std::string> sources;
+  if (impl.reply_layout) {
+    sources = chat::reply::reply_marker_sources(*impl.reply_layout);
+  } else if (impl.chat_template) {
+    chat::ChatRequest plain, with_tools;
+    with_tools.tools = chat::Json::array({{{"type", "function"}, {"function", {{"name", "f"}}}}});
+    for (const chat::ChatRequest* r : {&plain, &with_tools}) {
+      auto more = chat::reply::reply_marker_sources(chat::reply::builtin_layout(impl.chat_template->select(*r).source()));
+      sources.insert(sources.end(), more.begin(), more.end());
+    }
+  }
+  return generate::kept_specials(*impl.tokenizer, sources, impl.config.generation.eos_ids);
 }
 
 void report(const LoadOptions& options, std::string_view stage, double fraction) {
@@ -240,6 +258,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
       impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
   }
   if (impl->tokenizer) impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(*impl->tokenizer);
+  if (impl->tokenizer) impl->config.generation.kept_specials = reply_markers(*impl);
   report(options, "model", 1.0);
   ModelInfo& info = impl->info;
   info.package = impl->config.root;

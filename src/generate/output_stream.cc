@@ -6,7 +6,7 @@ namespace ogai::generate {
 OutputStream::OutputStream(const tokenizer::Tokenizer* tokenizer, const ResolvedRequest& request,
                            const StreamCallback& on_token, GenerationResult& result)
     : request_(request), on_token_(on_token), result_(result),
-      text_(tokenizer ? TextStream(*tokenizer, request.stop_strings, result.prompt_ids) : TextStream(request.stop_strings)) {}
+      text_(tokenizer ? TextStream(*tokenizer, request.stop_strings, result.prompt_ids, request.kept_specials) : TextStream(request.stop_strings)) {}
 
 bool OutputStream::is_stop_id(std::int64_t token) const {
   const auto& ids = request_.stop_token_ids;

@@ -118,6 +118,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
   if (!options.ignore_eos) r.stop.eos_ids = package.eos_ids;
   r.stop_on_eos = !options.ignore_eos;
   r.stop_strings = options.stop;
+  r.kept_specials = package.kept_specials;
   for (auto id : options.stop_token_ids) r.stop_token_ids.push_back(id);
   if (options.prefill_chunk < 0)
     fail(ErrorCode::kInvalidArgument, "prefill_chunk", "{} must be >= 0", options.prefill_chunk);

@@ -45,6 +45,9 @@ struct PackageGeneration {
   bool overrides_declared = false;              // the package has a generation.overrides section
   std::map<std::string, OverrideLimit> overrides;  // field -> allowed range
   std::vector<std::int64_t> eos_ids;
+  // Special tokens that stay in the generated text: the reply markers of the model's response
+  // template (reply_markers.h), so its reply parser sees them.
+  std::vector<std::int32_t> kept_specials;
   std::int64_t context_limit = 0;               // positions; 0 = unknown
   // Structured output's per-model state (token bytes, compiled formats); null: response_format is
   // refused (kUnsupported).
@@ -56,6 +59,7 @@ struct ResolvedRequest {
   sampling::StopChecker stop;        // eos ids (unless ignored), max_new_tokens, context limit
   std::vector<std::string> stop_strings;
   std::vector<std::int64_t> stop_token_ids;
+  std::vector<std::int32_t> kept_specials;  // the package's (PackageGeneration::kept_specials)
   int prefill_chunk = 0;
   bool truncate_prompt = false;
   std::optional<int> logprobs;       // unset = off; else alternatives per token, [0, kMaxTopLogprobs]

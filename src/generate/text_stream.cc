@@ -9,14 +9,15 @@ constexpr std::size_t kPrimingTokens = 8;  // enough context for every decoder's
 }  // namespace
 
 TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
-                       std::span<const std::int32_t> prompt)
-    : decoder_(std::in_place, tokenizer, /*skip_special_tokens=*/true), matcher_(std::move(stop_strings)) {
+                       std::span<const std::int32_t> prompt, std::vector<std::int32_t> kept_specials)
+    : decoder_(std::in_place, tokenizer, /*skip_special_tokens=*/true, kept_specials),
+      matcher_(std::move(stop_strings)) {
   const auto context = prompt.last(std::min(prompt.size(), kPrimingTokens));
   std::string primed;
   for (std::int32_t id : context) primed += decoder_->step(id);
   // Prompt text the decoder still holds back (e.g. an incomplete character) comes out with the
   // first generated tokens; it is the prompt's, so it is dropped there.
-  const std::string full = tokenizer.decode(context, /*skip_special_tokens=*/true);
+  const std::string full = tokenizer.decode_keeping(context, kept_specials);
   if (full.size() > primed.size() && full.compare(0, primed.size(), primed) == 0) owed_ = full.substr(primed.size());
 }
 

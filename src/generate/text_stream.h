@@ -1,5 +1,7 @@
 // TextStream: the text side of one generated sequence. Turns generated ids into printable text as
-// soon as it is final (valid UTF-8, via the tokenizer's StreamingDecoder, special tokens skipped)
+// soon as it is final (valid UTF-8, via the tokenizer's StreamingDecoder, special tokens skipped
+// except `kept_specials`: the reply markers a response template reads, such as Gemma-4's
+// <|tool_call> and <|channel>, which are special tokens of its tokenizer)
 // and holds back any text that could still become a stop string (StopStringMatcher), so a stop
 // string is never emitted, not even in part, however the tokens split it.
 // The text is what follows the prompt in the decode of prompt + generated ids (Hugging Face's
@@ -25,7 +27,7 @@ namespace ogai::generate {
 class TextStream {
  public:
   TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
-             std::span<const std::int32_t> prompt = {});
+             std::span<const std::int32_t> prompt = {}, std::vector<std::int32_t> kept_specials = {});
   // The ids-as-text stream.
   explicit TextStream(std::vector<std::string> stop_strings);
 

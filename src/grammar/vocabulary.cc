@@ -79,12 +79,15 @@ TokenTrie build_trie(const std::vector<std::string>& bytes) {
 
 Vocabulary::Vocabulary(std::vector<std::string> bytes) : bytes_(std::move(bytes)), trie_(build_trie(bytes_)) {}
 
-std::shared_ptr<const Vocabulary> Vocabulary::from_tokenizer(const tokenizer::Tokenizer& tokenizer) {
+std::shared_ptr<const Vocabulary> Vocabulary::from_tokenizer(const tokenizer::Tokenizer& tokenizer,
+                                                             const std::vector<std::int32_t>& markers) {
   std::vector<std::string> bytes(tokenizer.vocab_size());
   for (std::size_t id = 0; id < bytes.size(); ++id) {
     const auto i = static_cast<std::int32_t>(id);
     if (tokenizer.has_id(i) && !tokenizer.is_special(i)) bytes[id] = tokenizer::token_bytes(tokenizer, i);
   }
+  for (std::int32_t id : markers)
+    if (id >= 0 && static_cast<std::size_t>(id) < bytes.size()) bytes[static_cast<std::size_t>(id)] = tokenizer.id_to_token(id);
   return std::make_shared<const Vocabulary>(std::move(bytes));
 }
 

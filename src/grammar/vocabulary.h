@@ -41,8 +41,11 @@ class Vocabulary {
   // `bytes[id]` is what token id adds to a text; an empty string marks an id a grammar never
   // produces (special and unused tokens).
   explicit Vocabulary(std::vector<std::string> bytes);
-  // Every id of the tokenizer: token_bytes() (tokenizer/token_bytes.h), special tokens empty.
-  static std::shared_ptr<const Vocabulary> from_tokenizer(const tokenizer::Tokenizer& tokenizer);
+  // Every id of the tokenizer: token_bytes() (tokenizer/token_bytes.h), special tokens empty
+  // except those listed in `markers`, which spell their content (a template's own markers, such
+  // as Gemma-4's <|tool_call>, that a forced call must be able to write as the model does).
+  static std::shared_ptr<const Vocabulary> from_tokenizer(const tokenizer::Tokenizer& tokenizer,
+                                                          const std::vector<std::int32_t>& markers = {});
 
   std::size_t size() const { return bytes_.size(); }
   const std::string& bytes(std::int64_t id) const { return bytes_[static_cast<std::size_t>(id)]; }

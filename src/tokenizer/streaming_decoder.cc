@@ -1,5 +1,7 @@
 #include "tokenizer/streaming_decoder.h"
 
+#include <algorithm>
+
 #include "tokenizer/pipeline.h"
 
 namespace ogai::tokenizer {
@@ -16,8 +18,9 @@ std::size_t without_trailing_replacements(const std::string& s) {
 
 }  // namespace
 
-StreamingDecoder::StreamingDecoder(Tokenizer tokenizer, bool skip_special_tokens)
-    : tokenizer_(std::move(tokenizer)), skip_special_(skip_special_tokens) {}
+StreamingDecoder::StreamingDecoder(Tokenizer tokenizer, bool skip_special_tokens,
+                                   std::vector<std::int32_t> kept_specials)
+    : tokenizer_(std::move(tokenizer)), skip_special_(skip_special_tokens), kept_specials_(std::move(kept_specials)) {}
 
 std::string StreamingDecoder::decode_window(bool final) const {
   ChainState state;
@@ -76,7 +79,9 @@ std::string StreamingDecoder::step(std::int32_t id) {
   const Pipeline& p = tokenizer_.pipeline();
   auto token = p.token_text(id);
   if (!token) return {};
-  if (skip_special_ && p.added.is_special_content(*token)) return {};
+  if (skip_special_ && p.added.is_special_content(*token) &&
+      std::find(kept_specials_.begin(), kept_specials_.end(), id) == kept_specials_.end())
+    return {};
   window_.emplace_back(*token);
   if (extends_byte_run()) return {};
   std::string text = carry_ + decode_window(true);

@@ -28,7 +28,9 @@ namespace ogai::tokenizer {
 
 class StreamingDecoder {
  public:
-  explicit StreamingDecoder(Tokenizer tokenizer, bool skip_special_tokens = false);
+  // With skip_special_tokens, the special tokens in `kept_specials` still spell their text.
+  explicit StreamingDecoder(Tokenizer tokenizer, bool skip_special_tokens = false,
+                            std::vector<std::int32_t> kept_specials = {});
 
   // Feeds one id; returns the newly final text (often empty). Unknown ids are ignored.
   std::string step(std::int32_t id);
@@ -46,6 +48,7 @@ class StreamingDecoder {
 
   Tokenizer tokenizer_;
   bool skip_special_;
+  std::vector<std::int32_t> kept_specials_;
   std::vector<std::string> window_;  // tokens since the last boundary
   std::size_t index_offset_ = 0;     // tokens before the window
   std::string prev_;                 // the token before the window

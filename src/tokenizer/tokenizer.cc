@@ -54,17 +54,32 @@ std::vector<std::vector<std::int32_t>> Tokenizer::encode_batch(std::span<const s
   return out;
 }
 
-std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
+namespace {
+
+// The text of `ids`; with `skip`, special tokens other than `kept` are left out.
+std::string decode_ids(const Pipeline& p, std::span<const std::int32_t> ids, bool skip,
+                       std::span<const std::int32_t> kept) {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (std::int32_t id : ids) {
-    auto text = pipeline_->token_text(id);
+    auto text = p.token_text(id);
     if (!text) continue;
-    if (skip_special_tokens && pipeline_->added.is_special_content(*text)) continue;
+    if (skip && p.added.is_special_content(*text) && std::find(kept.begin(), kept.end(), id) == kept.end()) continue;
     tokens.emplace_back(*text);
   }
   ChainState state;
-  return pipeline_->decode_tokens(std::move(tokens), state);
+  return p.decode_tokens(std::move(tokens), state);
+}
+
+}  // namespace
+
+std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
+  return decode_ids(*pipeline_, ids, skip_special_tokens, {});
+}
+
+std::string Tokenizer::decode_keeping(std::span<const std::int32_t> ids,
+                                      std::span<const std::int32_t> kept_specials) const {
+  return decode_ids(*pipeline_, ids, true, kept_specials);
 }
 
 std::optional<std::int32_t> Tokenizer::token_to_id(std::string_view token) const {

@@ -45,6 +45,8 @@ class Tokenizer {
   // The text of `ids`. Ids that name no token are skipped; with skip_special_tokens, special
   // added tokens are skipped too.
   std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens = false) const;
+  // decode() skipping special tokens except those in `kept_specials`.
+  std::string decode_keeping(std::span<const std::int32_t> ids, std::span<const std::int32_t> kept_specials) const;
 
   // The id of a token string (added tokens first, then the model vocabulary).
   std::optional<std::int32_t> token_to_id(std::string_view token) const;

@@ -5,6 +5,7 @@
 // and parallel; greedy and sampled.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,7 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chat/reply/reply_layout.h"
+#include "generate/kept_specials.h"
 #include "ogai/ogai.h"
+#include "tokenizer/tokenizer.h"
 
 namespace ogai {
 namespace {
@@ -180,6 +184,108 @@ TEST_F(GemmaForcedCalls, RequiredAndParallel) {
   ChatReply r = parse_chat_reply(p, two);
   ASSERT_EQ(r.tool_calls.size(), 2u);
   EXPECT_EQ(r.tool_calls[1].arguments, R"({"a":3,"b":4})");
+}
+
+// Gemma-4's real tokenizer holds its reply markers as special tokens. Here tiny-e2b's five
+// highest BPE ids become <|tool_call>, <tool_call|>, <|"|>, <|channel>, <channel|> (special added
+// tokens; the merges that made or used those ids dropped), as in the real vocabulary.
+constexpr const char* kMarkers[] = {"<|tool_call>", "<tool_call|>", "<|\"|>", "<|channel>", "<channel|>"};
+
+std::vector<std::int32_t> make_markers_special(const fs::path& dir) {
+  std::ifstream in(dir / "tokenizer.json");
+  Json tok = Json::parse(in);
+  in.close();
+  Json& vocab = tok["model"]["vocab"];
+  std::vector<std::pair<std::int32_t, std::string>> by_id;
+  for (const auto& [text, id] : vocab.items()) by_id.emplace_back(id.get<std::int32_t>(), text);
+  std::sort(by_id.rbegin(), by_id.rend());
+  std::vector<std::string> victims;
+  std::vector<std::int32_t> ids;
+  for (std::size_t i = 0; i < std::size(kMarkers); ++i) {
+    victims.push_back(by_id[i].second);
+    ids.push_back(by_id[i].first);
+    vocab.erase(by_id[i].second);
+    tok["added_tokens"].push_back({{"id", by_id[i].first}, {"content", kMarkers[i]}, {"single_word", false},
+                                   {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}});
+  }
+  Json merges = Json::array();
+  for (const auto& m : tok["model"]["merges"]) {
+    const std::string text = m.get<std::string>();
+    const std::string a = text.substr(0, text.find(' ')), b = text.substr(text.find(' ') + 1);
+    const bool touches = std::any_of(victims.begin(), victims.end(),
+                                     [&](const std::string& v) { return v == a || v == b || v == a + b; });
+    if (!touches) merges.push_back(m);
+  }
+  tok["model"]["merges"] = merges;
+  std::ofstream(dir / "tokenizer.json") << tok.dump();
+  return ids;
+}
+
+// With the markers special: a forced call may write them as the special tokens the model was
+// trained on (the grammar's vocabulary spells them for kToolCalls formats; a bias makes this
+// random model choose them), and the generated text keeps them, so the reply parses into the
+// call. Before: the grammar never allowed a special token and the text stream dropped them.
+TEST(GemmaMarkerTokens, ForcedCallsWriteAndKeepSpecialMarkers) {
+  const fs::path dir = gemma_package();
+  const std::vector<std::int32_t> ids = make_markers_special(dir);
+  auto model = Model::load(dir);
+  ChatOptions o;
+  o.tools = {kAdd};
+  o.tool_choice = {ToolChoice::Mode::kFunction, "add"};
+  ChatPrompt p = model->prepare_chat(std::vector<ChatMessage>{{"user", "x"}}, o);
+  ASSERT_TRUE(p.constraint.has_value());
+  GenerationOptions g;
+  g.response_format = p.constraint;
+  g.add_special_tokens = false;
+  g.max_new_tokens = 100;
+  g.sampling.temperature = 0.0f;
+  for (std::int32_t id : ids) g.sampling.logit_bias[id] = 50.0f;
+  GenerationResult r = model->generate(p.text, g);
+  EXPECT_EQ(r.finish_reason, FinishReason::kEos) << r.text;
+  for (std::size_t i = 0; i < 3; ++i)  // <|tool_call>, <tool_call|>, <|"|> would all fit a call
+    if (i != 2) EXPECT_NE(std::find(r.ids.begin(), r.ids.end(), ids[i]), r.ids.end()) << kMarkers[i] << " " << r.text;
+  EXPECT_EQ(r.text.rfind("<|tool_call>call:add{", 0), 0u) << r.text;
+  ChatReply reply = parse_chat_reply(p, r.text);
+  ASSERT_EQ(reply.tool_calls.size(), 1u) << r.text;
+  expect_valid(reply.tool_calls[0]);
+  // A plain structured request never produces a special token, bias or not.
+  GenerationOptions plain = g;
+  plain.response_format = ResponseFormat{ResponseFormat::Kind::kJsonObject, "", true};
+  GenerationResult j = model->generate(p.text, plain);
+  for (std::int32_t id : ids) EXPECT_EQ(std::find(j.ids.begin(), j.ids.end(), id), j.ids.end()) << j.text;
+  // The thinking channel's markers stay in the text too, so reasoning is parsed out of it.
+  GenerationOptions think;
+  think.add_special_tokens = false;
+  think.max_new_tokens = 4;
+  think.ignore_eos = true;
+  think.sampling.temperature = 0.0f;
+  think.sampling.logit_bias[ids[3]] = 100.0f;
+  GenerationResult t = model->generate(p.text, think);
+  EXPECT_EQ(t.text.rfind("<|channel><|channel>", 0), 0u) << t.text;
+  model.reset();
+  fs::remove_all(dir);
+}
+
+// The markers kept from each source of a Gemma-4 reply layout: the built-in template (literal and
+// regex markers) and the response_schema Gemma-4's tokenizer_config.json ships (escaped x-regex,
+// the gemma4-tool-call parser's delimiters); never the EOS, never an unrelated special token.
+TEST(GemmaMarkerTokens, KeptFromEveryLayoutSource) {
+  const fs::path dir = gemma_package();
+  std::vector<std::int32_t> ids = make_markers_special(dir);
+  std::sort(ids.begin(), ids.end());
+  const auto tok = tokenizer::Tokenizer::load(dir / "tokenizer.json");
+  const std::vector<std::int64_t> eos = {*tok.token_to_id("<eos>")};
+  auto schema = chat::reply::load_reply_layout(fs::path(OGAI_SHARED_DIR) / "chat_templates/gemma-4.tokenizer_config.json");
+  ASSERT_TRUE(schema && schema->schema);
+  EXPECT_EQ(generate::kept_specials(tok, chat::reply::reply_marker_sources(*schema), eos), ids);
+  const ReplyLayout builtin = chat::reply::builtin_layout("", "gemma4");
+  EXPECT_EQ(generate::kept_specials(tok, chat::reply::reply_marker_sources(builtin), eos), ids);
+  const ReplyLayout hermes = chat::reply::builtin_layout("", "hermes");
+  EXPECT_TRUE(generate::kept_specials(tok, chat::reply::reply_marker_sources(hermes), eos).empty());
+  // A marker that is also an end id stays out (EOS ends the reply; its text is never emitted).
+  const std::vector<std::int64_t> ends = {eos[0], ids[0]};
+  EXPECT_EQ(generate::kept_specials(tok, chat::reply::reply_marker_sources(builtin), ends).size(), ids.size() - 1);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -41,6 +41,26 @@ std::optional<ReplyLayout> load_reply_layout(const fs::path& source) {
   return std::nullopt;
 }
 
+std::vector<std::string> reply_marker_sources(const ReplyLayout& layout) {
+  if (layout.schema) return layout.schema->strings();
+  std::vector<std::string> out;
+  if (!layout.tmpl) return out;
+  auto add = [&](const std::optional<Pattern>& p) {
+    if (p) out.push_back(p->source());
+  };
+  add(layout.tmpl->start_anchor);
+  for (const Field& f : layout.tmpl->fields) {
+    add(f.open);
+    add(f.close);
+    add(f.tag_pattern);
+    for (const auto& [open, close] : f.parser.dialect.string_delims) {
+      out.push_back(open);
+      out.push_back(close);
+    }
+  }
+  return out;
+}
+
 ReplyLayout builtin_layout(std::string_view source, const std::string& family) {
   ReplyLayout layout;
   const std::string name = family.empty() ? detect_template_family(source) : family;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "chat/reply/response_template.h"
 #include "chat/reply/schema_parser.h"
@@ -30,6 +31,12 @@ namespace ogai::chat::reply {
 // itself). nullopt when the source holds neither key. Throws ogai::Error: kNotFound for a missing
 // file, kInvalidArgument for malformed JSON or a malformed template (naming the key's path).
 std::optional<ReplyLayout> load_reply_layout(const std::filesystem::path& path);
+
+// The texts in which `layout` names its markers: the patterns' sources (literals escaped as
+// regexes), the JSON dialect's string delimiters, a response schema's strings. A special token
+// whose text occurs in one of them (as written or regex-escaped) is a marker the reply parser
+// reads, so it must stay in the generated text (generate/kept_specials.h).
+std::vector<std::string> reply_marker_sources(const ReplyLayout& layout);
 
 // The built-in for a chat template source (or the family named `family`, when not empty).
 ReplyLayout builtin_layout(std::string_view chat_template_source, const std::string& family = "");

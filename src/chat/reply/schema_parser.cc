@@ -1,5 +1,6 @@
 #include "chat/reply/schema_parser.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -113,9 +114,29 @@ Json value_of(const Node& n, std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+void collect_strings(const Json& j, std::vector<std::string>& out) {
+  if (j.is_string()) {
+    out.push_back(j.get<std::string>());
+  } else if (j.is_structured()) {
+    for (const auto& v : j) collect_strings(v, out);
+  }
+}
+
+}  // namespace
+
 std::shared_ptr<const ResponseSchema> ResponseSchema::load(const Json& schema, const std::string& where) {
   auto s = std::make_shared<ResponseSchema>();
   s->root_ = load_node(schema, where);
+  collect_strings(schema, s->strings_);
+  // The gemma4-tool-call parser reads strings between its own delimiters, which the schema's
+  // strings do not spell: they are markers too.
+  if (std::find(s->strings_.begin(), s->strings_.end(), "gemma4-tool-call") != s->strings_.end())
+    for (const auto& [open, close] : gemma_dialect().string_delims) {
+      s->strings_.push_back(open);
+      s->strings_.push_back(close);
+    }
   return s;
 }
 

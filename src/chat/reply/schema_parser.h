@@ -19,11 +19,15 @@ class ResponseSchema {
   static std::shared_ptr<const ResponseSchema> load(const Json& schema, const std::string& where);
   // The message (transformers' parse_response shape); a reply the regex does not fit is content.
   Json parse(std::string_view reply) const;
+  // Every string of the schema document (its x-regex and x-regex-iterator patterns among them),
+  // plus the string delimiters of the gemma4-tool-call parser when the schema names it.
+  const std::vector<std::string>& strings() const { return strings_; }
 
   struct Node;
 
  private:
   std::shared_ptr<const Node> root_;
+  std::vector<std::string> strings_;
 };
 
 }  // namespace ogai::chat::reply
