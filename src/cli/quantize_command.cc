@@ -190,7 +190,7 @@ void add_quantize_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("SRC", args->src, "the fp32/fp16 package directory")->required();
   cmd->add_option("DST", args->dst, "the package directory to write")->required();
   cmd->add_option("--bits", o.bits, "bits per weight (4)")->check(CLI::IsMember({4}));
-  cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 32)")
+  cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 128)")
       ->check(CLI::IsMember({16, 32, 64, 128}));
   auto* sym =
       cmd->add_flag("--symmetric", args->symmetric, "zero point 8, no zero_points input (default)");

@@ -22,7 +22,7 @@
 namespace ogai::quantize {
 
 struct BlockQuantOptions {
-  int block_size = 32;  // a power of two, 16..128 here
+  int block_size = 128;  // a power of two, 16..128 here (128: docs/quantize.md, "Measurements and the default")
   bool symmetric = true;
 };
 

@@ -218,6 +218,8 @@ def check_refusals():
     dst = os.path.join(WORK, "refuse_q4")
     quantize(src, dst)
     assert open(os.path.join(dst, "notes.txt")).read() == "copied\n"
+    m, _ = tensors(os.path.join(dst, "model.onnx"))
+    assert (attr(m.graph.node[0], "block_size"), attr(m.graph.node[0], "accuracy_level")) == (128, 4), "the defaults"
     p = quantize(src, dst, expect=1)
     assert "exists (pass --force to replace it)" in p.stderr, p.stderr
     quantize(src, dst, "--force", "--block-size", "64")
