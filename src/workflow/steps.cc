@@ -97,7 +97,7 @@ void invoke_binding(Context& ctx, const InvokeStep& step, const InvokePlan& plan
     while (i < plan.in_ports.size() && plan.in_ports[i] != port) ++i;
     if (i == plan.in_ports.size())
       fail(ErrorCode::kInvalidPackage, path, "binding output port '{}' has no input of the same name", port);
-    ctx.store[plan.out_slots[o]] = ctx.get(plan.in_slots[i], path, "binding port '" + port + "'");
+    ctx.store[plan.out_slots[o]] = ctx.get(plan.in_slots[i], path, "binding port", port);
   }
 }
 
