@@ -21,7 +21,8 @@ void check_request(const ResolvedRequest& r) {
   refuse(r.prompt_logprobs, "prompt_logprobs", "this package's workflow exposes no logits");
   refuse(s.constraint != nullptr, "response_format",
          "structured output masks the logits before sampling, and this package's workflow samples inside its graphs");
-  refuse(s.repetition_penalty != 1.0, "repetition_penalty", "this package's workflow sampler has no repetition penalty");
+  refuse(s.repetition_penalty != 1.0, "repetition_penalty",
+         "this package's workflow sampler has no repetition penalty");
   refuse(s.frequency_penalty != 0.0, "frequency_penalty", "this package's workflow sampler has no frequency penalty");
   refuse(s.presence_penalty != 0.0, "presence_penalty", "this package's workflow sampler has no presence penalty");
   refuse(!s.logit_bias.empty(), "logit_bias", "this package's workflow sampler has no logit bias");
@@ -32,8 +33,10 @@ workflow::RunRequest make_run_request(const WorkflowModel& model, const Resolved
                                       std::span<const std::int32_t> prompt) {
   workflow::RunRequest run;
   run.prompt_tokens = std::vector<std::int64_t>(prompt.begin(), prompt.end());
-  if (r.stop.max_new_tokens) run.max_new_tokens = *r.stop.max_new_tokens;
-  else if (r.prefill_only) run.max_new_tokens = 0;
+  if (r.stop.max_new_tokens)
+    run.max_new_tokens = *r.stop.max_new_tokens;
+  else if (r.prefill_only)
+    run.max_new_tokens = 0;
   const auto& s = r.sampling;
   run.do_sample = s.do_sample && s.temperature > 0;  // the decision resolve_request took
   if (*run.do_sample) {
@@ -62,16 +65,20 @@ GenerationResult with_prompt(std::span<const std::int32_t> prompt) {
 
 WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedRequest& request,
                                    std::span<const std::int32_t> prompt, StreamCallback on_token)
-    : request_(request), on_token_(std::move(on_token)), result_(with_prompt(prompt)),
-      output_(model.tokenizer, request_, on_token_, result_), tokens_output_(model.tokens_output) {
+    : request_(request),
+      on_token_(std::move(on_token)),
+      result_(with_prompt(prompt)),
+      output_(model.tokenizer, request_, on_token_, result_),
+      tokens_output_(model.tokens_output) {
   times_.start = Clock::now();
   check_request(request_);
   auto run_request = make_run_request(model, request_, prompt);
   if (run_request.max_new_tokens) budget_ = *run_request.max_new_tokens;
   // The workflow owns the budget: ogai's own cut would stop a speculative trip part way.
   request_.stop.max_new_tokens.reset();
-  run_.emplace(model.program, std::move(run_request),
-               [this](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { take(output, row, chunk); });
+  run_.emplace(
+      model.program, std::move(run_request),
+      [this](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { take(output, row, chunk); });
 }
 
 void WorkflowSequence::take(const std::string& output, std::int64_t row, const ort::Tensor& chunk) {
@@ -80,7 +87,8 @@ void WorkflowSequence::take(const std::string& output, std::int64_t row, const o
   if (*row_ != row)
     fail(ErrorCode::kUnsupported, "output '" + output + "'",
          "the workflow emitted rows {} and {}; a generation streams one row", *row_, row);
-  for (auto id : workflow::int_values(chunk, "output '" + output + "'")) pending_.push_back(id);
+  workflow::int_values_into(chunk, chunk_ids_, workflow::WhatFn([&] { return "output '" + output + "'"; }));
+  pending_.insert(pending_.end(), chunk_ids_.begin(), chunk_ids_.end());
 }
 
 void WorkflowSequence::step() {

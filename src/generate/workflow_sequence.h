@@ -35,9 +35,9 @@ namespace ogai::generate {
 // What a looped workflow package gives its requests (Model::Impl holds it).
 struct WorkflowModel {
   workflow::Program program;
-  std::string tokens_output;                      // the output with role `tokens`
+  std::string tokens_output;                        // the output with role `tokens`
   const tokenizer::Tokenizer* tokenizer = nullptr;  // null: prompts are ids, text is ids as text
-  std::map<std::string, ort::Tensor> inputs;      // LoadOptions::workflow_inputs, copied per request
+  std::map<std::string, ort::Tensor> inputs;        // LoadOptions::workflow_inputs, copied per request
 };
 
 class WorkflowSequence : public Generation {
@@ -65,9 +65,10 @@ class WorkflowSequence : public Generation {
   GenerationResult result_;
   OutputStream output_;
   std::string tokens_output_;
-  std::int64_t budget_ = -1;  // the trips the workflow may run (max_new_tokens), -1 = its own
-  std::vector<std::int64_t> pending_;  // ids emitted by the trip in progress
-  std::optional<std::int64_t> row_;    // the one row the tokens output publishes
+  std::int64_t budget_ = -1;             // the trips the workflow may run (max_new_tokens), -1 = its own
+  std::vector<std::int64_t> pending_;    // ids emitted by the trip in progress
+  std::vector<std::int64_t> chunk_ids_;  // one emitted chunk's ids (reused: no allocation per trip)
+  std::optional<std::int64_t> row_;      // the one row the tokens output publishes
   std::optional<workflow::Run> run_;
   PhaseTimes times_;
   bool done_ = false, finished_ = false;

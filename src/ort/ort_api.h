@@ -26,4 +26,14 @@ auto guard(const std::string& where, F&& body, const char* what = "failed") -> d
   }
 }
 
+// Same, with `where` built only when ONNX Runtime throws (for hot paths: tensor creation).
+template <typename W, typename F>
+auto guard_lazy(W&& where, F&& body, const char* what = "failed") -> decltype(body()) {
+  try {
+    return body();
+  } catch (const Ort::Exception& e) {
+    fail(ErrorCode::kRuntime, where(), "ONNX Runtime {}: {}", what, readable_ort_message(e.what()));
+  }
+}
+
 }  // namespace ogai::ort

@@ -34,7 +34,10 @@ Tensor::~Tensor() {
 }
 
 Tensor::Tensor(Tensor&& other) noexcept
-    : value_(other.value_), dtype_(other.dtype_), shape_(std::move(other.shape_)), data_(other.data_),
+    : value_(other.value_),
+      dtype_(other.dtype_),
+      shape_(std::move(other.shape_)),
+      data_(other.data_),
       location_(other.location_) {
   other.value_ = nullptr;
   other.data_ = nullptr;
@@ -58,11 +61,13 @@ std::int64_t Tensor::element_count() const { return ort::element_count(shape_); 
 
 Tensor Tensor::allocate(DataType dtype, Shape shape) {
   ort::element_count(shape);  // validates
-  return guard("allocate tensor " + shape_string(shape), [&] {
-    Ort::AllocatorWithDefaultOptions allocator;
-    Ort::Value value = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), ort_type(dtype));
-    return adopt(value.release());
-  });
+  return guard_lazy([&] { return "allocate tensor " + shape_string(shape); },
+                    [&] {
+                      Ort::AllocatorWithDefaultOptions allocator;
+                      Ort::Value value =
+                          Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), ort_type(dtype));
+                      return adopt(value.release());
+                    });
 }
 
 Tensor Tensor::zeros(DataType dtype, Shape shape) {
@@ -77,17 +82,18 @@ Tensor Tensor::view(DataType dtype, Shape shape, void* data, Location location) 
   static std::uint64_t empty_storage = 0;
   std::size_t bytes = static_cast<std::size_t>(ort::element_count(shape)) * dtype_size(dtype);
   if (bytes == 0) data = &empty_storage;
-  return guard("view tensor " + shape_string(shape), [&] {
-    Ort::Value value = Ort::Value::CreateTensor(memory_info(location), data, bytes, shape.data(), shape.size(),
-                                                ort_type(dtype));
-    Tensor t;
-    t.location_ = location;
-    t.value_ = value.release();
-    t.dtype_ = dtype;
-    t.shape_ = std::move(shape);
-    t.data_ = data;
-    return t;
-  });
+  return guard_lazy([&] { return "view tensor " + shape_string(shape); },
+                    [&] {
+                      Ort::Value value = Ort::Value::CreateTensor(memory_info(location), data, bytes, shape.data(),
+                                                                  shape.size(), ort_type(dtype));
+                      Tensor t;
+                      t.location_ = location;
+                      t.value_ = value.release();
+                      t.dtype_ = dtype;
+                      t.shape_ = std::move(shape);
+                      t.data_ = data;
+                      return t;
+                    });
 }
 
 Tensor Tensor::copy_bytes(DataType dtype, Shape shape, const void* bytes, std::size_t size) {

@@ -38,14 +38,16 @@ nlohmann::json role_scalar(const RunRequest& r, const std::string& role) {
 
 Tensor prompt_tensor(const WorkflowInput& input, const std::vector<std::int64_t>& ids, const std::string& what) {
   Shape shape{static_cast<std::int64_t>(ids.size())};
-  if (input.contract.rank == 2) shape.insert(shape.begin(), 1);
+  if (input.contract.rank == 2)
+    shape.insert(shape.begin(), 1);
   else if (input.contract.rank != 1)
     fail(ErrorCode::kUnsupported, what, "a prompt_tokens role of rank {} cannot be filled", input.contract.rank);
   // In the contract's dtype: int32 token ports (ORT GenAI exports) take the ids narrowed.
   if (metadata::canonical_dtype(input.contract.dtype) == DataType::kInt32) {
     std::vector<std::int32_t> narrow;
     for (std::int64_t id : ids) {
-      if (id < INT32_MIN || id > INT32_MAX) fail(ErrorCode::kInvalidArgument, what, "token id {} does not fit int32", id);
+      if (id < INT32_MIN || id > INT32_MAX)
+        fail(ErrorCode::kInvalidArgument, what, "token id {} does not fit int32", id);
       narrow.push_back(static_cast<std::int32_t>(id));
     }
     return Tensor::copy_of(std::span<const std::int32_t>(narrow), shape);
@@ -91,7 +93,7 @@ void bind_inputs(Context& ctx) {
     }
     if (value) {
       check_value(input.contract, *value, ctx.symbols, ctx.program.dynamic_symbols, what);
-      ctx.store[name] = share(std::move(*value));
+      ctx.store[ctx.slot(name)] = share(std::move(*value));
     }
   }
   for (const auto& d : deferred) {
@@ -101,14 +103,14 @@ void bind_inputs(Context& ctx) {
     if (!dtype) fail(ErrorCode::kUnsupported, what, "dtype '{}' cannot be materialized", input.contract.dtype);
     Tensor t = from_json_values(*dtype, implied_shape(input.contract, ctx.symbols), d.values, what);
     check_value(input.contract, t, ctx.symbols, ctx.program.dynamic_symbols, what);
-    ctx.store[d.name] = share(std::move(t));
+    ctx.store[ctx.slot(d.name)] = share(std::move(t));
   }
   for (const auto& [name, input] : wf.inputs) {
-    const bool present = ctx.store.count(name) > 0;
+    const bool present = ctx.store[ctx.slot(name)] != nullptr;
     if (input.present_as) {
       Tensor flag = Tensor::allocate(DataType::kBool, {});
       flag.span<bool>()[0] = present;
-      ctx.store[*input.present_as] = share(std::move(flag));
+      ctx.store[ctx.slot(*input.present_as)] = share(std::move(flag));
     }
     if (present) continue;
     if (input.required) {
@@ -119,13 +121,16 @@ void bind_inputs(Context& ctx) {
                              : " (pass it as a tensor)";
       fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "is required but was not supplied{}", hint);
     }
-    ctx.absent.insert(name);
+    ctx.absent[ctx.slot(name)] = 1;
+    ctx.any_absent = true;
   }
   if (!ctx.request.tensors.empty()) {
     std::string extra;
     for (const auto& [name, t] : ctx.request.tensors) extra += (extra.empty() ? "" : ", ") + name;
-    fail(ErrorCode::kInvalidArgument, "request", "supplied undeclared inputs: {} (not a workflow input or application "
-         "alias)", extra);
+    fail(ErrorCode::kInvalidArgument, "request",
+         "supplied undeclared inputs: {} (not a workflow input or application "
+         "alias)",
+         extra);
   }
 }
 

@@ -1,8 +1,8 @@
 // `loop` (digest §5.3): setup once per entry, carries started from `initial` or the cell's
 // initializer, a pre-test activity read of `continue_when` before every trip, the iteration value,
 // the body, then the carry update with the recurrence check and the inactive-row merge.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "base/error.h"
 #include "workflow/context.h"
@@ -14,53 +14,60 @@ using metadata::Carry;
 using metadata::Recurrence;
 using metadata::StateCell;
 
-const StateCell& cell_of(const Context& ctx, const Carry& carry, const std::string& path) {
-  const auto* cell = metadata::find_named(ctx.wf().state, carry.cell);
-  if (!cell) fail(ErrorCode::kInvalidPackage, path, "carries undeclared state cell '{}'", carry.cell);
-  return *cell;
+const StateCell& cell_of(const CarryPlan& c, const std::string& path) {
+  if (!c.cell) fail(ErrorCode::kInvalidPackage, path, "carries undeclared state cell '{}'", c.carry->cell);
+  return *c.cell;
 }
 
-void start_carries(Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
-  for (const auto& carry : loop.carried) {
-    const auto& cell = cell_of(ctx, carry, path);
+void start_carries(Context& ctx, const LoopPlan& plan, const std::string& path) {
+  for (const auto& c : plan.carries) {
+    const auto& cell = cell_of(c, path);
+    const auto& carry = *c.carry;
     const std::string& from = carry.initial ? *carry.initial : cell.initializer;
-    Value v = ctx.get(from, path, "carried cell", carry.cell);
-    check_value(cell.contract, *v, ctx.symbols, ctx.program.dynamic_symbols,
-                fmt::format("{} carried cell '{}' (initial value '{}')", path, carry.cell, from));
-    ctx.store[carry.cell] = std::move(v);
+    Value v = ctx.get(c.initial_slot, path, "carried cell", carry.cell);
+    check_value(*c.check, *v, ctx.symbols, WhatFn([&] {
+      return fmt::format("{} carried cell '{}' (initial value '{}')", path, carry.cell, from);
+    }));
+    ctx.store[c.cell_slot] = std::move(v);
   }
 }
 
-// One flag per element; an empty vector means "stop".
-std::vector<bool> activity(const Context& ctx, const metadata::LoopStep& loop, const std::string& path) {
-  const Value& v = ctx.get(loop.continue_when, path, "continue_when");
+// One flag per element into `flags`; none means "stop".
+void activity(const Context& ctx, const LoopProgress& p, std::vector<bool>& flags) {
+  const metadata::LoopStep& loop = *p.loop;
+  const std::string& path = *p.path;
+  const Value& v = ctx.get(p.plan->continue_when, path, "continue_when");
   auto what = [&] { return path + " continue_when '" + loop.continue_when + "'"; };
   if (v->dtype() != DataType::kBool || v->shape().size() > 1 || v->element_count() == 0)
-    fail(ErrorCode::kInvalidArgument, what(), "must be a non-empty bool of rank 0 or 1, got {}{}", dtype_name(v->dtype()),
-         ort::shape_string(v->shape()));
-  if (loop.generation_eos && !ctx.request.stop_on_eos) return std::vector<bool>(static_cast<std::size_t>(v->element_count()), true);
-  std::vector<bool> flags;
-  for (auto f : v->span<bool>()) flags.push_back(f);
-  return flags;
+    fail(ErrorCode::kInvalidArgument, what(), "must be a non-empty bool of rank 0 or 1, got {}{}",
+         dtype_name(v->dtype()), ort::shape_string(v->shape()));
+  if (loop.generation_eos && !ctx.request.stop_on_eos) {
+    flags.assign(static_cast<std::size_t>(v->element_count()), true);
+    return;
+  }
+  const auto values = v->span<bool>();
+  flags.assign(values.begin(), values.end());
 }
 
 template <class What>
-void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& carry, const Tensor& old, const Tensor& next,
-                      const What& lazy_what) {
+void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& carry, const Tensor& old,
+                      const Tensor& next, const What& lazy_what) {
   const bool invariant_ok = old.dtype() == next.dtype() && old.shape() == next.shape() &&
                             cell.recurrence.kind == Recurrence::Kind::kInvariant;
   if (invariant_ok) return;  // the common case: nothing to format or check
   const std::string what = lazy_what();
   if (old.dtype() != next.dtype() || old.shape().size() != next.shape().size())
     fail(ErrorCode::kInvalidArgument, what, "changes {}{} into {}{}; a carry keeps its dtype and rank",
-         dtype_name(old.dtype()), ort::shape_string(old.shape()), dtype_name(next.dtype()), ort::shape_string(next.shape()));
+         dtype_name(old.dtype()), ort::shape_string(old.shape()), dtype_name(next.dtype()),
+         ort::shape_string(next.shape()));
   const auto& r = cell.recurrence;
   for (std::size_t i = 0; i < old.shape().size(); ++i) {
     const bool growth_axis = r.kind != Recurrence::Kind::kInvariant && static_cast<std::int64_t>(i) == r.axis;
     if (!growth_axis && old.shape()[i] != next.shape()[i])
-      fail(ErrorCode::kInvalidArgument, what, "changes shape {} into {}; only {} may change", ort::shape_string(old.shape()),
-           ort::shape_string(next.shape()),
-           r.kind == Recurrence::Kind::kInvariant ? std::string("nothing (invariant)") : "axis " + std::to_string(r.axis));
+      fail(ErrorCode::kInvalidArgument, what, "changes shape {} into {}; only {} may change",
+           ort::shape_string(old.shape()), ort::shape_string(next.shape()),
+           r.kind == Recurrence::Kind::kInvariant ? std::string("nothing (invariant)")
+                                                  : "axis " + std::to_string(r.axis));
   }
   if (r.kind == Recurrence::Kind::kInvariant) return;
   const auto axis = static_cast<std::size_t>(r.axis);
@@ -99,26 +106,29 @@ Value merged(const Context& ctx, const StateCell& cell, const Carry& carry, cons
   return share(restore_rows(*old, *next, layout.axis, keep));
 }
 
-void update_carries(Context& ctx, const metadata::LoopStep& loop, const std::vector<bool>& flags, const std::string& path) {
-  std::vector<std::pair<std::string, Value>> updates;
-  for (const auto& carry : loop.carried) {
-    const auto& cell = cell_of(ctx, carry, path);
+void update_carries(Context& ctx, LoopProgress& p) {
+  const std::string& path = *p.path;
+  auto& updates = p.updates;
+  updates.clear();
+  for (const auto& c : p.plan->carries) {
+    const auto& cell = cell_of(c, path);
+    const auto& carry = *c.carry;
     auto what = [&] { return fmt::format("{} carried cell '{}' (next '{}')", path, carry.cell, carry.next); };
-    auto it = ctx.store.find(carry.next);
-    if (it == ctx.store.end()) {
+    const Value& next = ctx.store[c.next_slot];
+    if (!next) {
       if (cell.service_group) continue;  // a service cell whose next is missing keeps its value
       fail(ErrorCode::kInvalidArgument, what(), "the body did not define its next value");
     }
-    const Value& old = ctx.store.at(carry.cell);
-    check_recurrence(ctx, cell, carry, *old, *it->second, what);
-    updates.emplace_back(carry.cell, merged(ctx, cell, carry, old, it->second, flags, what));
+    const Value& old = ctx.store[c.cell_slot];
+    check_recurrence(ctx, cell, carry, *old, *next, what);
+    updates.emplace_back(c.cell_slot, merged(ctx, cell, carry, old, next, p.flags, what));
   }
-  for (auto& [cell, value] : updates) ctx.store[cell] = std::move(value);
+  for (auto& [slot, value] : updates) ctx.store[slot] = std::move(value);
 }
 
-void store_iteration(Context& ctx, const metadata::LoopStep& loop, std::int64_t index) {
-  if (!loop.iteration) return;
-  ctx.store[loop.iteration->value] = share(filled_int64(implied_shape(loop.iteration->contract, ctx.symbols), index));
+void store_iteration(Context& ctx, const LoopProgress& p) {
+  if (!p.plan->iteration) return;
+  ctx.store[*p.plan->iteration] = share(filled_int64(implied_shape(p.loop->iteration->contract, ctx.symbols), p.index));
 }
 
 }  // namespace
@@ -126,8 +136,9 @@ void store_iteration(Context& ctx, const metadata::LoopStep& loop, std::int64_t 
 void start_loop(Context& ctx, LoopProgress& p) {
   const auto& loop = *p.loop;
   const std::string& path = *p.path;
-  start_carries(ctx, loop, path);
-  p.limit = single_int(*ctx.get(loop.max_iterations, path, "max_iterations"),
+  p.plan = &ctx.program.loops.at(&loop);
+  start_carries(ctx, *p.plan, path);
+  p.limit = single_int(*ctx.get(p.plan->max_iterations, path, "max_iterations"),
                        path + " max_iterations '" + loop.max_iterations + "'");
   if (p.limit < 0)
     fail(ErrorCode::kInvalidArgument, path + " max_iterations '" + loop.max_iterations + "'",
@@ -137,18 +148,18 @@ void start_loop(Context& ctx, LoopProgress& p) {
 
 bool begin_trip(Context& ctx, LoopProgress& p) {
   if (p.index < p.limit) {
-    p.flags = activity(ctx, *p.loop, *p.path);
+    activity(ctx, p, p.flags);
     if (std::any_of(p.flags.begin(), p.flags.end(), [](bool f) { return f; })) {
-      store_iteration(ctx, *p.loop, p.index);
+      store_iteration(ctx, p);
       return true;
     }
   }
-  if (p.loop->iteration) ctx.store.erase(p.loop->iteration->value);
+  if (p.plan->iteration) ctx.store[*p.plan->iteration] = nullptr;
   return false;
 }
 
 void end_trip(Context& ctx, LoopProgress& p) {
-  update_carries(ctx, *p.loop, p.flags, *p.path);
+  update_carries(ctx, p);
   ++ctx.stats.iterations;
   ++p.index;
 }

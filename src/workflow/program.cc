@@ -10,21 +10,6 @@ namespace {
 
 using metadata::Step;
 
-template <class F>
-void walk(const std::vector<Step>& steps, F&& f) {
-  for (const auto& step : steps) {
-    f(step);
-    if (const auto* s = std::get_if<metadata::SequenceStep>(&step.body)) walk(s->steps, f);
-    else if (const auto* l = std::get_if<metadata::LoopStep>(&step.body)) {
-      walk(l->setup, f);
-      walk(l->steps, f);
-    } else if (const auto* b = std::get_if<metadata::BranchStep>(&step.body)) {
-      for (const auto& c : b->cases) walk(c.body, f);
-      walk(b->default_step, f);
-    }
-  }
-}
-
 void check_component(const metadata::Workflow& wf, const std::string& name, const std::string& path) {
   const auto* comp = metadata::find_named(wf.components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
@@ -33,7 +18,8 @@ void check_component(const metadata::Workflow& wf, const std::string& name, cons
   if (!is_grammar_guidance(impl.abi, impl.version))
     fail(ErrorCode::kUnsupported, path + " (pipeline.workflow.components." + name + ".implementation)",
          "adapter ABI {}@{} is not executed by ogai's workflow interpreter (it implements "
-         "onnx-genai.grammar-guidance@1 only)", impl.abi, impl.version);
+         "onnx-genai.grammar-guidance@1 only)",
+         impl.abi, impl.version);
   grammar_action(*comp, "pipeline.workflow.components." + name);  // throws on a bad action
 }
 
@@ -41,7 +27,8 @@ void check_inputs(const metadata::Workflow& wf) {
   for (const auto& [name, input] : wf.inputs) {
     const std::string path = "pipeline.workflow.inputs." + name;
     if (input.source.kind == metadata::InputSource::Kind::kArtifact)
-      fail(ErrorCode::kUnsupported, path + ".source", "artifact-sourced inputs are not turned into tensors "
+      fail(ErrorCode::kUnsupported, path + ".source",
+           "artifact-sourced inputs are not turned into tensors "
            "(the reference refuses them too: 'requires artifact binding')");
     const auto kind = input.contract.batch_layout.kind;
     if (kind == metadata::BatchLayout::Kind::kRequestExpanded || kind == metadata::BatchLayout::Kind::kTokenPacked)
@@ -57,33 +44,17 @@ void check_state(const metadata::Workflow& wf) {
            "session-scoped state needs session ids, which ogai's workflow requests do not carry yet");
 }
 
-InvokePlan plan_invoke(const Program& p, const metadata::InvokeStep& step, const metadata::Component& comp) {
-  InvokePlan plan;
-  plan.session = &p.sessions.at(step.component);
-  for (const auto& [port, value] : step.inputs) {
-    plan.in_ports.push_back(port);
-    plan.in_values.push_back(&value);
-    plan.in_contracts.push_back(metadata::find_named(comp.ports.inputs, port));
-  }
-  for (const auto& [port, value] : step.outputs) {
-    plan.out_ports.push_back(port);
-    plan.out_values.push_back(&value);
-    plan.out_contracts.push_back(metadata::find_named(comp.ports.outputs, port));
-  }
-  return plan;
-}
-
 }  // namespace
 
 Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}};
   const auto& wf = p.workflow();
   check_inputs(wf);
   check_state(wf);
-  walk(wf.steps, [&](const Step& step) {
+  for_each_step(wf.steps, [&](const Step& step) {
     if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(wf, inv->component, step.path);
     if (const auto* e = std::get_if<metadata::EmitStep>(&step.body))
       if (e->when || e->valid_length) p.row_wise.insert(e->output);
@@ -101,12 +72,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
       fail(ErrorCode::kInvalidPackage, "pipeline.workflow.components." + name, "has no resolved ONNX artifact");
     p.sessions.emplace(name, ort::Session::open(it->second, options));
   }
-  walk(wf.steps, [&](const Step& step) {
-    const auto* inv = std::get_if<metadata::InvokeStep>(&step.body);
-    if (!inv) return;
-    const auto* comp = metadata::find_named(wf.components, inv->component);
-    if (comp->implementation.kind == metadata::Implementation::Kind::kOnnx) p.invokes.emplace(inv, plan_invoke(p, *inv, *comp));
-  });
+  build_plans(p);
   return p;
 }
 
@@ -120,8 +86,9 @@ bool needs_interpreter(const metadata::Package& package) {
   const std::string decoder = package.decoder ? package.decoder->component : "";
   const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
   bool complex = false;
-  walk(wf.steps, [&](const Step& step) {
-    if (std::holds_alternative<metadata::LoopStep>(step.body) || std::holds_alternative<metadata::BranchStep>(step.body))
+  for_each_step(wf.steps, [&](const Step& step) {
+    if (std::holds_alternative<metadata::LoopStep>(step.body) ||
+        std::holds_alternative<metadata::BranchStep>(step.body))
       complex = true;
     if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body))
       if (inv->component != decoder && inv->component != proposer) complex = true;

@@ -1,6 +1,7 @@
 // A loaded workflow program: a validated package whose `pipeline.workflow` the interpreter can
 // execute, with one ONNX Runtime session per ONNX component and the load-time facts the
-// interpreter reads on every request (digest §2): the row-wise outputs, the dynamic symbols.
+// interpreter reads on every request (digest §2): the row-wise outputs, the dynamic symbols, and
+// the plans that bind every value name to a slot (plan.h).
 //
 // load_program() refuses, with the document path of the capability or step, everything the
 // interpreter does not execute (adapters other than grammar-guidance@1, artifact-sourced inputs,
@@ -17,26 +18,21 @@
 
 #include "metadata/package.h"
 #include "ort/session.h"
+#include "workflow/plan.h"
 
 namespace ogai::workflow {
-
-// One `invoke` of an ONNX component, resolved at load so that a request binds nothing by name
-// per call: its session, its bound ports in order with their values and contracts.
-struct InvokePlan {
-  const ort::Session* session = nullptr;
-  std::vector<std::string> in_ports, out_ports;
-  std::vector<const std::string*> in_values, out_values;
-  std::vector<const metadata::TensorContract*> in_contracts, out_contracts;  // null: no contract
-};
 
 struct Program {
   metadata::Package package;
   std::map<std::string, ort::Session> sessions;  // ONNX components by name
   std::set<std::string> row_wise;                // outputs any emit publishes per row (when / valid_length)
   std::set<std::string> dynamic_symbols;         // symbols on growing/bounded axes of state cells
-  // Every invoke of an ONNX component, by its step (the steps live in `package`, which the
-  // program owns; moving a Program keeps them where they are).
-  std::unordered_map<const metadata::InvokeStep*, InvokePlan> invokes;
+  // The load-time plans (plan.h), by step (the steps live in `package`, which the program owns;
+  // moving a Program keeps them where they are).
+  SlotTable slots;
+  std::unordered_map<const metadata::InvokeStep*, InvokePlan> invokes;  // every invoke
+  std::unordered_map<const metadata::EmitStep*, EmitPlan> emits;
+  std::unordered_map<const metadata::LoopStep*, LoopPlan> loops;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };

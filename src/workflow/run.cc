@@ -36,7 +36,7 @@ struct Run::Frame {
 };
 
 Run::Run(const Program& program, RunRequest request, EmitCallback on_emit)
-    : ctx_(std::make_unique<Context>(Context{program, std::move(request), std::move(on_emit), {}, {}, {}, {}, {}, {}})) {
+    : ctx_(std::make_unique<Context>(program, std::move(request), std::move(on_emit))) {
   const auto t0 = Clock::now();
   bind_inputs(*ctx_);
   frames_.push_back({StepsFrame{&ctx_->wf().steps}});
@@ -62,11 +62,14 @@ bool Run::step() {
         continue;
       }
       const metadata::Step& step = (*s->steps)[s->next++];
-      if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) run_invoke(ctx, *inv, step.path);
-      else if (const auto* e = std::get_if<metadata::EmitStep>(&step.body)) run_emit(ctx, *e, step.path);
-      else if (const auto* q = std::get_if<metadata::SequenceStep>(&step.body)) frames_.push_back({StepsFrame{&q->steps}});
+      if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body))
+        run_invoke(ctx, *inv, step.path);
+      else if (const auto* e = std::get_if<metadata::EmitStep>(&step.body))
+        run_emit(ctx, *e, step.path);
+      else if (const auto* q = std::get_if<metadata::SequenceStep>(&step.body))
+        frames_.push_back({StepsFrame{&q->steps}});
       else if (const auto* l = std::get_if<metadata::LoopStep>(&step.body))
-        frames_.push_back({LoopFrame{LoopFrame::Phase::kSetup, LoopProgress{l, &step.path}}});
+        frames_.push_back({LoopFrame{LoopFrame::Phase::kSetup, LoopProgress{l, &step.path, nullptr, 0, 0, {}, {}}}});
       else if (const auto* b = std::get_if<metadata::BranchStep>(&step.body)) {
         BranchFrame frame{enter_branch(ctx, *b, step.path)};
         const auto* body = frame.progress.body;
@@ -111,7 +114,7 @@ bool Run::step() {
 RunResult Run::result() {
   if (!finished_) fail(ErrorCode::kInternal, "workflow run", "result() before the workflow ended");
   RunResult result;
-  for (auto& [key, value] : ctx_->outputs) result.outputs.emplace(key, Tensor::copy_of(*value));
+  result.outputs = published_outputs(*ctx_);
   for (const auto& name : ctx_->request.capture)
     result.values.emplace(name, Tensor::copy_of(*ctx_->get(name, "request.capture", "the capture list")));
   result.stats = ctx_->stats;

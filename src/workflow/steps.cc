@@ -1,6 +1,6 @@
 // `invoke` and the pieces of `branch` (digest §§5.2, 5.4); run.cc walks `sequence` and the tree.
-#include <chrono>
 #include <fmt/format.h>
+#include <chrono>
 
 #include "base/error.h"
 #include "workflow/context.h"
@@ -21,7 +21,7 @@ std::string port_what(const std::string& path, const std::string& component, con
 std::vector<std::pair<std::string, Value>> gather(const Context& ctx, const InvokeStep& step, const std::string& path) {
   std::vector<std::pair<std::string, Value>> in;
   for (const auto& [port, value] : step.inputs) {
-    if (ctx.absent.count(value)) continue;
+    if (ctx.is_absent(value)) continue;
     in.emplace_back(port, ctx.get(value, path, "input port", port));
   }
   return in;
@@ -43,55 +43,61 @@ void store_output(Context& ctx, const Component& comp, const InvokeStep& step, c
   const std::string& value = *metadata::find_named(step.outputs, port);
   if (const auto* c = metadata::find_named(comp.ports.outputs, port))
     check_value(*c, tensor, local, {}, WhatFn([&] { return port_what(path, step.component, "output", port, value); }));
-  ctx.store[value] = share(std::move(tensor));
+  ctx.store[ctx.slot(value)] = share(std::move(tensor));
 }
 
-void invoke_onnx(Context& ctx, const InvokeStep& step, const std::string& path) {
-  check_scatter_writes(ctx, step, path);
-  const InvokePlan& plan = ctx.program.invokes.at(&step);
+void invoke_onnx(Context& ctx, const InvokeStep& step, const InvokePlan& plan, const std::string& path) {
+  if (plan.scatter_check) check_scatter_writes(ctx, step, path);
   const std::size_t n = plan.in_ports.size();
-  std::vector<const Tensor*> feeds;
-  feeds.reserve(n);
-  std::vector<std::string> fed_ports;  // only when an absent optional input leaves a port unfed
-  bool partial = false;
+  auto& feeds = ctx.feeds;
+  feeds.clear();
+  bool partial = false;  // an absent optional input leaves its port unfed: feed ctx.fed_ports
   Symbols local;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string& value = *plan.in_values[i];
-    if (!ctx.absent.empty() && ctx.absent.count(value)) {
-      if (!partial) fed_ports.assign(plan.in_ports.begin(), plan.in_ports.begin() + static_cast<std::ptrdiff_t>(i));
+    const Slot slot = plan.in_slots[i];
+    if (ctx.any_absent && ctx.absent[slot]) {
+      if (!partial) ctx.fed_ports.assign(plan.in_ports.begin(), plan.in_ports.begin() + static_cast<std::ptrdiff_t>(i));
       partial = true;
       continue;
     }
-    const Value& v = ctx.get(value, path, "input port", plan.in_ports[i]);
-    if (const auto* c = plan.in_contracts[i])
-      check_value(*c, *v, local, {}, WhatFn([&] { return port_what(path, step.component, "input", plan.in_ports[i], value); }));
+    const Value& v = ctx.get(slot, path, "input port", plan.in_ports[i]);
+    if (const auto& c = plan.in_checks[i])
+      check_value(*c, *v, local, WhatFn([&] {
+        return port_what(path, step.component, "input", plan.in_ports[i], ctx.program.slots.name(slot));
+      }));
     feeds.push_back(v.get());
-    if (partial) fed_ports.push_back(plan.in_ports[i]);
+    if (partial) ctx.fed_ports.push_back(plan.in_ports[i]);
   }
-  const bool all_fed = !partial;
+  auto& results = ctx.results;
+  results.clear();
+  results.resize(plan.out_ports.size());
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Tensor> results;
   try {
-    results = plan.session->run(all_fed ? std::span<const std::string>(plan.in_ports) : std::span<const std::string>(fed_ports),
-                                 feeds, plan.out_ports);
+    plan.session->run_into(
+        partial ? std::span<const std::string>(ctx.fed_ports) : std::span<const std::string>(plan.in_ports), feeds,
+        plan.out_ports, results);
   } catch (const Error& e) {
     fail(e.code(), path, "invoke of component '{}' failed: {}", step.component, e.what());
   }
   ctx.stats.ort_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::string& value = *plan.out_values[i];
-    if (const auto* c = plan.out_contracts[i])
-      check_value(*c, results[i], local, {},
-                  WhatFn([&] { return port_what(path, step.component, "output", plan.out_ports[i], value); }));
-    ctx.store[value] = share(std::move(results[i]));
+    const Slot slot = plan.out_slots[i];
+    if (const auto& c = plan.out_checks[i])
+      check_value(*c, results[i], local, WhatFn([&] {
+        return port_what(path, step.component, "output", plan.out_ports[i], ctx.program.slots.name(slot));
+      }));
+    ctx.store[slot] = share(std::move(results[i]));
   }
 }
 
-void invoke_binding(Context& ctx, const InvokeStep& step, const std::string& path) {
-  for (const auto& [port, value] : step.outputs) {
-    const std::string* source = metadata::find_named(step.inputs, port);
-    if (!source) fail(ErrorCode::kInvalidPackage, path, "binding output port '{}' has no input of the same name", port);
-    ctx.store[value] = ctx.get(*source, path, "binding port '" + port + "'");
+void invoke_binding(Context& ctx, const InvokeStep& step, const InvokePlan& plan, const std::string& path) {
+  for (std::size_t o = 0; o < plan.out_ports.size(); ++o) {
+    const std::string& port = plan.out_ports[o];
+    std::size_t i = 0;
+    while (i < plan.in_ports.size() && plan.in_ports[i] != port) ++i;
+    if (i == plan.in_ports.size())
+      fail(ErrorCode::kInvalidPackage, path, "binding output port '{}' has no input of the same name", port);
+    ctx.store[plan.out_slots[o]] = ctx.get(plan.in_slots[i], path, "binding port", port);
   }
 }
 
@@ -123,22 +129,41 @@ std::string case_key(const Tensor& predicate, const std::string& what) {
 
 }  // namespace
 
+void Context::undefined(const std::string& name, const std::string& path, std::string_view reader,
+                        std::string_view detail) const {
+  fail(ErrorCode::kInvalidArgument, path, "{}{}{}{} reads '{}', which {}", reader, detail.empty() ? "" : " '", detail,
+       detail.empty() ? "" : "'", name, is_absent(name) ? "the request left absent" : "is not defined at this point");
+}
+
 const Value& Context::get(const std::string& name, const std::string& path, std::string_view reader,
                           std::string_view detail) const {
-  auto it = store.find(name);
-  if (it == store.end())
-    fail(ErrorCode::kInvalidArgument, path, "{}{}{}{} reads '{}', which {}", reader, detail.empty() ? "" : " '", detail,
-         detail.empty() ? "" : "'", name,
-         absent.count(name) ? "the request left absent" : "is not defined at this point");
-  return it->second;
+  const auto slot = program.slots.find(name);
+  if (!slot) undefined(name, path, reader, detail);
+  return get(*slot, path, reader, detail);
+}
+
+Slot Context::slot(const std::string& name) const {
+  const auto slot = program.slots.find(name);
+  if (!slot) fail(ErrorCode::kInternal, "workflow store", "value '{}' has no slot (the plan missed it)", name);
+  return *slot;
+}
+
+bool Context::is_absent(const std::string& name) const {
+  if (!any_absent) return false;
+  const auto slot = program.slots.find(name);
+  return slot && absent[*slot];
 }
 
 void run_invoke(Context& ctx, const InvokeStep& step, const std::string& path) {
-  const Component& comp = *metadata::find_named(ctx.wf().components, step.component);
+  const InvokePlan& plan = ctx.program.invokes.at(&step);
+  const Component& comp = *plan.component;
   switch (comp.implementation.kind) {
-    case metadata::Implementation::Kind::kOnnx: return invoke_onnx(ctx, step, path);
-    case metadata::Implementation::Kind::kBinding: return invoke_binding(ctx, step, path);
-    case metadata::Implementation::Kind::kAdapter: return invoke_adapter(ctx, comp, step, path);
+    case metadata::Implementation::Kind::kOnnx:
+      return invoke_onnx(ctx, step, plan, path);
+    case metadata::Implementation::Kind::kBinding:
+      return invoke_binding(ctx, step, plan, path);
+    case metadata::Implementation::Kind::kAdapter:
+      return invoke_adapter(ctx, comp, step, path);
   }
 }
 
@@ -168,7 +193,7 @@ void leave_branch(Context& ctx, BranchProgress& p) {
     phis[name] = ctx.get(*source, *p.path, "phi '" + name + "'");
   }
   ctx.store = std::move(p.saved);
-  for (auto& [name, value] : phis) ctx.store[name] = std::move(value);
+  for (auto& [name, value] : phis) ctx.store[ctx.slot(name)] = std::move(value);
 }
 
 }  // namespace ogai::workflow

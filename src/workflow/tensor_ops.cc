@@ -10,13 +10,13 @@
 namespace ogai::workflow {
 namespace {
 
-template <class F>
-void for_each_int(const Tensor& t, const std::string& what, F&& f) {
+template <class W, class F>
+void for_each_int(const Tensor& t, const W& what, F&& f) {
   const std::int64_t n = t.element_count();
   const void* p = t.raw_data();
   switch (t.dtype()) {
-#define OGAI_CASE(DT, T) \
-  case DataType::DT:     \
+#define OGAI_CASE(DT, T)                                                                            \
+  case DataType::DT:                                                                                \
     for (std::int64_t i = 0; i < n; ++i) f(static_cast<std::int64_t>(static_cast<const T*>(p)[i])); \
     return;
     OGAI_CASE(kInt64, std::int64_t)
@@ -30,7 +30,7 @@ void for_each_int(const Tensor& t, const std::string& what, F&& f) {
     OGAI_CASE(kBool, bool)
 #undef OGAI_CASE
     default:
-      fail(ErrorCode::kInvalidArgument, what, "expected an integer or bool tensor, got {}", dtype_name(t.dtype()));
+      fail(ErrorCode::kInvalidArgument, what(), "expected an integer or bool tensor, got {}", dtype_name(t.dtype()));
   }
 }
 
@@ -42,9 +42,12 @@ AxisGeometry geometry(const Shape& shape, std::int64_t axis, std::size_t elem) {
   AxisGeometry g;
   g.inner_bytes = static_cast<std::int64_t>(elem);
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(shape.size()); ++i) {
-    if (i < axis) g.outer *= shape[i];
-    else if (i == axis) g.extent = shape[i];
-    else g.inner_bytes *= shape[i];
+    if (i < axis)
+      g.outer *= shape[i];
+    else if (i == axis)
+      g.extent = shape[i];
+    else
+      g.inner_bytes *= shape[i];
   }
   return g;
 }
@@ -61,16 +64,22 @@ void fill_from(std::span<T> out, const std::vector<nlohmann::json>& flat, const 
   for (std::size_t i = 0; i < out.size(); ++i) {
     const auto& v = flat.size() == 1 ? flat[0] : flat[i];
     if constexpr (std::is_same_v<T, bool>) {
-      if (v.is_boolean()) out[i] = v.get<bool>();
-      else if (v.is_number_integer()) out[i] = v.get<std::int64_t>() != 0;
-      else fail(ErrorCode::kInvalidArgument, what, "{} is not a bool", v.dump());
+      if (v.is_boolean())
+        out[i] = v.get<bool>();
+      else if (v.is_number_integer())
+        out[i] = v.get<std::int64_t>() != 0;
+      else
+        fail(ErrorCode::kInvalidArgument, what, "{} is not a bool", v.dump());
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!v.is_number()) fail(ErrorCode::kInvalidArgument, what, "{} is not a number", v.dump());
       out[i] = static_cast<T>(v.get<double>());
     } else {
       if (!v.is_number_integer() && !v.is_boolean())
         fail(ErrorCode::kInvalidArgument, what, "{} is not an integer", v.dump());
-      if (v.is_boolean()) { out[i] = v.get<bool>(); continue; }
+      if (v.is_boolean()) {
+        out[i] = v.get<bool>();
+        continue;
+      }
       const bool neg = v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
       if (neg ? v.get<std::int64_t>() < static_cast<std::int64_t>(std::numeric_limits<T>::min())
               : v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
@@ -83,7 +92,8 @@ void fill_from(std::span<T> out, const std::vector<nlohmann::json>& flat, const 
 void flatten(const nlohmann::json& v, std::vector<nlohmann::json>& out) {
   if (v.is_array())
     for (const auto& e : v) flatten(e, out);
-  else out.push_back(v);
+  else
+    out.push_back(v);
 }
 
 }  // namespace
@@ -91,19 +101,27 @@ void flatten(const nlohmann::json& v, std::vector<nlohmann::json>& out) {
 std::vector<std::int64_t> int_values(const Tensor& t, const std::string& what) {
   std::vector<std::int64_t> out;
   out.reserve(static_cast<std::size_t>(t.element_count()));
-  for_each_int(t, what, [&](std::int64_t v) { out.push_back(v); });
+  for_each_int(
+      t, [&] { return what; }, [&](std::int64_t v) { out.push_back(v); });
   return out;
+}
+
+void int_values_into(const Tensor& t, std::vector<std::int64_t>& out, const WhatFn& what) {
+  out.clear();
+  for_each_int(t, what, [&](std::int64_t v) { out.push_back(v); });
 }
 
 std::vector<bool> bool_values(const Tensor& t, const std::string& what) {
   std::vector<bool> out;
-  for_each_int(t, what, [&](std::int64_t v) { out.push_back(v != 0); });
+  for_each_int(
+      t, [&] { return what; }, [&](std::int64_t v) { out.push_back(v != 0); });
   return out;
 }
 
 std::int64_t single_int(const Tensor& t, const std::string& what) {
   if (t.shape().size() > 1 || t.element_count() != 1)
-    fail(ErrorCode::kInvalidArgument, what, "expected one integer ([] or [1]), got shape {}", ort::shape_string(t.shape()));
+    fail(ErrorCode::kInvalidArgument, what, "expected one integer ([] or [1]), got shape {}",
+         ort::shape_string(t.shape()));
   return int_values(t, what)[0];
 }
 
@@ -111,17 +129,30 @@ Tensor from_json_values(DataType dtype, const Shape& shape, const nlohmann::json
   std::vector<nlohmann::json> flat;
   flatten(values, flat);
   const std::int64_t n = ort::element_count(shape);
-  if (flat.empty() && n != 0) fail(ErrorCode::kInvalidArgument, what, "no values for shape {}", ort::shape_string(shape));
+  if (flat.empty() && n != 0)
+    fail(ErrorCode::kInvalidArgument, what, "no values for shape {}", ort::shape_string(shape));
   if (flat.size() != 1 && static_cast<std::int64_t>(flat.size()) != n)
     fail(ErrorCode::kInvalidArgument, what, "{} values do not fill shape {}", flat.size(), ort::shape_string(shape));
   Tensor t = Tensor::allocate(dtype, shape);
   switch (dtype) {
-    case DataType::kFloat32: fill_from(t.span<float>(), flat, what); break;
-    case DataType::kInt64: fill_from(t.span<std::int64_t>(), flat, what); break;
-    case DataType::kInt32: fill_from(t.span<std::int32_t>(), flat, what); break;
-    case DataType::kInt8: fill_from(t.span<std::int8_t>(), flat, what); break;
-    case DataType::kUint8: fill_from(t.span<std::uint8_t>(), flat, what); break;
-    case DataType::kBool: fill_from(t.span<bool>(), flat, what); break;
+    case DataType::kFloat32:
+      fill_from(t.span<float>(), flat, what);
+      break;
+    case DataType::kInt64:
+      fill_from(t.span<std::int64_t>(), flat, what);
+      break;
+    case DataType::kInt32:
+      fill_from(t.span<std::int32_t>(), flat, what);
+      break;
+    case DataType::kInt8:
+      fill_from(t.span<std::int8_t>(), flat, what);
+      break;
+    case DataType::kUint8:
+      fill_from(t.span<std::uint8_t>(), flat, what);
+      break;
+    case DataType::kBool:
+      fill_from(t.span<bool>(), flat, what);
+      break;
     case DataType::kFloat16: {
       std::vector<float> tmp(static_cast<std::size_t>(n));
       fill_from(std::span<float>(tmp), flat, what);
@@ -129,7 +160,8 @@ Tensor from_json_values(DataType dtype, const Shape& shape, const nlohmann::json
       for (std::size_t i = 0; i < tmp.size(); ++i) out[i] = float_to_half(tmp[i]);
       break;
     }
-    default: fail(ErrorCode::kUnsupported, what, "{} values cannot be written from JSON", dtype_name(dtype));
+    default:
+      fail(ErrorCode::kUnsupported, what, "{} values cannot be written from JSON", dtype_name(dtype));
   }
   return t;
 }

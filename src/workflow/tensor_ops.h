@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ort/tensor.h"
+#include "workflow/value_check.h"
 
 namespace ogai::workflow {
 
@@ -27,6 +28,8 @@ inline Value share(Tensor tensor) { return std::make_shared<const Tensor>(std::m
 std::vector<std::int64_t> int_values(const Tensor& tensor, const std::string& what);
 // The elements of a bool tensor (integers: nonzero is true; float refused).
 std::vector<bool> bool_values(const Tensor& tensor, const std::string& what);
+// Same into `out` (cleared first; its capacity is reused), `what` formatted only on failure.
+void int_values_into(const Tensor& tensor, std::vector<std::int64_t>& out, const WhatFn& what);
 // The single integer of a `[]` or `[1]` tensor.
 std::int64_t single_int(const Tensor& tensor, const std::string& what);
 

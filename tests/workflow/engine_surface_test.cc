@@ -4,6 +4,7 @@
 // alone. Also the resumable run (workflow/run.h) itself: one loop trip per step().
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "ogai/engine.h"
@@ -53,9 +54,11 @@ TEST(WorkflowRun, StepsOneLoopTripAtATime) {
   r.seed = 7;
   r.temperature = 1.0;
   std::vector<std::int64_t> seen;
-  workflow::Run stepper(program("decoder"), std::move(r), [&](const std::string& out, std::int64_t, const ort::Tensor& chunk) {
-    if (out == "tokens") for (auto v : ints(chunk)) seen.push_back(v);
-  });
+  workflow::Run stepper(program("decoder"), std::move(r),
+                        [&](const std::string& out, std::int64_t, const ort::Tensor& chunk) {
+                          if (out == "tokens")
+                            for (auto v : ints(chunk)) seen.push_back(v);
+                        });
   std::vector<std::size_t> after;
   while (stepper.step()) after.push_back(seen.size());
   EXPECT_EQ(after, (std::vector<std::size_t>{1, 2, 3, 4})) << "one emitted id per trip, published during its step";
@@ -155,7 +158,8 @@ TEST(WorkflowEngine, ConcurrentRequestsEqualSoloOnes) {
   EXPECT_GE(engine.stats().max_batch, 2) << "the requests progressed together";
   // n choices: choice i uses seed + i.
   auto choices = engine.submit_n(kPrompt, seeded(6, 1), 3);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(choices[static_cast<std::size_t>(i)]->wait().ids, solo[static_cast<std::size_t>(i + 1)]);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(choices[static_cast<std::size_t>(i)]->wait().ids, solo[static_cast<std::size_t>(i + 1)]);
 }
 
 TEST(WorkflowEngine, AFailingRunEndsOnlyItsRequest) {
@@ -175,6 +179,51 @@ TEST(WorkflowEngine, AFailingRunEndsOnlyItsRequest) {
     EXPECT_NE(std::string(e.what()).find("over its max 10"), std::string::npos) << e.what();
   }
   EXPECT_EQ(wide(ok2->wait().ids), interpreted({6}, 3, 1, true));
+}
+
+// Through ogai::Engine (the server's path): a long streamed reply whose every event carries only
+// its own id's text (the stream never re-sends earlier text: O(new text) per chunk), and the
+// ways a looped workflow ends: its budget (length), the package's EOS id (eos, "stop" on the
+// server), the workflow's own EOS table (stop), a stop string (stop).
+TEST(WorkflowEngine, LongStreamsSendOnlyNewTextAndFinishReasonsAreRight) {
+  auto model = decoder_model();
+  Engine engine(model);
+  const int n = 300;
+  GenerationOptions long_reply;  // greedy: this prompt never reaches the workflow's EOS (127)
+  long_reply.max_new_tokens = n;
+  std::vector<std::string> events;
+  auto h = engine.submit(kPrompt, long_reply, [&](const StreamEvent& e) {
+    events.emplace_back(e.text);
+    return true;
+  });
+  const auto r = h->wait();
+  ASSERT_EQ(r.ids.size(), static_cast<std::size_t>(n));
+  EXPECT_EQ(r.finish_reason, FinishReason::kLength);
+  std::string joined;
+  std::size_t longest = 0;
+  for (const auto& t : events) joined += t, longest = std::max(longest, t.size());
+  EXPECT_EQ(joined, r.text);
+  EXPECT_LE(longest, std::string(" 2147483647").size()) << "an event carried more than one id's text";
+  EXPECT_EQ(events.size(), static_cast<std::size_t>(n));
+  EXPECT_EQ(wide(r.ids), interpreted({4, 5}, n, std::nullopt, false));
+  // The package's EOS id (2, its tokenizer's) ends the seed-7 reply after 47 ids, long before its
+  // budget: ogai's stop rule (the server says "stop"); the interpreter alone runs on past it.
+  const auto on_eos = engine.submit(kPrompt, seeded(n, 7))->wait();
+  ASSERT_EQ(on_eos.ids.size(), 47u);
+  EXPECT_EQ(on_eos.ids.back(), 2);
+  EXPECT_EQ(on_eos.finish_reason, FinishReason::kEos);
+  const auto alone = interpreted({4, 5}, n, 7, true);
+  EXPECT_EQ(wide(on_eos.ids), std::vector<std::int64_t>(alone.begin(), alone.begin() + 47));
+  auto eos_model = decoder_model({"eos_ids=[[80]]"});
+  Engine eos_engine(eos_model);
+  const auto e = eos_engine.submit(kPrompt, seeded(5, 7))->wait();
+  EXPECT_EQ(wide(e.ids), (std::vector<std::int64_t>{111, 1, 80}));
+  EXPECT_EQ(e.finish_reason, FinishReason::kStop) << "the workflow ended on its EOS before its budget";
+  GenerationOptions o = seeded(5, 7);
+  o.stop = {" 80"};
+  const auto s = engine.submit(kPrompt, o)->wait();
+  EXPECT_EQ(s.text, "111 1");
+  EXPECT_EQ(s.finish_reason, FinishReason::kStop);
 }
 
 TEST(WorkflowEngine, CancelEndsTheRequest) {
