@@ -35,22 +35,12 @@ GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> gram
     : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)), path_(path) {
   std::sort(end_ids_.begin(), end_ids_.end());
   end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
-  std::vector<bool> seen(256, false);
-  for (int b = 0; b < 256; ++b) {
-    const auto byte = static_cast<std::uint8_t>(b);
-    if (!is_plain_byte(byte) || seen[grammar_->byte_class[byte]]) continue;
-    seen[grammar_->byte_class[byte]] = true;
-    plain_bytes_.push_back(byte);
-  }
-  for (std::size_t k = 0; k < RunSplit::kKinds; ++k) {
-    std::vector<bool> taken(256, false);
-    for (int b = 0; b < 256; ++b) {
-      const auto byte = static_cast<std::uint8_t>(b);
-      if (!RunSplit::in_class(static_cast<RunSplit::Kind>(k), byte) || taken[grammar_->byte_class[byte]]) continue;
-      taken[grammar_->byte_class[byte]] = true;
-      run_bytes_[k].push_back(byte);
-    }
-  }
+  for (std::size_t k = 0; k < RunSplit::kKinds; ++k)
+    for (int b = 255; b >= 0; --b)
+      if (RunSplit::in_class(static_cast<RunSplit::Kind>(k), static_cast<std::uint8_t>(b))) {
+        run_sets_[k].add(static_cast<std::uint8_t>(b));
+        run_byte_[k] = static_cast<std::uint8_t>(b);
+      }
 }
 
 std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { return start_state(); }
@@ -73,25 +63,10 @@ bool GrammarState::is_end(std::int64_t id) const {
 int GrammarState::plain_depth(Matcher::State s, int cap) {
   const auto at = static_cast<std::size_t>(s);
   if (at < plain_stamps_.size() && plain_stamps_[at] == plain_stamp_) return plain_depths_[at];
-  level_.assign(1, s);
   int depth = 0;
-  for (; depth < cap; ++depth) {
-    next_level_.clear();
-    bool dies = false;
-    for (Matcher::State t : level_)
-      for (std::uint8_t b : constraint_.plain_bytes_) {
-        const Matcher::State u = matcher_.step(t, b);
-        if (u == Matcher::kDead)
-          dies = true;
-        else if (std::find(next_level_.begin(), next_level_.end(), u) == next_level_.end())
-          next_level_.push_back(u);
-      }
-    if (dies) break;
-    if (next_level_.size() > kPlainProbeWidth) {  // too many to follow: what is known so far
-      ++depth;
-      break;
-    }
-    level_.swap(next_level_);
+  for (Matcher::State t = s; depth < cap; ++depth) {
+    t = run_next(RunSplit::Kind::kPlain, t);
+    if (t == Matcher::kDead || t == kDiverges) break;
   }
   if (plain_stamps_.size() <= at) {
     plain_stamps_.resize(std::max(at + 1, matcher_.state_count()), 0);
@@ -107,16 +82,18 @@ Matcher::State GrammarState::run_next(RunSplit::Kind kind, Matcher::State s) {
   const auto at = static_cast<std::size_t>(s);
   if (at >= memo.size()) memo.resize(std::max(at + 1, matcher_.state_count()), kUnknown);
   if (memo[at] != kUnknown) return memo[at];
-  Matcher::State next = kUnknown;
-  for (std::uint8_t b : constraint_.run_bytes_[static_cast<std::size_t>(kind)]) {
-    const Matcher::State t = matcher_.step(s, b);
-    if (next == kUnknown) next = t;
-    if (t != next) {
-      next = kDiverges;
+  const std::size_t k = static_cast<std::size_t>(kind);
+  Matcher::State next = kDiverges;
+  switch (matcher_.uniform(s, constraint_.run_sets_[k])) {
+    case Matcher::Uniform::kNone:
+      next = Matcher::kDead;
       break;
-    }
+    case Matcher::Uniform::kSame:
+      next = matcher_.step(s, constraint_.run_byte_[k]);
+      break;
+    case Matcher::Uniform::kMaybeDiffer:
+      break;
   }
-  if (next == kUnknown) next = kDiverges;  // no byte of the class at all: nothing to shortcut
   return memo[at] = next;
 }
 
@@ -139,8 +116,7 @@ void GrammarState::walk_trie(const TokenTrie& t, Matcher::State start, std::vect
   for (std::size_t i = 0; i < n;) {
     const std::size_t d = t.depth[i];
     const int height = t.plain_height[i];
-    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && !constraint_.plain_bytes_.empty() &&
-        height <= plain_depth(walk_states_[d - 1], cap)) {
+    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && height <= plain_depth(walk_states_[d - 1], cap)) {
       // Every token below is viable: no need to step through them.
       for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[t.skip[i]]; ++k) {
         const auto id = static_cast<std::uint32_t>(t.token_ids[k]);

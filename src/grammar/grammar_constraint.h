@@ -16,10 +16,11 @@
 // Else the same with letters (an e-mail's local part, a hostname, a TLD). States where neither
 // class leads to one state (structure, numbers, enums, dates) walk the whole trie; their walks die
 // within a few bytes.
-// Shortcut of that walk: a trie subtree whose bytes are all plain is accepted whole, without
-// walking it, when every plain text as long as the subtree is high is viable from the state there
-// (plain_depth(), a breadth-first probe of at most kPlainProbeWidth states per level, one byte per
-// byte class).
+// Whether every byte of a class leads to one state is read off the state's stacks
+// (Matcher::uniform), so finding a run costs one DFA step per level, not one per byte class.
+// Shortcut of every trie walk: a trie subtree whose bytes are all plain is accepted whole, without
+// walking it, when the state there starts a plain run at least as long as the subtree is high
+// (plain_depth()).
 // Cost of an uncached mask: O(trie nodes visited) plus, on the plain-run path, O(V / 64) to copy
 // the plain tokens' bits; of applying it: O(V).
 // GrammarConstraint is immutable and thread-safe; GrammarState is not (one per sequence).
@@ -64,9 +65,9 @@ class GrammarConstraint final : public sampling::Constraint {
   std::shared_ptr<const Vocabulary> vocabulary_;
   std::vector<std::int64_t> end_ids_;  // sorted, unique
   MaskPath path_;
-  std::vector<std::uint8_t> plain_bytes_;  // one plain byte per byte class that has some
-  // Per RunSplit::Kind, one byte of the class per byte class that has some.
-  std::array<std::vector<std::uint8_t>, RunSplit::kKinds> run_bytes_;
+  // Per RunSplit::Kind: the bytes of the class, and one of them.
+  std::array<ByteSet, RunSplit::kKinds> run_sets_;
+  std::array<std::uint8_t, RunSplit::kKinds> run_byte_{};
   mutable SharedMaskCache shared_masks_;
 };
 
@@ -94,7 +95,6 @@ class GrammarState final : public sampling::ConstraintState {
   bool ended() const { return ended_; }
 
  private:
-  static constexpr std::size_t kPlainProbeWidth = 16;
   static constexpr std::size_t kPlainMinSubtree = 4;  // smaller subtrees: walking is as cheap
 
   // run_next_ markers (any other value: the one state every byte of the class leads to, never kDead).
@@ -110,7 +110,8 @@ class GrammarState final : public sampling::ConstraintState {
   RunEnd run(RunSplit::Kind kind, Matcher::State s);
   // Sets the bits of the tokens of `trie` viable from `start`.
   void walk_trie(const TokenTrie& trie, Matcher::State start, std::vector<std::uint64_t>& words);
-  // The largest d <= cap such that every plain text of d bytes is viable from `s` (memoized per walk).
+  // The length of the plain run from `s` (run_next), at most `cap` (memoized per walk): every
+  // plain text that long is viable from `s`.
   int plain_depth(Matcher::State s, int cap);
 
   const GrammarConstraint& constraint_;  // outlives the state
@@ -127,10 +128,9 @@ class GrammarState final : public sampling::ConstraintState {
   std::vector<Matcher::State> run_states_;  // run()'s result
   std::vector<int> plain_depths_;           // per matcher state, valid when plain_stamps_ matches
   std::vector<std::uint32_t> plain_stamps_;
-  std::uint32_t plain_stamp_ = 0;                   // one per walk
-  std::vector<Matcher::State> level_, next_level_;  // plain_depth's probe
-  std::vector<float> saved_;                        // end ids' logits during mask()
-  TokenMask nothing_;                               // the mask after an end token
+  std::uint32_t plain_stamp_ = 0;  // one per walk
+  std::vector<float> saved_;       // end ids' logits during mask()
+  TokenMask nothing_;              // the mask after an end token
 };
 
 }  // namespace ogai::grammar
