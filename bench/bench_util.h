@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +17,16 @@ inline double time_once(const std::function<void()>& body) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// CPU seconds this thread spent in one call of `body`: unlike the wall clock, not counting the
+// time the thread waited for a core (a loaded machine preempts for whole milliseconds).
+inline double thread_cpu_once(const std::function<void()>& body) {
+  timespec a{}, b{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+  body();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+  return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
 // The fastest of `runs` calls, in seconds.
 inline double time_best(int runs, const std::function<void()>& body) {
   double best = 1e300;
@@ -25,9 +36,11 @@ inline double time_best(int runs, const std::function<void()>& body) {
 
 // The lowest mean seconds per call over `rounds` rounds of `calls` back-to-back calls each.
 inline double time_best_mean(int rounds, int calls, const std::function<void()>& body) {
-  return time_best(rounds, [&] {
-           for (int i = 0; i < calls; ++i) body();
-         }) / calls;
+  return time_best(rounds,
+                   [&] {
+                     for (int i = 0; i < calls; ++i) body();
+                   }) /
+         calls;
 }
 
 // Peak resident set size of this process so far, in MiB.

@@ -11,7 +11,8 @@ namespace {
 
 std::string shown(const std::string& bytes) {
   std::string out;
-  for (unsigned char c : bytes) out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  for (unsigned char c : bytes)
+    out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
   return out;
 }
 
@@ -29,17 +30,17 @@ const std::array<std::array<float, 8>, 256>& byte_mask_table() {
 }  // namespace
 
 GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar,
-                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<std::int64_t> end_ids)
-    : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)) {
+                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<std::int64_t> end_ids,
+                                     MaskPath path)
+    : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)), path_(path) {
   std::sort(end_ids_.begin(), end_ids_.end());
   end_ids_.erase(std::unique(end_ids_.begin(), end_ids_.end()), end_ids_.end());
-  std::vector<bool> seen(256, false);
-  for (int b = 0; b < 256; ++b) {
-    const auto byte = static_cast<std::uint8_t>(b);
-    if (!is_plain_byte(byte) || seen[grammar_->byte_class[byte]]) continue;
-    seen[grammar_->byte_class[byte]] = true;
-    plain_bytes_.push_back(byte);
-  }
+  for (std::size_t k = 0; k < RunSplit::kKinds; ++k)
+    for (int b = 255; b >= 0; --b)
+      if (RunSplit::in_class(static_cast<RunSplit::Kind>(k), static_cast<std::uint8_t>(b))) {
+        run_sets_[k].add(static_cast<std::uint8_t>(b));
+        run_byte_[k] = static_cast<std::uint8_t>(b);
+      }
 }
 
 std::unique_ptr<sampling::ConstraintState> GrammarConstraint::start() const { return start_state(); }
@@ -49,8 +50,11 @@ std::unique_ptr<GrammarState> GrammarConstraint::start_state() const { return st
 // The constraint outlives its states: a Sampler holds it (params.constraint) and destroys the
 // state it made first.
 GrammarState::GrammarState(const GrammarConstraint& constraint)
-    : constraint_(constraint), vocabulary_(*constraint.vocabulary_), matcher_(constraint.grammar_),
-      state_(matcher_.initial()), walk_states_(vocabulary_.trie().max_depth + 1, Matcher::kDead) {}
+    : constraint_(constraint),
+      vocabulary_(*constraint.vocabulary_),
+      matcher_(constraint.grammar_),
+      state_(matcher_.initial()),
+      walk_states_(vocabulary_.trie().max_depth + 1, Matcher::kDead) {}
 
 bool GrammarState::is_end(std::int64_t id) const {
   return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
@@ -59,23 +63,10 @@ bool GrammarState::is_end(std::int64_t id) const {
 int GrammarState::plain_depth(Matcher::State s, int cap) {
   const auto at = static_cast<std::size_t>(s);
   if (at < plain_stamps_.size() && plain_stamps_[at] == plain_stamp_) return plain_depths_[at];
-  level_.assign(1, s);
   int depth = 0;
-  for (; depth < cap; ++depth) {
-    next_level_.clear();
-    bool dies = false;
-    for (Matcher::State t : level_)
-      for (std::uint8_t b : constraint_.plain_bytes_) {
-        const Matcher::State u = matcher_.step(t, b);
-        if (u == Matcher::kDead) dies = true;
-        else if (std::find(next_level_.begin(), next_level_.end(), u) == next_level_.end()) next_level_.push_back(u);
-      }
-    if (dies) break;
-    if (next_level_.size() > kPlainProbeWidth) {  // too many to follow: what is known so far
-      ++depth;
-      break;
-    }
-    level_.swap(next_level_);
+  for (Matcher::State t = s; depth < cap; ++depth) {
+    t = run_next(RunSplit::Kind::kPlain, t);
+    if (t == Matcher::kDead || t == kDiverges) break;
   }
   if (plain_stamps_.size() <= at) {
     plain_stamps_.resize(std::max(at + 1, matcher_.state_count()), 0);
@@ -86,21 +77,46 @@ int GrammarState::plain_depth(Matcher::State s, int cap) {
   return depth;
 }
 
-void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
-  const TokenTrie& t = vocabulary_.trie();
-  words.assign((vocabulary_.size() + 63) / 64, 0);
-  walk_states_[0] = state_;
-  if (++plain_stamp_ == 0) {
-    std::fill(plain_stamps_.begin(), plain_stamps_.end(), 0);
-    plain_stamp_ = 1;
+Matcher::State GrammarState::run_next(RunSplit::Kind kind, Matcher::State s) {
+  std::vector<Matcher::State>& memo = run_next_[static_cast<std::size_t>(kind)];
+  const auto at = static_cast<std::size_t>(s);
+  if (at >= memo.size()) memo.resize(std::max(at + 1, matcher_.state_count()), kUnknown);
+  if (memo[at] != kUnknown) return memo[at];
+  const std::size_t k = static_cast<std::size_t>(kind);
+  Matcher::State next = kDiverges;
+  switch (matcher_.uniform(s, constraint_.run_sets_[k])) {
+    case Matcher::Uniform::kNone:
+      next = Matcher::kDead;
+      break;
+    case Matcher::Uniform::kSame:
+      next = matcher_.step(s, constraint_.run_byte_[k]);
+      break;
+    case Matcher::Uniform::kMaybeDiffer:
+      break;
   }
+  return memo[at] = next;
+}
+
+GrammarState::RunEnd GrammarState::run(RunSplit::Kind kind, Matcher::State s) {
+  run_states_.assign(1, s);
+  while (run_states_.size() <= RunSplit::kMaxRun) {
+    const Matcher::State next = run_next(kind, run_states_.back());
+    if (next == Matcher::kDead) return RunEnd::kDead;
+    if (next == kDiverges) return RunEnd::kDiverges;
+    run_states_.push_back(next);
+  }
+  return RunEnd::kCapped;
+}
+
+void GrammarState::walk_trie(const TokenTrie& t, Matcher::State start, std::vector<std::uint64_t>& words) {
+  if (walk_states_.size() <= t.max_depth) walk_states_.resize(t.max_depth + 1, Matcher::kDead);
+  walk_states_[0] = start;
   const std::size_t n = t.size();
-  const int cap = static_cast<int>(std::min<std::size_t>(t.max_depth, 255));
+  const int cap = static_cast<int>(std::min<std::size_t>(vocabulary_.trie().max_depth, 255));
   for (std::size_t i = 0; i < n;) {
     const std::size_t d = t.depth[i];
     const int height = t.plain_height[i];
-    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && !constraint_.plain_bytes_.empty() &&
-        height <= plain_depth(walk_states_[d - 1], cap)) {
+    if (height > 0 && t.skip[i] - i >= kPlainMinSubtree && height <= plain_depth(walk_states_[d - 1], cap)) {
       // Every token below is viable: no need to step through them.
       for (std::uint32_t k = t.token_begin[i]; k < t.token_begin[t.skip[i]]; ++k) {
         const auto id = static_cast<std::uint32_t>(t.token_ids[k]);
@@ -120,6 +136,36 @@ void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
       words[id >> 6] |= std::uint64_t{1} << (id & 63);
     }
     ++i;
+  }
+}
+
+void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
+  if (++plain_stamp_ == 0) {
+    std::fill(plain_stamps_.begin(), plain_stamps_.end(), 0);
+    plain_stamp_ = 1;
+  }
+  RunEnd end = RunEnd::kDiverges;
+  RunSplit::Kind kind = RunSplit::Kind::kPlain;
+  if (constraint_.path_ == MaskPath::kRuns)
+    for (std::size_t k = 0; k < RunSplit::kKinds && end == RunEnd::kDiverges; ++k) {
+      kind = static_cast<RunSplit::Kind>(k);
+      end = run(kind, state_);
+    }
+  if (end == RunEnd::kDiverges) {
+    ++whole_trie_masks_;
+    words.assign((vocabulary_.size() + 63) / 64, 0);
+    walk_trie(vocabulary_.trie(), state_, words);
+  } else {
+    ++run_masks_[static_cast<std::size_t>(kind)];
+    // Any k bytes of the class lead to run_states_[k]: the tokens made of the class up to the
+    // run's length are viable, the others are decided by their bytes after their run.
+    const RunSplit& split = vocabulary_.runs(kind);
+    const std::size_t length = run_states_.size() - 1;
+    words = split.all_upto[length];
+    for (std::size_t k = 0; k <= length; ++k) walk_trie(split.after_run[k], run_states_[k], words);
+    // Capped: more bytes of the class may still follow, so the tokens with longer runs are walked
+    // whole. Dead: no byte of the class follows the run, so they are all rejected.
+    if (end == RunEnd::kCapped) walk_trie(split.long_runs, state_, words);
   }
   for (std::int64_t id : constraint_.end_ids_)
     if (id >= 0 && static_cast<std::size_t>(id) < vocabulary_.size())
@@ -159,7 +205,8 @@ void GrammarState::mask(std::span<float> logits) {
   bool any = false;
   saved_.clear();
   for (std::int64_t id : constraint_.end_ids_)
-    saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)] : 0.0f);
+    saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)]
+                                                                             : 0.0f);
   const std::size_t v = logits.size();
   float* out = logits.data();
   for (std::size_t w = 0; w * 64 < v; ++w) {
@@ -222,6 +269,7 @@ void GrammarState::accept(std::int64_t token) {
   if (matcher_.needs_compaction()) {
     state_ = matcher_.compact(state_);
     cache_.clear();
+    for (auto& memo : run_next_) memo.clear();
   }
 }
 

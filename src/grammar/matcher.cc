@@ -138,6 +138,30 @@ bool Matcher::can_continue(State s) const {
   return false;
 }
 
+Matcher::Uniform Matcher::uniform(State s, const ByteSet& set) {
+  uniform_.clear();
+  const Range r = states_[static_cast<std::size_t>(s)];
+  for (std::uint32_t i = r.begin; i < r.end; ++i) {
+    const std::uint32_t id = stack_pool_[i];
+    if (id == kAcceptNode) continue;
+    const Node nd = nodes_[id];
+    const ByteSet taken = grammar_->byte_sets[grammar_->elements[nd.pos].index] & set;
+    if (taken.empty()) continue;
+    const std::uint32_t next = node(nd.pos + 1, nd.parent);
+    auto it = std::find_if(uniform_.begin(), uniform_.end(), [&](const auto& u) { return u.first == next; });
+    if (it != uniform_.end()) {
+      it->second.add(taken);
+    } else {
+      if (uniform_.size() == kMaxUniform) return Uniform::kMaybeDiffer;  // too many to compare
+      uniform_.emplace_back(next, taken);
+    }
+  }
+  if (uniform_.empty()) return Uniform::kNone;
+  for (const auto& [_, taken] : uniform_)
+    if (!(taken == set)) return Uniform::kMaybeDiffer;
+  return Uniform::kSame;
+}
+
 std::string Matcher::configuration_key(State s) const {
   std::vector<std::string> stacks;
   const Range r = states_[static_cast<std::size_t>(s)];

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "grammar/compiled_grammar.h"
@@ -34,6 +35,7 @@ class Matcher {
   static constexpr std::size_t kMaxStacks = 4096;
   static constexpr std::size_t kMaxStates = 20000;
   static constexpr std::size_t kMaxNodes = 1 << 21;
+  static constexpr std::size_t kMaxUniform = 64;
 
   explicit Matcher(std::shared_ptr<const CompiledGrammar> grammar);
 
@@ -53,6 +55,13 @@ class Matcher {
   bool accepting(State s) const { return accepting_[static_cast<std::size_t>(s)] != 0; }
   // Whether any byte may follow.
   bool can_continue(State s) const;
+  // Whether every byte of `set` leads from `s` to one and the same state, read off the stacks
+  // without stepping: kNone when no byte of it continues; kSame when, for each stack continuation,
+  // the stacks leading there accept all of `set` or none of it (then step(s, b) is the same state
+  // for every b in `set`); else kMaybeDiffer (conservative: the states may still coincide).
+  // Cost: O(stacks of s x kMaxUniform) (more continuations than that: kMaybeDiffer).
+  enum class Uniform { kNone, kSame, kMaybeDiffer };
+  Uniform uniform(State s, const ByteSet& set);
   // Some step was cut by kMaxStacks (its text treated as not matching).
   bool pruned() const { return pruned_; }
 
@@ -77,7 +86,7 @@ class Matcher {
 
   void reset_tables();
   std::uint32_t node(std::uint32_t pos, std::uint32_t parent);  // interned; kEnd positions return parent
-  void expand(std::uint32_t id);                                 // into scratch_ (terminal tops)
+  void expand(std::uint32_t id);                                // into scratch_ (terminal tops)
   void expand_rule(std::uint32_t rule, std::uint32_t ret);
   State intern_scratch();
   State compute(State s, std::uint8_t byte);
@@ -89,11 +98,12 @@ class Matcher {
   std::vector<Range> states_;
   std::vector<std::uint32_t> stack_pool_;
   std::vector<std::uint8_t> accepting_;
-  std::vector<State> transitions_;  // [state * classes_ + class]; -1 = not computed
+  std::vector<State> transitions_;                                   // [state * classes_ + class]; -1 = not computed
   std::unordered_map<std::uint64_t, std::vector<State>> state_ids_;  // set hash -> candidates
   std::vector<std::uint32_t> scratch_;
   std::vector<std::uint32_t> work_;
-  std::vector<std::uint32_t> visited_;  // node id -> stamp
+  std::vector<std::pair<std::uint32_t, ByteSet>> uniform_;  // uniform()'s continuations
+  std::vector<std::uint32_t> visited_;                      // node id -> stamp
   std::uint32_t stamp_ = 0;
   State initial_ = kDead;
   bool pruned_ = false;

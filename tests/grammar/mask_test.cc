@@ -26,9 +26,7 @@ std::shared_ptr<const Vocabulary> vocabulary(const std::string& dir) {
   return v;
 }
 
-ResponseFormat schema_format(std::string text) {
-  return {ResponseFormat::Kind::kJsonSchema, std::move(text), true};
-}
+ResponseFormat schema_format(std::string text) { return {ResponseFormat::Kind::kJsonSchema, std::move(text), true}; }
 
 const char* kPerson = R"({"type":"object","properties":{"name":{"type":"string","maxLength":12},
   "age":{"type":"integer","minimum":0,"maximum":150},"tags":{"type":"array","items":{"enum":["a","bc","d\"e"]},"maxItems":4},
@@ -50,24 +48,26 @@ void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
     GrammarConstraint constraint(compile_response_format(f), vocab, {kEos});
     // Several sequences of one constraint: later ones take masks from the shared cache.
     for (int run = 0; run < 3; ++run) {
-    auto state = constraint.start_state();
-    for (int step = 0; step < 40 && !state->ended(); ++step) {
-      const auto& words = state->allowed_text_tokens();
-      std::vector<std::int64_t> allowed;
-      for (std::size_t id = 0; id < vocab->size(); ++id) {
-        const bool bit = (words[id >> 6] >> (id & 63)) & 1;
-        const bool brute = static_cast<std::int64_t>(id) != kEos && state->allows_by_walk(static_cast<std::int64_t>(id));
-        ASSERT_EQ(bit, brute) << vocab_dir << " format " << static_cast<int>(f.kind) << " step " << step << " id " << id;
-        if (bit) allowed.push_back(static_cast<std::int64_t>(id));
+      auto state = constraint.start_state();
+      for (int step = 0; step < 40 && !state->ended(); ++step) {
+        const auto& words = state->allowed_text_tokens();
+        std::vector<std::int64_t> allowed;
+        for (std::size_t id = 0; id < vocab->size(); ++id) {
+          const bool bit = (words[id >> 6] >> (id & 63)) & 1;
+          const bool brute =
+              static_cast<std::int64_t>(id) != kEos && state->allows_by_walk(static_cast<std::int64_t>(id));
+          ASSERT_EQ(bit, brute) << vocab_dir << " format " << static_cast<int>(f.kind) << " step " << step << " id "
+                                << id;
+          if (bit) allowed.push_back(static_cast<std::int64_t>(id));
+        }
+        EXPECT_EQ(state->allows_by_walk(kEos), state->complete());
+        if (state->complete() && (allowed.empty() || rng() % 4 == 0)) {
+          state->accept(kEos);
+          break;
+        }
+        ASSERT_FALSE(allowed.empty()) << "a dead end before completion";
+        state->accept(allowed[rng() % allowed.size()]);
       }
-      EXPECT_EQ(state->allows_by_walk(kEos), state->complete());
-      if (state->complete() && (allowed.empty() || rng() % 4 == 0)) {
-        state->accept(kEos);
-        break;
-      }
-      ASSERT_FALSE(allowed.empty()) << "a dead end before completion";
-      state->accept(allowed[rng() % allowed.size()]);
-    }
     }
   }
 }
@@ -76,6 +76,71 @@ TEST(Mask, EqualsBruteForceOnLlama2) { check_random_states("/tokenizers/llama2",
 TEST(Mask, EqualsBruteForceOnGpt2) { check_random_states("/tokenizers/gpt2", 2); }
 TEST(Mask, EqualsBruteForceOnStories260k) {
   for (std::uint32_t seed = 3; seed < 8; ++seed) check_random_states("/models/stories260k", seed);
+}
+
+// GPT-2's tokens plus tokens that reach every part of the plain-run split (plain_runs.h): plain
+// runs of 0 to 70 bytes before a quote, an escape, a newline or UTF-8; all-plain tokens longer than
+// PlainRuns::kMaxRun; tokens that close a string and go on with JSON structure.
+std::shared_ptr<const Vocabulary> split_vocabulary() {
+  static std::shared_ptr<const Vocabulary> v = [] {
+    auto base = vocabulary("/tokenizers/gpt2");
+    std::vector<std::string> bytes;
+    for (std::size_t i = 0; i < base->size(); ++i) bytes.push_back(base->bytes(static_cast<std::int64_t>(i)));
+    for (std::size_t run : {1, 2, 5, 11, 31, 32, 33, 40, 70})
+      for (const char* tail : {"", "\"", "\",", "\"}", "\\n", "\\\"", "\n", "\xc3\xa9", "\xc3\xa9\"", "\",\"a\":"})
+        for (char fill : {'a', ' ', '7'}) bytes.push_back(std::string(run, fill) + tail);
+    return std::make_shared<const Vocabulary>(std::move(bytes));
+  }();
+  return v;
+}
+
+// Masks by the run paths (plain bytes, letters) and by the whole trie, on the same random token
+// sequences, both equal to brute force; each path must actually have been taken.
+TEST(Mask, PlainRunPathEqualsWholeTrieAndBruteForce) {
+  auto vocab = split_vocabulary();
+  const std::vector<ResponseFormat> cases = {
+      schema_format(R"({"type":"object","properties":{"a":{"type":"string","maxLength":5},
+        "b":{"type":"string","minLength":3,"maxLength":40},"c":{"type":"string"},
+        "d":{"type":"array","items":{"type":"string","maxLength":34}}},"required":["a","b","c","d"],
+        "additionalProperties":false})"),
+      {ResponseFormat::Kind::kRegex, R"("[^"\\]{0,45}"(, "[^"]*")*)", true},
+      {ResponseFormat::Kind::kGrammar, "root ::= [ -~]{2,36} \"\\n\" root?", true},
+      schema_format(kPerson),
+      schema_format(R"({"type":"array","items":{"type":"string","format":"email"},"maxItems":3})"),
+      schema_format(R"({"type":"array","items":{"type":"string","format":"hostname"},"maxItems":3})")};
+  std::mt19937 rng(11);
+  std::size_t plain_runs = 0, letter_runs = 0, whole = 0;
+  for (const ResponseFormat& f : cases) {
+    auto compiled = compile_response_format(f);
+    GrammarConstraint fast(compiled, vocab, {50256}), slow(compiled, vocab, {50256}, MaskPath::kWholeTrie);
+    for (int run = 0; run < 4; ++run) {
+      auto a = fast.start_state(), b = slow.start_state();
+      for (int step = 0; step < 30; ++step) {
+        const TokenMask& got = a->allowed_text_tokens();
+        ASSERT_EQ(got, b->allowed_text_tokens()) << f.text << " step " << step;
+        std::vector<std::int64_t> allowed;
+        for (std::size_t id = 0; id < vocab->size(); ++id) {
+          const bool bit = (got[id >> 6] >> (id & 63)) & 1;
+          ASSERT_EQ(bit, id != 50256 && a->allows_by_walk(static_cast<std::int64_t>(id)))
+              << f.text << " step " << step << " token '" << vocab->bytes(static_cast<std::int64_t>(id)) << "'";
+          if (bit) allowed.push_back(static_cast<std::int64_t>(id));
+        }
+        if (allowed.empty() || (a->complete() && rng() % 4 == 0)) break;
+        // Half the time a long token (the split's own), to reach the ends of counted strings.
+        std::int64_t pick = allowed[rng() % allowed.size()];
+        if (rng() % 2 == 0 && allowed.back() >= 50257) pick = allowed[allowed.size() - 1 - rng() % 8 % allowed.size()];
+        a->accept(pick);
+        b->accept(pick);
+      }
+      plain_runs += a->run_masks(RunSplit::Kind::kPlain);
+      letter_runs += a->run_masks(RunSplit::Kind::kLetter);
+      whole += a->whole_trie_masks();
+      EXPECT_EQ(b->run_masks(), 0u);
+    }
+  }
+  EXPECT_GT(plain_runs, 20u);
+  EXPECT_GT(letter_runs, 5u);
+  EXPECT_GT(whole, 5u);
 }
 
 // Logits of a sampler step: random, so the grammar alone decides what is allowed.
@@ -150,13 +215,14 @@ TEST(SamplerHook, AcceptOfAForbiddenTokenThrowsAndResetRestarts) {
   auto vocab = vocabulary("/tokenizers/gpt2");
   ResponseFormat f{ResponseFormat::Kind::kRegex, "x+", true};
   sampling::SamplingParams params;
-  params.constraint = std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<std::int64_t>{50256});
+  params.constraint =
+      std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<std::int64_t>{50256});
   sampling::Sampler sampler(params, static_cast<std::int64_t>(vocab->size()));
   EXPECT_FALSE(sampler.constraint()->complete());
   EXPECT_THROW(sampler.accept(50256), Error);  // EOS before anything
-  sampler.accept(87);                           // "x"
+  sampler.accept(87);                          // "x"
   EXPECT_TRUE(sampler.constraint()->complete());
-  EXPECT_THROW(sampler.accept(88), Error);      // "y"
+  EXPECT_THROW(sampler.accept(88), Error);  // "y"
   sampler.reset({});
   EXPECT_FALSE(sampler.constraint()->complete());
 }

@@ -2,6 +2,8 @@
 // cache compaction keeping the language.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "grammar/gbnf.h"
 #include "grammar/regex.h"
 #include "grammar_test_util.h"
@@ -34,7 +36,9 @@ item ::= "b" | "cd"  # a comment
 TEST(Gbnf, ClassesRangesNegationAndEscapes) {
   auto g = gbnf(R"(root ::= [a-c0-9]+ [^\n"] "\x41\u00e9\n")");
   EXPECT_TRUE(full_match(g, "a1c!A\xC3\xA9\n"));
-  EXPECT_TRUE(full_match(g, "b\xE2\x82\xAC" "A\xC3\xA9\n"));  // [^...] takes a 3-byte character
+  EXPECT_TRUE(full_match(g,
+                         "b\xE2\x82\xAC"
+                         "A\xC3\xA9\n"));  // [^...] takes a 3-byte character
   EXPECT_FALSE(full_match(g, "d!A\xC3\xA9\n"));
   EXPECT_FALSE(full_match(g, "a\"A\xC3\xA9\n"));
 }
@@ -111,6 +115,43 @@ TEST(Matcher, CompactionKeepsTheLanguage) {
   s = m.step(s, '>');
   EXPECT_TRUE(m.accepting(s));
   EXPECT_EQ(m.step(s, '>'), Matcher::kDead);
+}
+
+// uniform(): whether every byte of a set leads to one state, read off the stacks; checked
+// against stepping every byte of the set.
+TEST(Matcher, UniformAgreesWithSteppingEveryByte) {
+  ByteSet letters = ByteSet::range('a', 'z');
+  letters.add_range('A', 'Z');
+  struct Case {
+    const char* pattern;
+    const char* prefix;
+    Matcher::Uniform want;
+  };
+  for (const Case& c :
+       {Case{"[a-zA-Z]*!", "ab", Matcher::Uniform::kSame},
+        Case{"([a-m]|[n-zA-Z])+", "q", Matcher::Uniform::kSame},  // two stacks, one continuation
+        Case{"[0-9]+", "1", Matcher::Uniform::kNone}, Case{"[a-m]x|[n-zA-Z]y", "", Matcher::Uniform::kMaybeDiffer},
+        Case{"[a-y]+", "a", Matcher::Uniform::kMaybeDiffer}}) {
+    auto g = regex(c.pattern);
+    Matcher m(g);
+    const Matcher::State s = m.walk(m.initial(), c.prefix);
+    ASSERT_NE(s, Matcher::kDead) << c.pattern;
+    EXPECT_EQ(m.uniform(s, letters), c.want) << c.pattern;
+    std::set<Matcher::State> next;
+    for (int b = 0; b < 256; ++b)
+      if (letters.has(static_cast<std::uint8_t>(b))) next.insert(m.step(s, static_cast<std::uint8_t>(b)));
+    switch (c.want) {
+      case Matcher::Uniform::kSame:
+        EXPECT_TRUE(next.size() == 1 && *next.begin() != Matcher::kDead) << c.pattern;
+        break;
+      case Matcher::Uniform::kNone:
+        EXPECT_EQ(next, std::set<Matcher::State>{Matcher::kDead}) << c.pattern;
+        break;
+      case Matcher::Uniform::kMaybeDiffer:
+        EXPECT_GT(next.size(), 1u) << c.pattern;
+        break;
+    }
+  }
 }
 
 }  // namespace
