@@ -186,6 +186,21 @@ std::int64_t Engine::draft() {
   return seq;
 }
 
+// The run's width for the rows' proposals (speculation_width.h); greedy rows' proposals are
+// trimmed to it.
+std::int64_t Engine::width() {
+  drafts_.resize(rows_.size());
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const LiveSequence& row = *rows_[r];
+    drafts_[r] = {static_cast<std::int64_t>(row.drafted().size()) - 1, row.acceptance(),
+                  !row.speculative() || row.trims_drafts()};
+  }
+  const std::int64_t seq = choose_width(drafts_, width_cost_.per_position());
+  for (const auto& row : rows_)
+    if (row->trims_drafts()) row->trim_draft(static_cast<std::size_t>(seq - 1));
+  return seq;
+}
+
 void Engine::decode() {
   for (std::size_t r = rows_.size(); r-- > 0;) {  // a row that cannot grow fails alone
     std::string error = batch_.room_error(static_cast<std::int64_t>(r));
@@ -193,9 +208,10 @@ void Engine::decode() {
     rows_[r]->stop_with_error(std::make_exception_ptr(Error(ErrorCode::kInvalidArgument, "kv cache", error)));
     leave(r);
   }
-  const std::int64_t seq = rows_.empty() ? 1 : draft();
+  std::int64_t seq = rows_.empty() ? 1 : draft();
   if (rows_.empty()) return;
   const std::size_t rows = rows_.size();
+  if (seq > 1) seq = width();
   tokens_.assign(rows * static_cast<std::size_t>(seq), 0);
   real_.resize(rows);
   for (std::size_t r = 0; r < rows; ++r) {
@@ -216,6 +232,10 @@ void Engine::decode() {
   }
   ++counters_.steps;
   if (seq > 1) ++counters_.speculative_runs;
+  if (seq > 1)
+    width_cost_.wide(static_cast<std::int64_t>(rows), seq, out.run_seconds);
+  else
+    width_cost_.plain(static_cast<std::int64_t>(rows), out.run_seconds);
   counters_.decoded_rows += rows;
   counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows));
   kept_.assign(rows, 1);

@@ -37,6 +37,7 @@
 #include "generate/batch_step.h"
 #include "generate/live_sequence.h"
 #include "generate/prefix_cache.h"
+#include "generate/speculation_width.h"
 #include "generate/step_engine.h"
 #include "kv/batch_cache.h"
 
@@ -73,6 +74,7 @@ class Engine : public StepEngine {
   void drop_cancelled();
   void decode();
   std::int64_t draft();
+  std::int64_t width();
   bool verifies_in_batch(const DecoderSpec& spec) const;
   void speculate();
   void retire(std::size_t speculating);
@@ -97,7 +99,9 @@ class Engine : public StepEngine {
   std::vector<std::int64_t> tokens_;  // [rows, seq] scratch
   std::vector<std::int64_t> real_;    // [rows] scratch: real tokens per row of a multi-token step
   std::vector<std::int64_t> kept_;    // [rows] scratch: positions each row keeps after the step
-  bool batch_verifies_ = false;       // speculative rows verify in the shared run (verifies_in_batch)
+  std::vector<RowDraft> drafts_;      // [rows] scratch for width()
+  WidthCost width_cost_;
+  bool batch_verifies_ = false;  // speculative rows verify in the shared run (verifies_in_batch)
   std::size_t bytes_per_position_ = 0;
   std::size_t fixed_bytes_ = 0;     // per sequence: static buffers and recurrent state
   std::size_t admitted_bytes_ = 0;  // projected KV of the admitted sequences

@@ -132,6 +132,7 @@ void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds)
   times_.run_seconds += run_seconds;
   if (cancelled()) return stop_cancelled();
   emit(out.row_logits(row, 0, scratch_));
+  if (speculative_) speculative_->observe_plain(pending_);
 }
 
 void LiveSequence::set_speculation(Speculation speculation) {
@@ -158,6 +159,12 @@ bool LiveSequence::drafts_from_tokens() const {
 std::span<const std::int32_t> LiveSequence::draft(int limit) {
   if (!speculative_ || phase_ != Phase::kDecode) return {&pending_, 1};
   return speculative_->propose(state_->tokens, nullptr, pending_, limit);
+}
+
+double LiveSequence::acceptance() const { return speculative_ ? speculative_->gate().acceptance() : 0.0; }
+
+void LiveSequence::trim_draft(std::size_t keep) {
+  if (trims_drafts() && phase_ == Phase::kDecode) speculative_->trim(keep);
 }
 
 std::span<const std::int32_t> LiveSequence::drafted() const {

@@ -77,6 +77,12 @@ class LiveSequence : public Generation {
   // A batched speculative step, before the shared run: the tokens to feed (next_input() then at
   // most `limit` proposed tokens). Drafter errors propagate.
   std::span<const std::int32_t> draft(int limit);
+  // Whether the engine may verify fewer tokens than draft() proposed (greedy: the output does not
+  // depend on it; a seeded sampled sequence's sample path does), and the row's acceptance average.
+  bool trims_drafts() const { return speculative_ && sampler_.params().greedy(); }
+  double acceptance() const;
+  // Keeps the first `keep` proposed tokens of the last draft() (trims_drafts() rows only).
+  void trim_draft(std::size_t keep);
   // The tokens the last draft() returned (only next_input() for a plain sequence).
   std::span<const std::int32_t> drafted() const;
   // After the shared run that fed drafted() at row `row` of `out`: emits the verified tokens and

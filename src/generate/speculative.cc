@@ -68,6 +68,7 @@ std::span<const std::int32_t> SpeculativeDecoder::propose(std::span<const std::i
   history_.assign(tokens.begin(), tokens.end());
   history_.push_back(pending);
   step_tokens_.assign(1, pending);
+  shadow_.reset();
   const int budget = std::min(proposal_budget(), limit);
   if (budget <= 0 || !gate_.drafting()) return step_tokens_;
   const Drafter& drafter = *speculation_.drafter;
@@ -84,8 +85,21 @@ bool SpeculativeDecoder::verify(StepOutput& out, std::int64_t row, std::int32_t&
   const int accepted_before = result_.accepted_draft_tokens;
   bool done = false;
   kept = static_cast<std::size_t>(emit_verified(out, row, pending, done)) + 1;
+  observe_plain(pending);
   gate_.record(proposed, result_.accepted_draft_tokens - accepted_before);
   return done;
+}
+
+void SpeculativeDecoder::trim(std::size_t keep) {
+  if (step_tokens_.size() <= keep + 1) return;
+  if (keep == 0) shadow_ = step_tokens_[1];
+  step_tokens_.resize(keep + 1);
+}
+
+void SpeculativeDecoder::observe_plain(std::int32_t token) {
+  if (!shadow_) return;
+  gate_.record(1, token == *shadow_ ? 1 : 0);
+  shadow_.reset();
 }
 
 bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, double& run_seconds) {

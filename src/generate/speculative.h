@@ -77,6 +77,12 @@ class SpeculativeDecoder {
   std::span<const std::int32_t> propose(std::span<const std::int32_t> tokens, const kv::KvCache* cache,
                                         std::int32_t pending, int limit);
   std::span<const std::int32_t> proposed() const { return step_tokens_; }
+  // Verifies only the first `keep` proposed tokens (the engine's width, speculation_width.h). A
+  // proposal trimmed away whole is still checked against the token emitted instead (free: no
+  // run), so the acceptance average keeps learning while the row decodes plainly.
+  void trim(std::size_t keep);
+  // After a plain step emitted `token` (the row's proposal, if any, was trimmed away).
+  void observe_plain(std::int32_t token);
   // After the run that fed proposed() at row `row` of `out` (positions 0..): emits the verified
   // tokens. `kept` becomes how many fed tokens keep their KV (pending + the accepted proposal);
   // `pending` the last emitted token. Returns whether the sequence ended.
@@ -107,6 +113,7 @@ class SpeculativeDecoder {
   std::vector<std::int32_t> step_tokens_;  // pending + proposal: what one verification run feeds
   std::vector<float> scratch_;
   SpeculationGate gate_;
+  std::optional<std::int32_t> shadow_;  // the first proposed token of a proposal trimmed away
 };
 
 }  // namespace ogai::generate
