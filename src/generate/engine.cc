@@ -72,6 +72,7 @@ std::vector<std::shared_ptr<LiveSequence>> Engine::take_finished() {
 }
 
 void Engine::finish(std::shared_ptr<LiveSequence> sequence) {
+  reservations_.erase(sequence.get());  // its KV reservation, if admitted, goes back to the budget
   sequence->finish();
   if (prefix_ && !sequence->error() && sequence->has_state()) {
     SequenceState& state = sequence->state();
@@ -93,7 +94,7 @@ std::size_t Engine::projected_bytes(const LiveSequence& sequence) const {
 
 bool Engine::fits(const LiveSequence& sequence) const {
   if (limits_.kv_bytes == 0 || (rows_.empty() && speculating_.empty() && prefilling_.empty())) return true;
-  return admitted_bytes_ + projected_bytes(sequence) <= limits_.kv_bytes;
+  return kv_budget_.held() + projected_bytes(sequence) <= limits_.kv_bytes;
 }
 
 void Engine::leave(std::size_t row) {
@@ -108,7 +109,6 @@ void Engine::leave(std::size_t row) {
   }
   rows_[row] = std::move(rows_.back());
   rows_.pop_back();
-  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
   finish(std::move(sequence));
 }
 
@@ -121,7 +121,6 @@ void Engine::drop_cancelled() {
       }
       (*it)->stop_cancelled();
       release_forks(**it);
-      if (queue == &prefilling_) admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(**it));
       finish(std::move(*it));
       it = queue->erase(it);
     }
@@ -142,7 +141,6 @@ void Engine::drop_cancelled() {
 void Engine::retire(std::size_t speculating) {
   std::shared_ptr<LiveSequence> sequence = std::move(speculating_[speculating]);
   speculating_.erase(speculating_.begin() + static_cast<std::ptrdiff_t>(speculating));
-  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
   finish(std::move(sequence));
 }
 
@@ -268,7 +266,7 @@ void Engine::admit() {
     if (prefix_ && sequence->accepts_cached_prefix() && !sequence->has_state()) {
       if (auto cached = prefix_->lookup(sequence->prompt())) sequence->state() = std::move(*cached);
     }
-    admitted_bytes_ += projected_bytes(*sequence);
+    reservations_.emplace(sequence.get(), kv_budget_.reserve(projected_bytes(*sequence)));
     prefilling_.push_back(std::move(sequence));
   }
 }
@@ -303,7 +301,6 @@ void Engine::join(std::shared_ptr<LiveSequence> ready) {
     batch_.add_row(std::move(ready->state().cache));
     rows_.push_back(std::move(ready));
   } else {
-    admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*ready));
     finish(std::move(ready));
   }
 }
@@ -312,7 +309,7 @@ void Engine::join(std::shared_ptr<LiveSequence> ready) {
 // them the way it ended.
 void Engine::release_forks(LiveSequence& parent) {
   for (auto& fork : parent.take_forks()) {
-    admitted_bytes_ += projected_bytes(*fork);
+    reservations_.emplace(fork.get(), kv_budget_.reserve(projected_bytes(*fork)));
     if (parent.error()) {
       fork->stop_with_error(parent.error());
     } else if (parent.phase() == LiveSequence::Phase::kPrefill || parent.cancelled()) {

@@ -8,7 +8,9 @@
 //      multi-token step as wide as the longest proposal + 1: speculative rows feed their pending
 //      token and proposal, plain rows their one token, each row's padding hidden by the mask
 //      (batch_step.h); then each row verifies (LiveSequence::verify) and the batch rolls every
-//      row back to the positions it kept (kv::BatchCache::keep_prefixes). Plain rows share the
+//      row back to the positions it kept (kv::BatchCache::keep_prefixes). The run is only as
+//      wide as pays for the whole batch (speculation_width.h: greedy rows' proposals trimmed,
+//      the cost of a position measured from the runs). Plain rows share the
 //      speculative rows' run rather than a second run of their own: on stories260k (CPU) a
 //      run's fixed cost outweighs the padded positions (docs/speculative.md has the figures).
 //      Only where the graph allows it (verifies_in_batch: a left-padded append cache with a
@@ -32,9 +34,11 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "generate/batch_step.h"
+#include "generate/kv_reservation.h"
 #include "generate/live_sequence.h"
 #include "generate/prefix_cache.h"
 #include "generate/speculation_width.h"
@@ -103,8 +107,9 @@ class Engine : public StepEngine {
   WidthCost width_cost_;
   bool batch_verifies_ = false;  // speculative rows verify in the shared run (verifies_in_batch)
   std::size_t bytes_per_position_ = 0;
-  std::size_t fixed_bytes_ = 0;     // per sequence: static buffers and recurrent state
-  std::size_t admitted_bytes_ = 0;  // projected KV of the admitted sequences
+  std::size_t fixed_bytes_ = 0;  // per sequence: static buffers and recurrent state
+  KvBudget kv_budget_;           // projected KV of the admitted sequences
+  std::unordered_map<const LiveSequence*, KvBudget::Reservation> reservations_;  // after kv_budget_
   EngineCounters counters_;
 };
 

@@ -267,6 +267,38 @@ TEST(ContinuousBatchSharedBuffer, RowsEqualSoloRuns) {
   }
 }
 
+// The KV budget admits a sequence only while the reservations of the admitted ones plus its own
+// fit (generate/kv_reservation.h); each goes back when its sequence finishes, done or cancelled,
+// so every request runs, one at a time under a budget that holds one, and equals its solo run.
+TEST(ContinuousBatchKvBudget, AdmitsWhatFitsAndReleasesOnFinish) {
+  auto model = load("stories260k");
+  const generate::SequenceModel sm = model->impl().sequence_model();
+  generate::Engine engine(sm, generate::EngineLimits{});
+  engine.set_kv_budget(engine.bytes_per_position() * 40);  // one sequence of <= 30 positions, not two
+  const std::vector<std::string> prompts = {"Once upon a time", "the cat sat", "a dog", "Lily and"};
+  std::vector<std::shared_ptr<generate::LiveSequence>> sequences;
+  for (const auto& prompt : prompts) {
+    auto ids = model->tokenize(prompt);
+    auto request = generate::resolve_request(greedy(20), model->impl().config.generation,
+                                             static_cast<std::int64_t>(ids.size()));
+    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
+    engine.add(sequences.back());
+  }
+  sequences[1]->cancel();  // cancelled while waiting: never admitted, nothing to give back
+  int step = 0;
+  for (; !engine.idle() && step < 1000; ++step) {
+    EXPECT_LE(engine.decoding() + engine.prefilling(), 1) << "step " << step;
+    if (step == 3) sequences[0]->cancel();  // cancelled while decoding: its reservation goes back
+    engine.step();
+  }
+  ASSERT_LT(step, 1000) << "a reservation was not given back: the engine stalled";
+  EXPECT_EQ(sequences[0]->result().finish_reason, FinishReason::kCancelled);
+  EXPECT_EQ(sequences[1]->result().finish_reason, FinishReason::kCancelled);
+  for (std::size_t i = 2; i < prompts.size(); ++i)
+    expect_same(sequences[i]->result(), model->generate(prompts[i], greedy(20)), prompts[i]);
+  EXPECT_EQ(engine.counters().max_batch, 1);
+}
+
 // Speculative rows in the engine alongside plain rows: package x drafter.
 struct SpeculativeCase {
   std::string package;
