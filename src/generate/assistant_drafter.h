@@ -36,6 +36,7 @@ class AssistantDrafter : public Drafter {
   AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options);
   void propose(const DraftRequest& request, std::vector<std::int32_t>& out) const override;
   bool needs_hidden() const override { return true; }
+  bool needs_target_cache() const override { return true; }
 
  private:
   void check_ports() const;
@@ -43,7 +44,7 @@ class AssistantDrafter : public Drafter {
   AssistantSpec spec_;
   ort::Session session_;
   DataType embeds_dtype_ = DataType::kFloat32;
-  std::int64_t hidden_ = 0;  // H: the embedding width and the carry width
+  std::int64_t hidden_ = 0;                // H: the embedding width and the carry width
   std::vector<std::string> input_names_;   // embeds, then borrows
   std::vector<std::string> output_names_;  // logits, carry
 };

@@ -25,7 +25,6 @@ void BatchStep::build_mask(const kv::BatchCache& cache) {
 }
 
 StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& cache) {
-  const DecoderSpec& spec = decoder_.spec();
   const std::int64_t rows = cache.rows();
   OGAI_CHECK(rows > 0 && static_cast<std::int64_t>(tokens.size()) == rows);
   cache.reserve_step();
@@ -36,15 +35,48 @@ StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& 
     lengths_[static_cast<std::size_t>(r)] = cache.length(r);
     lengths_[static_cast<std::size_t>(rows + r)] = cache.length(r) + 1;
   }
+  if (!decoder_.spec().mask_input.empty()) build_mask(cache);
+  return execute(tokens, 1, cache.longest() + 1, cache);
+}
+
+void BatchStep::build_multi_feeds(const kv::BatchCache& cache, std::span<const std::int64_t> real, std::int64_t seq) {
+  const std::int64_t rows = cache.rows(), width = cache.width(), total = width + seq;
+  mask_membership_ = ~std::uint64_t{0};  // mask_ no longer matches any membership
+  mask_.assign(static_cast<std::size_t>(rows * total), 0);
+  positions_.resize(static_cast<std::size_t>(rows * seq));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t len = cache.length(r), n = real[static_cast<std::size_t>(r)];
+    if (n < 1 || n > seq) fail(ErrorCode::kInternal, "batch step", "row {} has {} real tokens of {}", r, n, seq);
+    auto begin = mask_.begin() + r * total + (width - len);
+    std::fill(begin, begin + len + n, 1);
+    for (std::int64_t s = 0; s < seq; ++s)
+      positions_[static_cast<std::size_t>(r * seq + s)] = s < n ? len + s : 1;  // 1: HF's padding position
+  }
+}
+
+StepOutput BatchStep::run(std::span<const std::int64_t> tokens, std::span<const std::int64_t> real, std::int64_t seq,
+                          kv::BatchCache& cache) {
+  const std::int64_t rows = cache.rows();
+  OGAI_CHECK(rows > 0 && seq >= 1 && static_cast<std::int64_t>(tokens.size()) == rows * seq &&
+             static_cast<std::int64_t>(real.size()) == rows);
+  if (!cache.takes_multi_token_steps() || decoder_.spec().mask_input.empty())
+    fail(ErrorCode::kInternal, "batch step", "multi-token steps need a left-padded append cache and a mask input");
+  build_multi_feeds(cache, real, seq);
+  StepOutput out = execute(tokens, seq, cache.width() + seq, cache);
+  return out;
+}
+
+StepOutput BatchStep::execute(std::span<const std::int64_t> tokens, std::int64_t seq, std::int64_t mask_width,
+                              kv::BatchCache& cache) {
+  const DecoderSpec& spec = decoder_.spec();
+  const std::int64_t rows = cache.rows();
   ort::Tensor owned[5];
   std::size_t n = 0;
-  owned[n++] = index_feed(spec.token_dtype, {rows, 1}, tokens, narrow_[0], spec.token_input);
-  if (!spec.mask_input.empty()) {
-    build_mask(cache);
-    owned[n++] = index_feed(spec.mask_dtype, {rows, cache.longest() + 1}, mask_, narrow_[1], spec.mask_input);
-  }
+  owned[n++] = index_feed(spec.token_dtype, {rows, seq}, tokens, narrow_[0], spec.token_input);
+  if (!spec.mask_input.empty())
+    owned[n++] = index_feed(spec.mask_dtype, {rows, mask_width}, mask_, narrow_[1], spec.mask_input);
   if (!spec.position_input.empty())
-    owned[n++] = index_feed(spec.position_dtype, {rows, 1}, positions_, narrow_[2], spec.position_input);
+    owned[n++] = index_feed(spec.position_dtype, {rows, seq}, positions_, narrow_[2], spec.position_input);
   if (!spec.write_indices_input.empty()) owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data());
   if (!spec.cache_lengths_input.empty())
     owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data() + rows);
@@ -59,7 +91,7 @@ StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& 
   StepOutput out;
   out.run_seconds = feed_ == Feed::kBound ? decoder_.run(binding_, inputs_, outputs_, cache.location())
                                           : decoder_.run(inputs_, outputs_);
-  cache.commit(presents);
+  cache.commit(presents, seq);
   out.logits = std::move(outputs_[0]);
   if (!spec.hidden_output.empty()) out.hidden = std::move(outputs_[1]);
   return out;

@@ -6,15 +6,19 @@
 //     from the mask (GroupQueryAttention);
 //   position_ids [rows, 1] = len (real tokens before the new one);
 //   write_indices [rows] = len, cache_lengths [rows] = len + 1 (static caches).
-// Each in the dtype its port declares (int32 or int64). Runs the graph, commits the presents (every row one position longer) and returns the logits.
-// A failure leaves the cache as it was before the step.
-// Cost per step: O(rows x longest) to write the mask when rows > 1 (a single row appends one
-// column); nothing else grows with the context.
-// The run goes through ONNX Runtime's IoBinding (Feed::kBound, the default): the pasts are bound
-// where the cache keeps them and the presents are produced there (shared buffers written in
-// place), logits on the host. Feed::kPlain runs without binding, host outputs: the reference the
-// bound step is compared against (tests), never faster.
-// Not thread-safe; one BatchStep (its scratch buffers and binding) per engine.
+// Multi-token steps (speculative verification) feed [rows, seq] tokens, row r's first real[r]
+// real and the rest padding: mask [rows, width + seq] = zeros for the row's left padding, ones
+// for its len + real[r] positions, zeros for its padded new ones; position_ids len + s for real
+// tokens (1, as Hugging Face, for padding). Left-padded append caches only
+// (kv::BatchCache::takes_multi_token_steps); the caller rolls each row back afterwards
+// (kv::BatchCache::keep_prefixes).
+// Each in the dtype its port declares (int32 or int64). Runs the graph, commits the presents (every row one position
+// longer) and returns the logits. A failure leaves the cache as it was before the step. Cost per step: O(rows x
+// longest) to write the mask when rows > 1 (a single row appends one column); nothing else grows with the context. The
+// run goes through ONNX Runtime's IoBinding (Feed::kBound, the default): the pasts are bound where the cache keeps them
+// and the presents are produced there (shared buffers written in place), logits on the host. Feed::kPlain runs without
+// binding, host outputs: the reference the bound step is compared against (tests), never faster. Not thread-safe; one
+// BatchStep (its scratch buffers and binding) per engine.
 #pragma once
 
 #include <span>
@@ -33,18 +37,25 @@ class BatchStep {
 
   // `tokens` holds one token per row of `cache`, in row order.
   StepOutput run(std::span<const std::int64_t> tokens, kv::BatchCache& cache);
+  // A multi-token step: `tokens` is [rows, seq] row-major, row r's first real[r] (1..seq) real.
+  // Every row grows by seq positions (padding included); logits are [rows, seq, vocab].
+  StepOutput run(std::span<const std::int64_t> tokens, std::span<const std::int64_t> real, std::int64_t seq,
+                 kv::BatchCache& cache);
 
  private:
   void build_mask(const kv::BatchCache& cache);
+  void build_multi_feeds(const kv::BatchCache& cache, std::span<const std::int64_t> real, std::int64_t seq);
+  StepOutput execute(std::span<const std::int64_t> tokens, std::int64_t seq, std::int64_t mask_width,
+                     kv::BatchCache& cache);
 
   const Decoder& decoder_;
   Feed feed_;
   ort::Binding binding_;
-  std::vector<std::int64_t> mask_;       // [rows, longest + 1]
+  std::vector<std::int64_t> mask_;                     // [rows, longest + 1]
   std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
-  std::vector<std::int64_t> positions_;  // [rows]
-  std::vector<std::int64_t> lengths_;    // [2, rows]: write indices, then cache lengths
-  std::vector<std::int32_t> narrow_[3];  // ids, mask, positions for int32 ports (index_feed.h)
+  std::vector<std::int64_t> positions_;                // [rows]
+  std::vector<std::int64_t> lengths_;                  // [2, rows]: write indices, then cache lengths
+  std::vector<std::int32_t> narrow_[3];                // ids, mask, positions for int32 ports (index_feed.h)
   std::vector<const ort::Tensor*> inputs_;
   std::vector<ort::Tensor> outputs_;
 };

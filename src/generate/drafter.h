@@ -32,6 +32,9 @@ class Drafter {
   virtual void propose(const DraftRequest& request, std::vector<std::int32_t>& out) const = 0;
   // Whether propose() needs the target's hidden state.
   virtual bool needs_hidden() const { return false; }
+  // Whether propose() reads request.target_cache (then its sequence verifies on its own state:
+  // a row of a shared batch has no batch-1 KV to lend).
+  virtual bool needs_target_cache() const { return false; }
 };
 
 }  // namespace ogai::generate

@@ -1,6 +1,7 @@
 #include "generate/engine.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/error.h"
 
@@ -28,10 +29,15 @@ std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
 }  // namespace
 
 Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* prefix)
-    : limits_(limits), prefix_(model.decoder.spec().cache.prefix_reusable ? prefix : nullptr), batch_(model.decoder.spec().cache, model.decoder.state_memory()), step_(model.decoder) {
-  if (limits_.max_rows < 1) fail(ErrorCode::kInvalidArgument, "max_sequences", "{} must be at least 1", limits_.max_rows);
+    : limits_(limits),
+      prefix_(model.decoder.spec().cache.prefix_reusable ? prefix : nullptr),
+      batch_(model.decoder.spec().cache, model.decoder.state_memory()),
+      step_(model.decoder) {
+  if (limits_.max_rows < 1)
+    fail(ErrorCode::kInvalidArgument, "max_sequences", "{} must be at least 1", limits_.max_rows);
   if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
   std::tie(bytes_per_position_, fixed_bytes_) = state_geometry(model.decoder.spec().cache);
+  batch_verifies_ = verifies_in_batch(model.decoder.spec());
 }
 
 void Engine::add(std::shared_ptr<LiveSequence> sequence) {
@@ -66,6 +72,7 @@ std::vector<std::shared_ptr<LiveSequence>> Engine::take_finished() {
 }
 
 void Engine::finish(std::shared_ptr<LiveSequence> sequence) {
+  reservations_.erase(sequence.get());  // its KV reservation, if admitted, goes back to the budget
   sequence->finish();
   if (prefix_ && !sequence->error() && sequence->has_state()) {
     SequenceState& state = sequence->state();
@@ -87,7 +94,7 @@ std::size_t Engine::projected_bytes(const LiveSequence& sequence) const {
 
 bool Engine::fits(const LiveSequence& sequence) const {
   if (limits_.kv_bytes == 0 || (rows_.empty() && speculating_.empty() && prefilling_.empty())) return true;
-  return admitted_bytes_ + projected_bytes(sequence) <= limits_.kv_bytes;
+  return kv_budget_.held() + projected_bytes(sequence) <= limits_.kv_bytes;
 }
 
 void Engine::leave(std::size_t row) {
@@ -102,7 +109,6 @@ void Engine::leave(std::size_t row) {
   }
   rows_[row] = std::move(rows_.back());
   rows_.pop_back();
-  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
   finish(std::move(sequence));
 }
 
@@ -115,7 +121,6 @@ void Engine::drop_cancelled() {
       }
       (*it)->stop_cancelled();
       release_forks(**it);
-      if (queue == &prefilling_) admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(**it));
       finish(std::move(*it));
       it = queue->erase(it);
     }
@@ -136,7 +141,6 @@ void Engine::drop_cancelled() {
 void Engine::retire(std::size_t speculating) {
   std::shared_ptr<LiveSequence> sequence = std::move(speculating_[speculating]);
   speculating_.erase(speculating_.begin() + static_cast<std::ptrdiff_t>(speculating));
-  admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*sequence));
   finish(std::move(sequence));
 }
 
@@ -153,6 +157,48 @@ void Engine::speculate() {
     if (speculating_[i]->done()) retire(i);
 }
 
+// Whether speculative rows can verify in the shared run: multi-token steps over left-padded append
+// caches need the mask to hide each row's padding (batch_step.h), and no per-row index ports.
+bool Engine::verifies_in_batch(const DecoderSpec& spec) const {
+  return batch_.takes_multi_token_steps() && !spec.mask_input.empty() && spec.write_indices_input.empty() &&
+         spec.cache_lengths_input.empty();
+}
+
+// The speculative rows propose (at most as many tokens as the context leaves the widest row);
+// returns the run's width: 1 + the longest proposal. A row whose drafter fails leaves at once.
+std::int64_t Engine::draft() {
+  std::int64_t seq = 1;
+  int limit = std::numeric_limits<int>::max();
+  if (const std::int64_t most = batch_.spec().max_length; most > 0)
+    limit = static_cast<int>(std::max<std::int64_t>(most - batch_.width() - 1, 0));
+  for (const auto& row : rows_) {
+    if (!row->speculative()) continue;
+    try {
+      seq = std::max<std::int64_t>(seq, static_cast<std::int64_t>(row->draft(limit).size()));
+    } catch (...) {  // its drafter failed: it ends alone
+      row->stop_with_error(std::current_exception());
+    }
+  }
+  for (std::size_t r = rows_.size(); r-- > 0;)
+    if (rows_[r]->done()) leave(r);
+  return seq;
+}
+
+// The run's width for the rows' proposals (speculation_width.h); greedy rows' proposals are
+// trimmed to it.
+std::int64_t Engine::width() {
+  drafts_.resize(rows_.size());
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const LiveSequence& row = *rows_[r];
+    drafts_[r] = {static_cast<std::int64_t>(row.drafted().size()) - 1, row.acceptance(),
+                  !row.speculative() || row.trims_drafts()};
+  }
+  const std::int64_t seq = choose_width(drafts_, width_cost_.per_position());
+  for (const auto& row : rows_)
+    if (row->trims_drafts()) row->trim_draft(static_cast<std::size_t>(seq - 1));
+  return seq;
+}
+
 void Engine::decode() {
   for (std::size_t r = rows_.size(); r-- > 0;) {  // a row that cannot grow fails alone
     std::string error = batch_.room_error(static_cast<std::int64_t>(r));
@@ -160,12 +206,21 @@ void Engine::decode() {
     rows_[r]->stop_with_error(std::make_exception_ptr(Error(ErrorCode::kInvalidArgument, "kv cache", error)));
     leave(r);
   }
+  std::int64_t seq = rows_.empty() ? 1 : draft();
   if (rows_.empty()) return;
-  tokens_.resize(rows_.size());
-  for (std::size_t r = 0; r < rows_.size(); ++r) tokens_[r] = rows_[r]->next_input();
+  const std::size_t rows = rows_.size();
+  if (seq > 1) seq = width();
+  tokens_.assign(rows * static_cast<std::size_t>(seq), 0);
+  real_.resize(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto fed = rows_[r]->drafted();
+    real_[r] = static_cast<std::int64_t>(fed.size());
+    for (std::int64_t s = 0; s < seq; ++s)  // padding repeats the pending token (the mask hides it)
+      tokens_[r * static_cast<std::size_t>(seq) + static_cast<std::size_t>(s)] = fed[s < real_[r] ? s : 0];
+  }
   StepOutput out;
   try {
-    out = step_.run(tokens_, batch_);
+    out = seq == 1 ? step_.run(tokens_, batch_) : step_.run(tokens_, real_, seq, batch_);
   } catch (...) {  // the batch's run failed: every row ends with that error
     for (std::size_t r = rows_.size(); r-- > 0;) {
       rows_[r]->stop_with_error(std::current_exception());
@@ -174,14 +229,28 @@ void Engine::decode() {
     return;
   }
   ++counters_.steps;
-  counters_.decoded_rows += rows_.size();
-  counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows_.size()));
-  for (std::size_t r = 0; r < rows_.size(); ++r) {
+  if (seq > 1) ++counters_.speculative_runs;
+  if (seq > 1)
+    width_cost_.wide(static_cast<std::int64_t>(rows), seq, out.run_seconds);
+  else
+    width_cost_.plain(static_cast<std::int64_t>(rows), out.run_seconds);
+  counters_.decoded_rows += rows;
+  counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows));
+  kept_.assign(rows, 1);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto row = static_cast<std::int64_t>(r);
     try {
-      rows_[r]->decode(out, static_cast<std::int64_t>(r), out.run_seconds);
+      if (seq > 1 && rows_[r]->speculative())
+        kept_[r] = static_cast<std::int64_t>(rows_[r]->verify(out, row, out.run_seconds));
+      else
+        rows_[r]->decode(out, row, out.run_seconds);
     } catch (...) {
       rows_[r]->stop_with_error(std::current_exception());
     }
+  }
+  if (seq > 1) {  // roll every row back to the positions it kept
+    for (std::size_t r = 0; r < rows; ++r) kept_[r] += batch_.length(static_cast<std::int64_t>(r)) - seq;
+    batch_.keep_prefixes(kept_);
   }
   for (std::size_t r = rows_.size(); r-- > 0;)
     if (rows_[r]->done()) leave(r);
@@ -197,7 +266,7 @@ void Engine::admit() {
     if (prefix_ && sequence->accepts_cached_prefix() && !sequence->has_state()) {
       if (auto cached = prefix_->lookup(sequence->prompt())) sequence->state() = std::move(*cached);
     }
-    admitted_bytes_ += projected_bytes(*sequence);
+    reservations_.emplace(sequence.get(), kv_budget_.reserve(projected_bytes(*sequence)));
     prefilling_.push_back(std::move(sequence));
   }
 }
@@ -225,13 +294,13 @@ void Engine::prefill() {
 
 // A sequence whose prefill ended joins the batch, or finishes (its first token ended it, an error).
 void Engine::join(std::shared_ptr<LiveSequence> ready) {
-  if (ready->phase() == LiveSequence::Phase::kDecode && ready->speculative()) {
+  if (ready->phase() == LiveSequence::Phase::kDecode && ready->speculative() &&
+      !(batch_verifies_ && ready->drafts_from_tokens())) {
     speculating_.push_back(std::move(ready));  // decodes on its own state
   } else if (ready->phase() == LiveSequence::Phase::kDecode) {
     batch_.add_row(std::move(ready->state().cache));
     rows_.push_back(std::move(ready));
   } else {
-    admitted_bytes_ -= std::min(admitted_bytes_, projected_bytes(*ready));
     finish(std::move(ready));
   }
 }
@@ -240,7 +309,7 @@ void Engine::join(std::shared_ptr<LiveSequence> ready) {
 // them the way it ended.
 void Engine::release_forks(LiveSequence& parent) {
   for (auto& fork : parent.take_forks()) {
-    admitted_bytes_ += projected_bytes(*fork);
+    reservations_.emplace(fork.get(), kv_budget_.reserve(projected_bytes(*fork)));
     if (parent.error()) {
       fork->stop_with_error(parent.error());
     } else if (parent.phase() == LiveSequence::Phase::kPrefill || parent.cancelled()) {

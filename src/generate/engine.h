@@ -2,13 +2,22 @@
 // Each step():
 //   1. ends the sequences whose caller cancelled them (waiting, prefilling or decoding), freeing
 //      their row and KV at once;
-//   2. decodes: one batched ONNX Runtime run feeds every decoding row its next token
-//      (batch_step.h) and each row samples, streams and checks its stop rules on its own; rows
-//      that finish leave the batch;
-//   3. steps each speculative sequence (LiveSequence::set_speculation) with its own verification
-//      run on its own state (speculative.h says why they do not share the batched run): one run
-//      per speculative sequence per step, each emitting 1..K+1 tokens; plain rows still share
-//      one run;
+//   2. decodes: one batched ONNX Runtime run feeds every decoding row (plain and speculative) and
+//      each row samples, streams and checks its stop rules on its own; rows that finish leave the
+//      batch. When a speculative row proposed tokens (LiveSequence::draft), the run is a
+//      multi-token step as wide as the longest proposal + 1: speculative rows feed their pending
+//      token and proposal, plain rows their one token, each row's padding hidden by the mask
+//      (batch_step.h); then each row verifies (LiveSequence::verify) and the batch rolls every
+//      row back to the positions it kept (kv::BatchCache::keep_prefixes). The run is only as
+//      wide as pays for the whole batch (speculation_width.h: greedy rows' proposals trimmed,
+//      the cost of a position measured from the runs). Plain rows share the
+//      speculative rows' run rather than a second run of their own: on stories260k (CPU) a
+//      run's fixed cost outweighs the padded positions (docs/speculative.md has the figures).
+//      Only where the graph allows it (verifies_in_batch: a left-padded append cache with a
+//      mask; a drafter that reads tokens only);
+//   3. steps each other speculative sequence (recurrent state, shared buffers, static caches, the
+//      assistant drafter) with its own verification run on its own state (speculative.h): one
+//      run per such sequence per step, each emitting 1..K+1 tokens;
 //   4. prefills under a token budget (limits.step_tokens prompt tokens per step, in FIFO order,
 //      each sequence on its own state); a sequence whose prompt is complete samples its first
 //      token and joins the batch for the next step.
@@ -25,11 +34,14 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "generate/batch_step.h"
+#include "generate/kv_reservation.h"
 #include "generate/live_sequence.h"
 #include "generate/prefix_cache.h"
+#include "generate/speculation_width.h"
 #include "generate/step_engine.h"
 #include "kv/batch_cache.h"
 
@@ -65,6 +77,9 @@ class Engine : public StepEngine {
  private:
   void drop_cancelled();
   void decode();
+  std::int64_t draft();
+  std::int64_t width();
+  bool verifies_in_batch(const DecoderSpec& spec) const;
   void speculate();
   void retire(std::size_t speculating);
   void prefill();
@@ -80,15 +95,21 @@ class Engine : public StepEngine {
   PrefixCache* prefix_;
   kv::BatchCache batch_;
   BatchStep step_;
-  std::vector<std::shared_ptr<LiveSequence>> rows_;  // row r of batch_ is rows_[r]
-  std::vector<std::shared_ptr<LiveSequence>> speculating_;  // decoding on their own states
+  std::vector<std::shared_ptr<LiveSequence>> rows_;         // row r of batch_ is rows_[r]
+  std::vector<std::shared_ptr<LiveSequence>> speculating_;  // speculative, verifying on their own states
   std::deque<std::shared_ptr<LiveSequence>> prefilling_;
   std::deque<std::shared_ptr<LiveSequence>> waiting_;
   std::vector<std::shared_ptr<LiveSequence>> finished_;
-  std::vector<std::int64_t> tokens_;  // [rows] scratch
+  std::vector<std::int64_t> tokens_;  // [rows, seq] scratch
+  std::vector<std::int64_t> real_;    // [rows] scratch: real tokens per row of a multi-token step
+  std::vector<std::int64_t> kept_;    // [rows] scratch: positions each row keeps after the step
+  std::vector<RowDraft> drafts_;      // [rows] scratch for width()
+  WidthCost width_cost_;
+  bool batch_verifies_ = false;  // speculative rows verify in the shared run (verifies_in_batch)
   std::size_t bytes_per_position_ = 0;
-  std::size_t fixed_bytes_ = 0;       // per sequence: static buffers and recurrent state
-  std::size_t admitted_bytes_ = 0;    // projected KV of the admitted sequences
+  std::size_t fixed_bytes_ = 0;  // per sequence: static buffers and recurrent state
+  KvBudget kv_budget_;           // projected KV of the admitted sequences
+  std::unordered_map<const LiveSequence*, KvBudget::Reservation> reservations_;  // after kv_budget_
   EngineCounters counters_;
 };
 

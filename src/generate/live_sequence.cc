@@ -17,8 +17,13 @@ GenerationResult initial_result(std::span<const std::int32_t> prompt, const Reso
 
 LiveSequence::LiveSequence(const SequenceModel& model, const ResolvedRequest& request,
                            std::span<const std::int32_t> prompt, StreamCallback on_token)
-    : model_(model), request_(request), on_token_(std::move(on_token)), result_(initial_result(prompt, request_)), sampler_(request_.sampling, model.decoder.spec().vocab_size),
-      output_(model.tokenizer, request_, on_token_, result_), logprobs_(request_.logprobs) {
+    : model_(model),
+      request_(request),
+      on_token_(std::move(on_token)),
+      result_(initial_result(prompt, request_)),
+      sampler_(request_.sampling, model.decoder.spec().vocab_size),
+      output_(model.tokenizer, request_, on_token_, result_),
+      logprobs_(request_.logprobs) {
   times_.start = Clock::now();
   std::vector<std::int64_t> history(result_.prompt_ids.begin(), result_.prompt_ids.end());
   sampler_.reset(history);
@@ -53,7 +58,8 @@ void LiveSequence::begin_prefill() {
   queued_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - times_.start).count();
   if (request_.prompt_logprobs) {
     truncate_state(state(), 0);
-    prompt_logprobs_ = std::make_unique<PromptLogprobs>(result_.prompt_ids, *request_.logprobs, result_.prompt_logprobs);
+    prompt_logprobs_ =
+        std::make_unique<PromptLogprobs>(result_.prompt_ids, *request_.logprobs, result_.prompt_logprobs);
   } else {
     fed_ = reuse_prefix(state(), result_.prompt_ids);
     reused_ = fed_;
@@ -68,7 +74,9 @@ void LiveSequence::prefill(std::size_t budget) {
   const std::size_t base = fed_;
   StepHook hook;
   if (prompt_logprobs_)
-    hook = [&](StepOutput& out, std::size_t begin, std::size_t count) { prompt_logprobs_->observe(out, base + begin, count); };
+    hook = [&](StepOutput& out, std::size_t begin, std::size_t count) {
+      prompt_logprobs_->observe(out, base + begin, count);
+    };
   StepOutput out = feed(model_.decoder, state(), std::span(result_.prompt_ids).subspan(base, n), request_.prefill_chunk,
                         times_.run_seconds, hook);
   fed_ += n;
@@ -124,12 +132,14 @@ void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds)
   times_.run_seconds += run_seconds;
   if (cancelled()) return stop_cancelled();
   emit(out.row_logits(row, 0, scratch_));
+  if (speculative_) speculative_->observe_plain(pending_);
 }
 
 void LiveSequence::set_speculation(Speculation speculation) {
   if (started_) fail(ErrorCode::kInternal, "speculative", "set before the first prefill only");
   if (request_.prompt_logprobs)
-    fail(ErrorCode::kUnsupported, "prompt_logprobs", "prompt log-probabilities are not supported with speculative decoding");
+    fail(ErrorCode::kUnsupported, "prompt_logprobs",
+         "prompt log-probabilities are not supported with speculative decoding");
   if (request_.prefill_only)
     fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with speculative decoding");
   speculative_ = std::make_unique<SpeculativeDecoder>(model_, std::move(speculation), request_, sampler_, logprobs_,
@@ -140,6 +150,41 @@ void LiveSequence::speculate() {
   if (phase_ != Phase::kDecode) return;
   if (cancelled()) return stop_cancelled();
   if (speculative_->step(*state_, pending_, times_.run_seconds)) phase_ = Phase::kDone;
+}
+
+bool LiveSequence::drafts_from_tokens() const {
+  return speculative_ && !speculative_->drafter().needs_hidden() && !speculative_->drafter().needs_target_cache();
+}
+
+std::span<const std::int32_t> LiveSequence::draft(int limit) {
+  if (!speculative_ || phase_ != Phase::kDecode) return {&pending_, 1};
+  return speculative_->propose(state_->tokens, nullptr, pending_, limit);
+}
+
+double LiveSequence::acceptance() const { return speculative_ ? speculative_->gate().acceptance() : 0.0; }
+
+void LiveSequence::trim_draft(std::size_t keep) {
+  if (trims_drafts() && phase_ == Phase::kDecode) speculative_->trim(keep);
+}
+
+std::span<const std::int32_t> LiveSequence::drafted() const {
+  if (!speculative_ || phase_ != Phase::kDecode) return {&pending_, 1};
+  return speculative_->proposed();
+}
+
+std::size_t LiveSequence::verify(StepOutput& out, std::int64_t row, double run_seconds) {
+  if (phase_ != Phase::kDecode) return 1;
+  const std::span<const std::int32_t> fed = speculative_->proposed();
+  state_->tokens.push_back(fed[0]);  // the pending token's KV is kept whatever happens next
+  times_.run_seconds += run_seconds;
+  if (cancelled()) {
+    stop_cancelled();
+    return 1;
+  }
+  std::size_t kept = 1;
+  if (speculative_->verify(out, row, pending_, kept)) phase_ = Phase::kDone;
+  state_->tokens.insert(state_->tokens.end(), fed.begin() + 1, fed.begin() + static_cast<std::ptrdiff_t>(kept));
+  return kept;
 }
 
 void LiveSequence::stop_cancelled() {

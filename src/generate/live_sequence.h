@@ -71,6 +71,23 @@ class LiveSequence : public Generation {
   // (kUnsupported) for requests speculative decoding cannot serve (prompt logprobs, prefill only).
   void set_speculation(Speculation speculation);
   bool speculative() const { return speculative_ != nullptr; }
+  // Whether its drafter proposes from the tokens alone (no target KV or hidden state), so that the
+  // sequence can verify as a row of a shared batch (draft() / verify()).
+  bool drafts_from_tokens() const;
+  // A batched speculative step, before the shared run: the tokens to feed (next_input() then at
+  // most `limit` proposed tokens). Drafter errors propagate.
+  std::span<const std::int32_t> draft(int limit);
+  // Whether the engine may verify fewer tokens than draft() proposed (greedy: the output does not
+  // depend on it; a seeded sampled sequence's sample path does), and the row's acceptance average.
+  bool trims_drafts() const { return speculative_ && sampler_.params().greedy(); }
+  double acceptance() const;
+  // Keeps the first `keep` proposed tokens of the last draft() (trims_drafts() rows only).
+  void trim_draft(std::size_t keep);
+  // The tokens the last draft() returned (only next_input() for a plain sequence).
+  std::span<const std::int32_t> drafted() const;
+  // After the shared run that fed drafted() at row `row` of `out`: emits the verified tokens and
+  // returns how many fed tokens keep their KV (1 when cancelled or done). Errors propagate.
+  std::size_t verify(StepOutput& out, std::int64_t row, double run_seconds);
   // A speculative decode step in kDecode: one verification run on the sequence's own state, one or
   // more tokens emitted. Errors propagate (the engine keeps them with stop_with_error).
   void speculate();
@@ -117,9 +134,9 @@ class LiveSequence : public Generation {
   std::vector<float> first_logits_;  // the raw last prompt row, kept for forks
   PhaseTimes times_;
   Phase phase_ = Phase::kPrefill;
-  bool started_ = false;      // the first prefill() ran
-  bool finished_ = false;     // finish() ran
-  std::size_t fed_ = 0;       // prompt tokens whose KV the state holds
+  bool started_ = false;   // the first prefill() ran
+  bool finished_ = false;  // finish() ran
+  std::size_t fed_ = 0;    // prompt tokens whose KV the state holds
   std::size_t reused_ = 0;
   double queued_ms_ = 0;      // from construction to the first prefill
   std::int32_t pending_ = 0;  // sampled, not fed yet

@@ -29,8 +29,13 @@ std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::opt
 SpeculativeDecoder::SpeculativeDecoder(const SequenceModel& model, Speculation speculation,
                                        const ResolvedRequest& request, sampling::Sampler& sampler,
                                        LogprobRecorder& logprobs, OutputStream& output, GenerationResult& result)
-    : model_(model), speculation_(std::move(speculation)), request_(request), sampler_(sampler), logprobs_(logprobs),
-      output_(output), result_(result) {
+    : model_(model),
+      speculation_(std::move(speculation)),
+      request_(request),
+      sampler_(sampler),
+      logprobs_(logprobs),
+      output_(output),
+      result_(result) {
   if (!speculation_.drafter) fail(ErrorCode::kInternal, "speculative", "no drafter");
   if (speculation_.max_draft_tokens < 1)
     fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be at least 1", speculation_.max_draft_tokens);
@@ -52,42 +57,75 @@ int SpeculativeDecoder::proposal_budget() const {
   const auto generated = static_cast<std::int64_t>(output_.generated());
   const auto total = static_cast<std::int64_t>(history_.size());
   std::int64_t budget = speculation_.max_draft_tokens;
-  if (request_.stop.max_new_tokens) budget = std::min<std::int64_t>(budget, *request_.stop.max_new_tokens - generated - 1);
+  if (request_.stop.max_new_tokens)
+    budget = std::min<std::int64_t>(budget, *request_.stop.max_new_tokens - generated - 1);
   if (request_.stop.context_limit) budget = std::min<std::int64_t>(budget, *request_.stop.context_limit - total - 1);
   return static_cast<int>(std::max<std::int64_t>(budget, 0));
 }
 
-bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, double& run_seconds) {
-  history_.assign(state.tokens.begin(), state.tokens.end());
+std::span<const std::int32_t> SpeculativeDecoder::propose(std::span<const std::int32_t> tokens,
+                                                          const kv::KvCache* cache, std::int32_t pending, int limit) {
+  history_.assign(tokens.begin(), tokens.end());
   history_.push_back(pending);
   step_tokens_.assign(1, pending);
+  shadow_.reset();
+  const int budget = std::min(proposal_budget(), limit);
+  if (budget <= 0 || !gate_.drafting()) return step_tokens_;
   const Drafter& drafter = *speculation_.drafter;
   const bool hidden = drafter.needs_hidden() && !hidden_.empty();
-  DraftRequest draft{history_, &state.cache, hidden ? &hidden_ : nullptr, hidden_row_, proposal_budget()};
+  DraftRequest draft{history_, cache, hidden ? &hidden_ : nullptr, hidden_row_, budget};
   drafter.propose(draft, step_tokens_);
+  if (static_cast<int>(step_tokens_.size()) > budget + 1) step_tokens_.resize(static_cast<std::size_t>(budget) + 1);
+  return step_tokens_;
+}
+
+bool SpeculativeDecoder::verify(StepOutput& out, std::int64_t row, std::int32_t& pending, std::size_t& kept) {
+  const int proposed = static_cast<int>(step_tokens_.size()) - 1;
+  result_.draft_tokens += proposed;
+  const int accepted_before = result_.accepted_draft_tokens;
+  bool done = false;
+  kept = static_cast<std::size_t>(emit_verified(out, row, pending, done)) + 1;
+  observe_plain(pending);
+  gate_.record(proposed, result_.accepted_draft_tokens - accepted_before);
+  return done;
+}
+
+void SpeculativeDecoder::trim(std::size_t keep) {
+  if (step_tokens_.size() <= keep + 1) return;
+  if (keep == 0) shadow_ = step_tokens_[1];
+  step_tokens_.resize(keep + 1);
+}
+
+void SpeculativeDecoder::observe_plain(std::int32_t token) {
+  if (!shadow_) return;
+  gate_.record(1, token == *shadow_ ? 1 : 0);
+  shadow_.reset();
+}
+
+bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, double& run_seconds) {
+  propose(state.tokens, &state.cache, pending, speculation_.max_draft_tokens);
   const std::size_t before = state.tokens.size();
   std::optional<SequenceState> snapshot;  // recurrent state cannot rewind: restore and replay
   if (step_tokens_.size() > 1 && !state.cache.rewinds_freely()) snapshot = state.copy();
   StepOutput out = feed(model_.decoder, state, step_tokens_, 0, run_seconds);
-  result_.draft_tokens += static_cast<int>(step_tokens_.size() - 1);
-  bool done = false;
-  const std::int64_t last = emit_verified(out, pending, done);
-  const auto used = std::span<const std::int32_t>(step_tokens_).first(static_cast<std::size_t>(last) + 1);
+  std::size_t kept = 1;
+  const bool done = verify(out, 0, pending, kept);
+  const auto used = std::span<const std::int32_t>(step_tokens_).first(kept);
   hidden_row_ = keep_fed(model_, state, snapshot, before, used, out, run_seconds);
   hidden_ = std::move(out.hidden);
   return done;
 }
 
-// Emits the verified tokens of a run that fed step_tokens_ (pending token + proposal): proposals
-// while accepted, then the target's own token. Returns the last row of `out` used.
-std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int32_t& pending, bool& done) {
+// Emits the verified tokens of a run that fed step_tokens_ (pending token + proposal) at row `row`:
+// proposals while accepted, then the target's own token. Returns the last position of the row used.
+std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int64_t row, std::int32_t& pending, bool& done) {
   const std::size_t proposed = step_tokens_.size() - 1;
-  for (std::int64_t row = 0;; ++row) {
+  for (std::int64_t at = 0;; ++at) {
     std::optional<std::int32_t> draft;
-    if (static_cast<std::size_t>(row) < proposed) draft = step_tokens_[static_cast<std::size_t>(row) + 1];
-    const Emitted emitted = emit(out, row, draft, pending);
+    if (static_cast<std::size_t>(at) < proposed) draft = step_tokens_[static_cast<std::size_t>(at) + 1];
+    const Emitted emitted = emit(out, row, at, draft, pending);
     done = emitted.done;
-    if (emitted.done || !emitted.accepted) return row;
+    if (emitted.done || !emitted.accepted) return at;
     ++result_.accepted_draft_tokens;
   }
 }
@@ -96,9 +134,9 @@ std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int32_t& pe
 // sampler's history and emitted. Greedy: the target's own choice, accepted when it equals the
 // proposal, so the output is plain greedy decoding's. Sampling: the speculative-sampling rule
 // for a one-hot draft over the distribution plain sampling draws from.
-SpeculativeDecoder::Emitted SpeculativeDecoder::emit(StepOutput& out, std::int64_t row,
+SpeculativeDecoder::Emitted SpeculativeDecoder::emit(StepOutput& out, std::int64_t row, std::int64_t at,
                                                      std::optional<std::int32_t> draft, std::int32_t& pending) {
-  std::span<float> logits = logprobs_.observe(out.row_logits(0, row, scratch_));
+  std::span<float> logits = logprobs_.observe(out.row_logits(row, at, scratch_));
   bool accepted = false;
   if (!draft || sampler_.params().greedy()) {
     pending = static_cast<std::int32_t>(sampler_.next(logits));

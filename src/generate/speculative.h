@@ -13,23 +13,32 @@
 // plain sampling draws from at each position (penalties see the accepted tokens), so each emitted
 // token has plain sampling's distribution; a seed fixes the output, but not to plain sampling's
 // sample path for that seed.
-// Why each speculative sequence runs alone (not batched with other rows): a verification run
-// feeds 1 + k tokens with k per row and per step, and rollback is per row; the decoder's
-// [batch, sequence] ports would need every row padded to the longest proposal and kv::BatchCache a
-// per-row truncate. Running it on the sequence's own batch-1 state (as prefill chunks are) keeps
-// the assistant drafter's borrowed KV views simple (the drafter reads the target KV of exactly its
-// owner) and the rollback the one single-sequence truncate. Cost: one ONNX Runtime run per
-// speculative sequence per step (plus the drafter's runs), instead of a row in the shared run.
+// Where the verification runs (engine.h decides per sequence):
+//   batched: the sequence is a row of the engine's shared batch (kv::BatchCache); each step the
+//     engine calls propose() for every speculative row, runs ONE multi-token step over all rows
+//     (padded to the widest proposal + 1, the mask hiding the padding; plain rows feed one real
+//     token), hands each row its logits (verify()) and rolls every row back to what it kept
+//     (kv::BatchCache::keep_prefixes). Needs a left-padded append cache (stories260k-like
+//     graphs with an attention mask) and a drafter that reads neither the target's KV nor its
+//     hidden state (the n-gram drafter);
+//   solo (step()): the sequence's own batch-1 state, one run per sequence per step, for
+//     everything else: recurrent state (snapshot + replay, above), shared buffers and static
+//     caches (GroupQueryAttention takes one new token per row once batched), and the assistant
+//     drafter, which borrows its owner's KV and hidden state.
+// A SpeculationGate (speculation_gate.h) stops drafting for a while when acceptance is too low
+// to pay, in both modes.
 // Not thread-safe: the engine's thread only.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "generate/drafter.h"
 #include "generate/output_stream.h"
 #include "generate/sequence.h"
+#include "generate/speculation_gate.h"
 #include "generate/token_logprobs.h"
 #include "sampling/sampler.h"
 
@@ -57,18 +66,38 @@ class SpeculativeDecoder {
   // A fork (n > 1) starts from its parent's prefill: copies the parent's kept hidden state.
   void start_as_copy(const SpeculativeDecoder& parent);
 
-  // One step on `state` (the KV of every committed token but `pending`): proposes, verifies in one
-  // run, emits the kept tokens and rolls the rest back. `pending` becomes the last emitted token
-  // (not fed yet). Adds ONNX Runtime time to `run_seconds`. Returns whether the sequence ended.
+  // One solo step on `state` (the KV of every committed token but `pending`): proposes, verifies
+  // in one run, emits the kept tokens and rolls the rest back. `pending` becomes the last emitted
+  // token (not fed yet). Adds ONNX Runtime time to `run_seconds`. Returns whether the sequence ended.
   bool step(SequenceState& state, std::int32_t& pending, double& run_seconds);
+
+  // Batched steps. propose(): the tokens to feed this step, `pending` then at most `limit` proposed
+  // tokens (fewer by the request's budget; none while the gate is closed). `tokens` are the
+  // committed tokens (their KV is in the batch). The span stays valid until the next propose().
+  std::span<const std::int32_t> propose(std::span<const std::int32_t> tokens, const kv::KvCache* cache,
+                                        std::int32_t pending, int limit);
+  std::span<const std::int32_t> proposed() const { return step_tokens_; }
+  // Verifies only the first `keep` proposed tokens (the engine's width, speculation_width.h). A
+  // proposal trimmed away whole is still checked against the token emitted instead (free: no
+  // run), so the acceptance average keeps learning while the row decodes plainly.
+  void trim(std::size_t keep);
+  // After a plain step emitted `token` (the row's proposal, if any, was trimmed away).
+  void observe_plain(std::int32_t token);
+  // After the run that fed proposed() at row `row` of `out` (positions 0..): emits the verified
+  // tokens. `kept` becomes how many fed tokens keep their KV (pending + the accepted proposal);
+  // `pending` the last emitted token. Returns whether the sequence ended.
+  bool verify(StepOutput& out, std::int64_t row, std::int32_t& pending, std::size_t& kept);
+  const SpeculationGate& gate() const { return gate_; }
+  const Drafter& drafter() const { return *speculation_.drafter; }
 
  private:
   struct Emitted {
     bool done = false;
     bool accepted = false;  // the token is the proposal
   };
-  Emitted emit(StepOutput& out, std::int64_t row, std::optional<std::int32_t> draft, std::int32_t& pending);
-  std::int64_t emit_verified(StepOutput& out, std::int32_t& pending, bool& done);
+  Emitted emit(StepOutput& out, std::int64_t row, std::int64_t at, std::optional<std::int32_t> draft,
+               std::int32_t& pending);
+  std::int64_t emit_verified(StepOutput& out, std::int64_t row, std::int32_t& pending, bool& done);
   int proposal_budget() const;
 
   SequenceModel model_;
@@ -78,11 +107,13 @@ class SpeculativeDecoder {
   LogprobRecorder& logprobs_;
   OutputStream& output_;
   GenerationResult& result_;
-  ort::Tensor hidden_;          // [1, S, H]: the target's hidden state of the last run, or empty
-  std::int64_t hidden_row_ = 0;  // the position in hidden_ of the last KV token
+  ort::Tensor hidden_;                     // [1, S, H]: the target's hidden state of the last run, or empty
+  std::int64_t hidden_row_ = 0;            // the position in hidden_ of the last KV token
   std::vector<std::int32_t> history_;      // committed tokens + pending, for the drafter
   std::vector<std::int32_t> step_tokens_;  // pending + proposal: what one verification run feeds
   std::vector<float> scratch_;
+  SpeculationGate gate_;
+  std::optional<std::int32_t> shadow_;  // the first proposed token of a proposal trimmed away
 };
 
 }  // namespace ogai::generate

@@ -27,8 +27,10 @@ ort::Shape BatchCache::row_shape(const PairSpec& pair, std::int64_t rows, std::i
       shape.insert(shape.end(), pair.state_dims.begin(), pair.state_dims.end());
       return shape;
     }
-    case Update::kIndexedScatter: return {rows, pair.kv_heads, pair.capacity, pair.head_dim};
-    case Update::kAppend: break;
+    case Update::kIndexedScatter:
+      return {rows, pair.kv_heads, pair.capacity, pair.head_dim};
+    case Update::kAppend:
+      break;
   }
   if (pair.combined) return {2, rows, pair.kv_heads, positions, pair.head_dim};
   return {rows, pair.kv_heads, positions, pair.head_dim};
@@ -228,22 +230,59 @@ void BatchCache::bind_presents(std::span<ort::Tensor> slots) {
   OGAI_CHECK(slots.size() == store_.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
-    slots[i] = shared(pair) ? ort::Tensor::view(pair.dtype, views_[i].shape(), store_[i].raw_data(), store_[i].location())
-                            : ort::Tensor();
+    slots[i] = shared(pair)
+                   ? ort::Tensor::view(pair.dtype, views_[i].shape(), store_[i].raw_data(), store_[i].location())
+                   : ort::Tensor();
   }
 }
 
-void BatchCache::commit(std::span<ort::Tensor> presents) {
+void BatchCache::commit(std::span<ort::Tensor> presents, std::int64_t added) {
   OGAI_CHECK(presents.size() == store_.size());
+  if (added != 1 && !takes_multi_token_steps())
+    fail(ErrorCode::kInternal, "batch cache", "a multi-token step needs left-padded append pairs");
   for (std::size_t i = 0; i < presents.size(); ++i) {
     const PairSpec& pair = spec_->pairs[i];
-    ort::Shape want = shared(pair) ? views_[i].shape() : row_shape(pair, rows(), width_ + 1);
+    ort::Shape want = shared(pair) ? views_[i].shape() : row_shape(pair, rows(), width_ + added);
     check_present(pair, presents[i], want);
   }
   for (std::size_t i = 0; i < presents.size(); ++i)
     if (!shared(spec_->pairs[i])) store_[i] = std::move(presents[i]);
-  for (auto& len : lengths_) ++len;
-  ++width_;
+  for (auto& len : lengths_) len += added;
+  width_ += added;
+}
+
+bool BatchCache::takes_multi_token_steps() const {
+  if (!left_padded_) return false;
+  for (const auto& pair : spec_->pairs)
+    if (pair.update != Update::kAppend) return false;
+  return true;
+}
+
+void BatchCache::keep_prefixes(std::span<const std::int64_t> keep) {
+  OGAI_CHECK(keep.size() == lengths_.size());
+  bool all = true;
+  std::int64_t width = 0;
+  for (std::size_t r = 0; r < keep.size(); ++r) {
+    OGAI_CHECK(keep[r] >= 1 && keep[r] <= lengths_[r]);
+    all = all && keep[r] == lengths_[r];
+    width = std::max(width, keep[r]);
+  }
+  if (all) return;
+  for (std::size_t i = 0; i < store_.size(); ++i) {
+    const PairSpec& pair = spec_->pairs[i];
+    if (pair.update == Update::kReplace)
+      fail(ErrorCode::kInternal, "batch cache", "{}: recurrent state cannot rewind", pair.input);
+    if (pair.update != Update::kAppend || shared(pair)) continue;
+    ort::Tensor next = memory_.zeros(pair.dtype, row_shape(pair, rows(), width));
+    for (std::int64_t r = 0; r < rows(); ++r) {
+      const std::int64_t len = length(r), kept = keep[static_cast<std::size_t>(r)];
+      copy_row_positions(store_[i], r, left_padded_ ? width_ - len : 0, next, r, left_padded_ ? width - kept : 0, kept);
+    }
+    store_[i] = std::move(next);
+  }
+  lengths_.assign(keep.begin(), keep.end());
+  width_ = width;
+  rebuild_views();
 }
 
 std::size_t BatchCache::bytes() const {

@@ -18,6 +18,10 @@
 //   indexed_scatter pairs: [rows, kv_heads, pair.capacity, head_dim]; row r's valid prefix is
 //       len(r) (the engine feeds write index len(r)); the present replaces the buffer.
 //   replace pairs: [rows, ...state_dims]; the present replaces the state.
+// Multi-token steps (speculative verification, generate/batch_step.h): left-padded caches only;
+// every row takes `added` new positions at the end of its width (the mask hides a row's padded
+// ones), then keep_prefixes() rolls each row back to the positions it kept, re-laying the rows
+// right-aligned again (one copy of the kept KV, the order of the graph's own concat per step).
 // Memory: rows x the longest row (append) or rows x capacity (buffers): it grows with the live
 // rows and their lengths, never with a row count or context fixed in advance. Sliding-window
 // groups are no exception: each row keeps all its positions (kv_cache.h says why).
@@ -76,8 +80,16 @@ class BatchCache {
   // Fills `slots` with the present outputs' destinations (views of shared buffers; empty
   // otherwise, ORT allocates).
   void bind_presents(std::span<ort::Tensor> slots);
-  // Records a finished step that added one position to every row; checks the presents' shapes.
-  void commit(std::span<ort::Tensor> presents);
+  // Records a finished step that added `added` positions to every row (more than one: left-padded
+  // caches only); checks the presents' shapes.
+  void commit(std::span<ort::Tensor> presents, std::int64_t added = 1);
+  // Per-row rollback: row r keeps its first keep[r] positions (1 <= keep[r] <= length(r)). Re-lays
+  // the kAppend-storage append pairs when a row drops positions; shared buffers and indexed pairs
+  // only record the lengths. Replace (recurrent) pairs cannot rewind: ogai::Error (kInternal)
+  // when such a cache drops a position.
+  void keep_prefixes(std::span<const std::int64_t> keep);
+  // Whether multi-token steps are possible: left-padded rows and append pairs only.
+  bool takes_multi_token_steps() const;
 
   // Changes whenever a row joins or leaves (feeds derived from the rows can be kept until then).
   std::uint64_t membership() const { return membership_; }
@@ -99,11 +111,11 @@ class BatchCache {
   bool left_padded_ = false;
   std::vector<std::int64_t> lengths_;  // per row
   std::uint64_t membership_ = 0;
-  std::int64_t width_ = 0;             // kAppend-storage append pairs: positions per row
-  std::int64_t capacity_ = 0;          // kSharedBuffer: positions per row of the buffers
-  std::int64_t row_capacity_ = 0;      // kSharedBuffer: rows the buffers hold
-  std::vector<ort::Tensor> store_;     // per pair, layout above
-  std::vector<ort::Tensor> views_;     // per pair: shared buffers' views of the first rows() rows
+  std::int64_t width_ = 0;                // kAppend-storage append pairs: positions per row
+  std::int64_t capacity_ = 0;             // kSharedBuffer: positions per row of the buffers
+  std::int64_t row_capacity_ = 0;         // kSharedBuffer: rows the buffers hold
+  std::vector<ort::Tensor> store_;        // per pair, layout above
+  std::vector<ort::Tensor> views_;        // per pair: shared buffers' views of the first rows() rows
   std::vector<const ort::Tensor*> feed_;  // per pair: what pasts() returns
 };
 

@@ -101,7 +101,7 @@ TEST(SpeculativeTest, NgramOutputEqualsPlainGreedyAndAcceptsDrafts) {
     accepted += spec.accepted_draft_tokens;
     EXPECT_LE(spec.accepted_draft_tokens, spec.draft_tokens);
   }
-  EXPECT_GT(accepted, 10);  // story text repeats itself: prompt lookup pays
+  EXPECT_GT(accepted, 0);  // story text repeats itself (how many are verified depends on the measured width cost)
 }
 
 TEST(SpeculativeTest, StopRulesApplyInsideAcceptedRuns) {
@@ -155,15 +155,19 @@ TEST(SpeculativeTest, UnsupportedRequestsFailClearly) {
   EXPECT_THROW(model->generate("x", negative), Error);
 }
 
-// Batches decode speculatively too (each row its own verification run in the engine).
+// Batches decode speculatively too (the rows verify in the engine's shared run). A row's first
+// proposal is always verified (its acceptance average starts at 1); later ones only while they
+// pay for the batch's width (speculation_width.h), so the drafted total is checked, not each row's.
 TEST(SpeculativeTest, BatchRowsEqualPlainGreedy) {
   auto model = Model::load(kStories);
   std::vector<std::string> prompts = {"Once upon a time", "Lily and"};
   auto batch = model->generate_batch(prompts, greedy(20, SpeculativeOptions::Drafter::kNgram, 4));
+  int drafted = 0;
   for (std::size_t i = 0; i < prompts.size(); ++i) {
     EXPECT_EQ(batch[i].ids, model->generate(prompts[i], greedy(20)).ids) << prompts[i];
-    EXPECT_GT(batch[i].draft_tokens, 0);
+    drafted += batch[i].draft_tokens;
   }
+  EXPECT_GT(drafted, 0);
 }
 
 }  // namespace

@@ -139,6 +139,66 @@ INSTANTIATE_TEST_SUITE_P(Layouts, BatchCacheTest,
                                            Layout{StorageMode::kAppend, true, false},
                                            Layout{StorageMode::kSharedBuffer, true, false}));
 
+// A multi-token step (speculative verification) over left-padded rows: every row takes 3 new
+// positions, then each keeps its own prefix; the kept bytes are where the layout says and the
+// width shrinks to the longest kept row.
+TEST(BatchCacheMultiToken, RowsKeepTheirOwnPrefixes) {
+  CacheSpec spec = spec_of(StorageMode::kAppend, false);
+  spec.pairs.pop_back();  // append pairs only
+  BatchCache batch(spec);
+  ASSERT_TRUE(batch.takes_multi_token_steps());
+  batch.add_row(solo(spec, 3, 1));
+  batch.add_row(solo(spec, 6, 2));
+  batch.add_row(solo(spec, 4, 3));
+  std::vector<ort::Tensor> slots(1);
+  batch.bind_presents(slots);
+  const std::int64_t width = batch.width(), added = 3, total = width + added;
+  ASSERT_EQ(width, 6);
+  // The graph's present: each row's past right-aligned in `width`, then its 3 new positions.
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {3, 2, total, 3});
+  auto data = slots[0].span<float>();
+  for (std::int64_t r = 0; r < 3; ++r) {
+    const std::int64_t len = batch.length(r);
+    for (std::int64_t h = 0; h < 2; ++h)
+      for (std::int64_t s = 0; s < len + added; ++s)
+        for (std::int64_t d = 0; d < 3; ++d)
+          data[static_cast<std::size_t>(((r * 2 + h) * total + width - len + s) * 3 + d)] = value(static_cast<int>(r + 1), s);
+  }
+  batch.commit(slots, added);
+  EXPECT_EQ(batch.length(0), 6);
+  EXPECT_EQ(batch.length(1), 9);
+  const std::vector<std::int64_t> keep = {4, 7, 7};  // row 0 keeps 1 new, rows 1 and 2 keep 1 and 3
+  batch.keep_prefixes(keep);
+  EXPECT_EQ(batch.width(), 7);
+  ASSERT_EQ(batch.pasts()[0]->shape()[2], 7);
+  for (std::int64_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(batch.length(r), keep[static_cast<std::size_t>(r)]);
+    expect_row(batch, *batch.pasts()[0], r, static_cast<int>(r + 1), keep[static_cast<std::size_t>(r)]);
+  }
+  const KvCache taken = batch.take_row(2);
+  ASSERT_EQ(taken.length(), 7);
+  for (std::int64_t s = 0; s < 7; ++s) EXPECT_EQ(at(taken.pasts()[0], 0, 1, s), value(3, s));
+  EXPECT_THROW(batch.keep_prefixes(std::vector<std::int64_t>{8, 7}), Error);  // more than a row holds
+}
+
+// Recurrent state cannot rewind and prefix-row or shared-buffer layouts take no multi-token step.
+TEST(BatchCacheMultiToken, RefusedWhereRowsCannotRewindOrPad) {
+  CacheSpec recurrent = spec_of(StorageMode::kAppend, false);
+  BatchCache batch(recurrent);
+  EXPECT_FALSE(batch.takes_multi_token_steps());
+  batch.add_row(solo(recurrent, 3, 1));
+  batch.keep_prefixes(std::vector<std::int64_t>{3});  // keeping everything is fine
+  EXPECT_THROW(batch.keep_prefixes(std::vector<std::int64_t>{2}), Error);
+  std::vector<ort::Tensor> slots(2);
+  batch.bind_presents(slots);
+  slots[0] = ort::Tensor::zeros(DataType::kFloat32, {1, 2, 5, 3});
+  slots[1] = ort::Tensor::zeros(DataType::kFloat32, {1, 2, 2});
+  EXPECT_THROW(batch.commit(slots, 2), Error);
+  CacheSpec shared = spec_of(StorageMode::kSharedBuffer, true);
+  shared.pairs.pop_back();
+  EXPECT_FALSE(BatchCache(shared).takes_multi_token_steps());
+}
+
 TEST(BatchCacheRoom, StaticCapacityAndContextLimit) {
   CacheSpec spec;
   spec.max_length = 8;
