@@ -83,9 +83,11 @@ describe('ogai serve on the decoder workflow fixture', () => {
     together.slice(4).forEach((s, i) => {
       assert.equal(s.text, solo[i], `stream ${i}`);
       assert.equal(s.finish, 'length');
-      // A chunk per id as they are emitted; a busy machine may coalesce ids that arrived while the
-      // previous chunk was being written (the stream pump's backpressure), never more than 6.
-      assert.ok(s.chunks > 1 && s.chunks <= 6, `${s.chunks} chunks for 6 ids`);
+      // A chunk per id as they are emitted, but the stream pump coalesces ids that arrived while
+      // the previous chunk was being written (backpressure): on a loaded machine all 6 can come as
+      // one chunk (seen in a fresh-clone CI run), so only the bound is checked here. One event per
+      // id is asserted where it is deterministic: engine_surface_test's 300-id stream.
+      assert.ok(s.chunks >= 1 && s.chunks <= 6, `${s.chunks} chunks for 6 ids`);
     });
     for (let i = 0; i < 4; ++i)
       assert.equal(solo[i], (await ran(DECODER, 'request.input_ids', [4, 5], 6, { seed: i, sample: true })).join(' '));
