@@ -3,18 +3,19 @@
 // MatMul nodes, fp32 `MatMul` vs com.microsoft `MatMulNBits` (weights from ogai's quantizer),
 // timed per Session::Run in one process, no ogai runtime in the loop:
 //
-//   matmulnbits_bench [--m 1,32] [--configs 32:4,64:4,128:4,32:0] [--layers 16] [--runs N]
+//   matmulnbits_bench [--m 1,32] [--configs 32:4,64:4,128:4,32:0] [--layers 16] [--runs N] [--calls N]
 //                     [--threads N] [--shapes] [--fused] [--zero-points] [--config KEY=VALUE]...
 //
 // Rows: the layers' MatMul set per run (112 nodes; --fused: Q|K|V and gate|up as one wide node
 // each, 64 nodes), and with --shapes each distinct [K x N] alone, `layers` copies per run.
 // Times are thread CPU time (intra-op threads 1 runs on the calling thread, so a loaded machine's
-// waits are not counted; with more threads the wall clock is printed instead), median of --runs
-// runs after a warm-up, fp32 and 4-bit runs interleaved. The ratio is fp32 time / 4-bit time: the
-// speed-up the kernel itself allows, the ceiling of a whole-model decode (M = 1) or prefill
-// (M = prompt length) ratio. `--config` passes session config entries (e.g.
-// session.disable_prepacking=1) to the 4-bit sessions; --zero-points adds, per configuration, a
-// row whose nodes also take the default zero point 8 as an explicit zero_points input.
+// waits are not counted; with more threads the wall clock is printed instead): --runs rounds, each
+// running every configuration in turn (one untimed run to bring its weights back into the caches,
+// as a decode loop finds them, then the mean of --calls runs); the median over rounds. The ratio is fp32 time / 4-bit
+// time: the speed-up the kernel itself allows, the ceiling of a whole-model decode (M = 1) or prefill (M = prompt
+// length) ratio. `--config` passes session config entries (e.g. session.disable_prepacking=1) to the 4-bit sessions;
+// --zero-points adds, per configuration, a row whose nodes also take the default zero point 8 as an explicit
+// zero_points input.
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
 
@@ -198,7 +199,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 struct Args {
   std::vector<std::int64_t> ms = {1, 32};
   std::vector<Config> configs = {{32, 4}, {64, 4}, {128, 4}, {32, 0}};
-  int layers = 16, runs = 15, threads = 1;
+  int layers = 16, runs = 15, threads = 1, calls = 3;
   bool shapes = false, fused = false, zero_points = false;
   std::vector<std::pair<std::string, std::string>> config;
 };
@@ -231,6 +232,8 @@ Args parse(int argc, char** argv) {
       a.layers = std::stoi(next());
     } else if (f == "--runs") {
       a.runs = std::stoi(next());
+    } else if (f == "--calls") {
+      a.calls = std::stoi(next());
     } else if (f == "--threads") {
       a.threads = std::stoi(next());
     } else if (f == "--shapes") {
@@ -268,11 +271,18 @@ void measure(Ort::Env& env, const Args& a, const char* label, const std::vector<
     runners.emplace_back(env, build_model(shapes, copies, m, c), m, a.threads,
                          c.block == 0 ? std::vector<std::pair<std::string, std::string>>{} : a.config);
   std::vector<std::vector<double>> times(all.size());
-  for (auto& r : runners) r.run();  // warm-up
+  // Each round runs every configuration in turn: one untimed run that brings its weights back
+  // into the caches (the previous configuration evicted them, while a decode loop keeps reading
+  // the same weights), then `calls` timed runs, whose mean is the round's figure.
   for (int i = 0; i < a.runs; ++i)
-    for (std::size_t c = 0; c < runners.size(); ++c)
-      times[c].push_back(a.threads == 1 ? ogai::bench::thread_cpu_once([&] { runners[c].run(); })
-                                        : ogai::bench::time_once([&] { runners[c].run(); }));
+    for (std::size_t c = 0; c < runners.size(); ++c) {
+      runners[c].run();
+      auto body = [&] {
+        for (int k = 0; k < a.calls; ++k) runners[c].run();
+      };
+      const double t = a.threads == 1 ? ogai::bench::thread_cpu_once(body) : ogai::bench::time_once(body);
+      times[c].push_back(t / a.calls);
+    }
   const double base = median(times[0]);
   for (std::size_t c = 1; c < all.size(); ++c) {
     const double t = median(times[c]);
@@ -287,7 +297,7 @@ void measure(Ort::Env& env, const Args& a, const char* label, const std::vector<
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "matmulnbits_bench");
-  std::printf("threads %d, median of %d runs (%s), %d layers%s\n", a.threads, a.runs,
+  std::printf("threads %d, median of %d rounds of %d runs (%s), %d layers%s\n", a.threads, a.runs, a.calls,
               a.threads == 1 ? "thread CPU time" : "wall clock", a.layers, a.fused ? ", Q|K|V and gate|up fused" : "");
   std::printf(
       "| nodes | M | block | level | fp32 ms/run | 4-bit ms/run | fp32/4-bit |\n|---|---|---|---|---|---|---|\n");

@@ -9,7 +9,9 @@ then, for each thread count, `ogai bench` runs the fp32 source and the 4-bit pac
 N times (order alternating); decode and prefill tokens/s are the medians and the ratio is the
 median of the per-pair ratios. Accuracy: `ogai compare fp32 q4 --tokens N` (greedy agreement
 under teacher forcing, mean/max KL, first divergence). Prints one table row per configuration
-and thread count. Opt-in: not part of CI (minutes, ~1 GB of disk).
+and thread count, and the load average (1, 5, 15 min) before and after: the ratios are paired, but
+a loaded machine compresses them (docs/quantize.md). Opt-in: not part of CI (minutes, ~1 GB of
+disk). bench/matmulnbits_bench measures the 4-bit kernel alone on the same shapes (its ceiling).
 """
 import argparse
 import json
@@ -49,6 +51,11 @@ def paired(ogai, base, q4, threads, args):
             med([r[1] for r in rows["base"]]), med([r[1] for r in rows["q4"]]), prefill_ratio)
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ogai")
@@ -69,7 +76,7 @@ def main():
         run("/usr/bin/python3", os.path.join(ROOT, "tools", "genai", "builder_llama.py"), base,
             os.path.join(shared, "models", "stories260k", "tokenizer.json"), "--bench")
     print(f"model: {base} ({os.path.getsize(os.path.join(base, 'model.onnx.data')) / 2**20:.0f} MiB fp32 weights); "
-          f"prompt {args.prompt_len}, {args.gen} generated, median of {args.pairs} pairs")
+          f"prompt {args.prompt_len}, {args.gen} generated, median of {args.pairs} pairs; load average {loadavg()}")
     print("| block | level | threads | decode fp32 | decode q4 | ratio | prefill fp32 | prefill q4 | ratio |"
           " agreement | KL mean | KL max | first divergence |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -90,6 +97,7 @@ def main():
             print(f"| {block} | {level} | {threads} | {d0:.1f} | {d1:.1f} | {dr:.2f}x | {p0:.0f} | {p1:.0f} | {pr:.2f}x |"
                   f" {acc['greedy_agreement']:.3f} | {acc['kl_mean']:.4f} | {acc['kl_max']:.3f} |"
                   f" {' '.join(str(x) for x in acc['first_divergence'])} |", flush=True)
+    print(f"load average at the end: {loadavg()}")
 
 
 if __name__ == "__main__":
