@@ -3,23 +3,28 @@
 // MatMul nodes, fp32 `MatMul` vs com.microsoft `MatMulNBits` (weights from ogai's quantizer),
 // timed per Session::Run in one process, no ogai runtime in the loop:
 //
-//   matmulnbits_bench [--m 1,32] [--configs 32:4,64:4,128:4,32:0] [--layers 16] [--runs N] [--calls N]
-//                     [--threads N] [--shapes] [--fused] [--zero-points] [--config KEY=VALUE]...
+//   matmulnbits_bench [--m 1,32] [--configs 32:4,64:4,128:4,32:0] [--layers 16] [--runs N]
+//                     [--calls N] [--threads N] [--shapes] [--fused] [--zero-points]
+//                     [--config KEY=VALUE]... [--max-error E]
 //
 // Rows: the layers' MatMul set per run (112 nodes; --fused: Q|K|V and gate|up as one wide node
 // each, 64 nodes), and with --shapes each distinct [K x N] alone, `layers` copies per run.
 // Times are thread CPU time (intra-op threads 1 runs on the calling thread, so a loaded machine's
-// waits are not counted; with more threads the wall clock is printed instead): --runs rounds, each
-// running every configuration in turn (one untimed run to bring its weights back into the caches,
-// as a decode loop finds them, then the mean of --calls runs); the median over rounds. The ratio is fp32 time / 4-bit
-// time: the speed-up the kernel itself allows, the ceiling of a whole-model decode (M = 1) or prefill (M = prompt
-// length) ratio. `--config` passes session config entries (e.g. session.disable_prepacking=1) to the 4-bit sessions;
-// --zero-points adds, per configuration, a row whose nodes also take the default zero point 8 as an explicit
-// zero_points input.
+// waits are not counted; with more threads the wall clock is printed instead): --runs rounds,
+// each running every configuration in turn (one untimed run to bring its weights back into the
+// caches, as a decode loop finds them, then the mean of --calls runs); the median over rounds.
+// The ratio is fp32 time / 4-bit time: the speed-up the kernel itself allows, the ceiling of a
+// whole-model decode (M = 1) or prefill (M = prompt length) ratio. `--config` passes session
+// config entries (e.g. session.disable_prepacking=1) to the 4-bit sessions; --zero-points adds,
+// per configuration, a row whose nodes also take the default zero point 8 as an explicit
+// zero_points input. Each row also prints the 4-bit outputs' relative error against fp32's on the
+// same weights (both sides must compute the same product); above --max-error (default 0.25) the
+// program exits 1. Cost: seconds per row at the defaults; ~1 GB of memory for 16 layers.
 #include <onnx/onnx_pb.h>
 #include <onnxruntime_cxx_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -169,15 +174,37 @@ struct Runner {
     for (auto& v : h) v = normal(rng);
   }
 
-  void run() {
+  std::vector<Ort::Value> run() {
     auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
     std::int64_t xs[] = {m, kHidden}, hs[] = {m, kFfn};
     Ort::Value in[] = {Ort::Value::CreateTensor<float>(mem, x.data(), x.size(), xs, 2),
                        Ort::Value::CreateTensor<float>(mem, h.data(), h.size(), hs, 2)};
     const char* in_names[] = {"X", "H"};
-    session.Run(Ort::RunOptions{nullptr}, in_names, in, 2, out_c.data(), out_c.size());
+    return session.Run(Ort::RunOptions{nullptr}, in_names, in, 2, out_c.data(), out_c.size());
+  }
+
+  // Every output of one run, concatenated.
+  std::vector<float> outputs() {
+    std::vector<float> all;
+    for (auto& v : run()) {
+      const float* data = v.GetTensorData<float>();
+      all.insert(all.end(), data, data + v.GetTensorTypeAndShapeInfo().GetElementCount());
+    }
+    return all;
   }
 };
+
+// ||q - ref|| / ||ref|| over all outputs: the 4-bit nodes' error against the fp32 ones on the
+// same weights (RTN 4-bit on normal weights: ~0.1; a wrong layout: ~1).
+double relative_error(const std::vector<float>& q, const std::vector<float>& ref) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double d = static_cast<double>(q[i]) - ref[i];
+    diff += d * d;
+    norm += static_cast<double>(ref[i]) * ref[i];
+  }
+  return std::sqrt(diff / norm);
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -200,6 +227,7 @@ struct Args {
   std::vector<std::int64_t> ms = {1, 32};
   std::vector<Config> configs = {{32, 4}, {64, 4}, {128, 4}, {32, 0}};
   int layers = 16, runs = 15, threads = 1, calls = 3;
+  double max_error = 0.25;
   bool shapes = false, fused = false, zero_points = false;
   std::vector<std::pair<std::string, std::string>> config;
 };
@@ -232,6 +260,8 @@ Args parse(int argc, char** argv) {
       a.layers = std::stoi(next());
     } else if (f == "--runs") {
       a.runs = std::stoi(next());
+    } else if (f == "--max-error") {
+      a.max_error = std::stod(next());
     } else if (f == "--calls") {
       a.calls = std::stoi(next());
     } else if (f == "--threads") {
@@ -259,8 +289,9 @@ Args parse(int argc, char** argv) {
 }
 
 // Times fp32 and each 4-bit configuration on the same node set, interleaved; prints one row each.
-void measure(Ort::Env& env, const Args& a, const char* label, const std::vector<Shape>& shapes, int copies,
-             std::int64_t m) {
+// Returns the largest relative error of a 4-bit configuration's outputs against fp32's.
+double measure(Ort::Env& env, const Args& a, const char* label, const std::vector<Shape>& shapes, int copies,
+               std::int64_t m) {
   std::vector<Config> all = {{0, 0}};
   for (Config c : a.configs) {
     all.push_back(c);
@@ -270,15 +301,18 @@ void measure(Ort::Env& env, const Args& a, const char* label, const std::vector<
   for (const Config& c : all)
     runners.emplace_back(env, build_model(shapes, copies, m, c), m, a.threads,
                          c.block == 0 ? std::vector<std::pair<std::string, std::string>>{} : a.config);
+  const std::vector<float> reference = runners[0].outputs();
+  std::vector<double> errors(all.size(), 0.0);
+  for (std::size_t c = 1; c < all.size(); ++c) errors[c] = relative_error(runners[c].outputs(), reference);
   std::vector<std::vector<double>> times(all.size());
   // Each round runs every configuration in turn: one untimed run that brings its weights back
   // into the caches (the previous configuration evicted them, while a decode loop keeps reading
   // the same weights), then `calls` timed runs, whose mean is the round's figure.
   for (int i = 0; i < a.runs; ++i)
     for (std::size_t c = 0; c < runners.size(); ++c) {
-      runners[c].run();
+      (void)runners[c].run();
       auto body = [&] {
-        for (int k = 0; k < a.calls; ++k) runners[c].run();
+        for (int k = 0; k < a.calls; ++k) (void)runners[c].run();
       };
       const double t = a.threads == 1 ? ogai::bench::thread_cpu_once(body) : ogai::bench::time_once(body);
       times[c].push_back(t / a.calls);
@@ -286,10 +320,12 @@ void measure(Ort::Env& env, const Args& a, const char* label, const std::vector<
   const double base = median(times[0]);
   for (std::size_t c = 1; c < all.size(); ++c) {
     const double t = median(times[c]);
-    std::printf("| %s | %lld | %d%s | %d | %.3f | %.3f | %.2fx |\n", label, static_cast<long long>(m), all[c].block,
-                all[c].zero_points ? " (zp)" : "", all[c].level, base * 1e3, t * 1e3, base / t);
+    std::printf("| %s | %lld | %d%s | %d | %.3f | %.3f | %.2fx | %.3f |\n", label, static_cast<long long>(m),
+                all[c].block, all[c].zero_points ? " (zp)" : "", all[c].level, base * 1e3, t * 1e3, base / t,
+                errors[c]);
   }
   std::fflush(stdout);
+  return *std::max_element(errors.begin(), errors.end());
 }
 
 }  // namespace
@@ -300,19 +336,27 @@ int main(int argc, char** argv) {
   std::printf("threads %d, median of %d rounds of %d runs (%s), %d layers%s\n", a.threads, a.runs, a.calls,
               a.threads == 1 ? "thread CPU time" : "wall clock", a.layers, a.fused ? ", Q|K|V and gate|up fused" : "");
   std::printf(
-      "| nodes | M | block | level | fp32 ms/run | 4-bit ms/run | fp32/4-bit |\n|---|---|---|---|---|---|---|\n");
+      "| nodes | M | block | level | fp32 ms/run | 4-bit ms/run | fp32/4-bit | rel. error |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  double worst = 0;
   auto shapes = layer_shapes(a.fused);
   for (std::int64_t m : a.ms) {
     const std::string label = "layers (" + std::to_string(shapes.size() * a.layers) + " nodes)";
-    measure(env, a, label.c_str(), shapes, a.layers, m);
+    worst = std::max(worst, measure(env, a, label.c_str(), shapes, a.layers, m));
     if (!a.shapes) continue;
     for (const Shape& s : shapes) {
       std::string l =
           std::string(s.name) + " " + std::to_string(s.k) + "x" + std::to_string(s.n) + " x" + std::to_string(a.layers);
-      measure(env, a, l.c_str(), {s}, a.layers, m);
+      worst = std::max(worst, measure(env, a, l.c_str(), {s}, a.layers, m));
     }
     Shape head{"lm_head", kHidden, kVocab, 0};
-    measure(env, a, ("lm_head 768x512 x" + std::to_string(a.layers)).c_str(), {head}, a.layers, m);
+    worst =
+        std::max(worst, measure(env, a, ("lm_head 768x512 x" + std::to_string(a.layers)).c_str(), {head}, a.layers, m));
+  }
+  if (worst > a.max_error) {
+    std::fprintf(stderr, "4-bit outputs differ from fp32 by %.3f (relative), more than --max-error %.3f\n", worst,
+                 a.max_error);
+    return 1;
   }
   return 0;
 }
