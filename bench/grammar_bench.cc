@@ -105,10 +105,10 @@ struct MaskRun {
 // One pass of --sequences sequences with `path`. shared: one constraint for every sequence (its
 // mask cache warms up across them); else a fresh constraint per sequence (every cache cold).
 MaskRun mask_run(const std::shared_ptr<const grammar::CompiledGrammar>& compiled,
-                 const std::shared_ptr<const grammar::Vocabulary>& vocab, std::int64_t eos, int sequences, int tokens,
+                 const std::shared_ptr<const grammar::Vocabulary>& vocab, ogai::TokenId eos, int sequences, int tokens,
                  bool shared, grammar::MaskPath path) {
   auto make = [&] {
-    return std::make_unique<grammar::GrammarConstraint>(compiled, vocab, std::vector<std::int64_t>{eos}, path);
+    return std::make_unique<grammar::GrammarConstraint>(compiled, vocab, std::vector<ogai::TokenId>{eos}, path);
   };
   auto constraint = make();
   std::vector<double> compute, whole;
@@ -132,11 +132,11 @@ MaskRun mask_run(const std::shared_ptr<const grammar::CompiledGrammar>& compiled
         ++out.ended;
         break;
       }
-      std::vector<std::int64_t> allowed;
+      std::vector<ogai::TokenId> allowed;
       for (std::size_t i = 0; i < logits.size(); ++i)
-        if (logits[i] == 0.0f && static_cast<std::int64_t>(i) != eos) allowed.push_back(static_cast<std::int64_t>(i));
+        if (logits[i] == 0.0f && static_cast<ogai::TokenId>(i) != eos) allowed.push_back(static_cast<ogai::TokenId>(i));
       if (allowed.empty()) break;
-      const std::int64_t pick = allowed[rng() % allowed.size()];
+      const ogai::TokenId pick = allowed[rng() % allowed.size()];
       state->accept(pick);
       if (g_show_slow_us > 0) text += vocab->bytes(pick);
     }
@@ -147,7 +147,7 @@ MaskRun mask_run(const std::shared_ptr<const grammar::CompiledGrammar>& compiled
 }
 
 // Paired rounds of the plain-run path and the whole-trie baseline on the same token sequences.
-void mask_bench(const char* label, const std::shared_ptr<const grammar::Vocabulary>& vocab, std::int64_t eos,
+void mask_bench(const char* label, const std::shared_ptr<const grammar::Vocabulary>& vocab, ogai::TokenId eos,
                 int sequences, int tokens, int rounds, bool shared) {
   auto compiled = grammar::compile_response_format({ResponseFormat::Kind::kJsonSchema, kSchema, true});
   std::vector<MaskRun> fast, base;

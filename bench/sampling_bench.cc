@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sampling/rng.h"
 #include "bench/bench_util.h"
+#include "sampling/rng.h"
 #include "sampling/sampler.h"
 
 namespace {
@@ -35,7 +35,8 @@ std::vector<float> make_logits(size_t vocab) {
 // The baseline: the simplest argmax a decode loop could use.
 int64_t plain_argmax(const float* x, size_t n) {
   size_t best = 0;
-  for (size_t i = 1; i < n; ++i) if (x[i] > x[best]) best = i;
+  for (size_t i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
   return static_cast<int64_t>(best);
 }
 
@@ -73,20 +74,28 @@ void run_vocab(size_t vocab, bool quick) {
   const int rounds = quick ? 3 : 7;
   auto copy = [&] { std::memcpy(row.data(), logits.data(), vocab * sizeof(float)); };
   volatile int64_t sink = 0;
-  double copy_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + row[vocab / 2]; });
-  double argmax_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + plain_argmax(row.data(), vocab); });
+  double copy_s = ogai::bench::time_best_mean(rounds, calls, [&] {
+    copy();
+    sink = sink + row[vocab / 2];
+  });
+  double argmax_s = ogai::bench::time_best_mean(rounds, calls, [&] {
+    copy();
+    sink = sink + plain_argmax(row.data(), vocab);
+  });
   argmax_s = std::max(argmax_s - copy_s, 1e-12);
-  std::printf("V=%zu: plain argmax %.2f us/token (row copy %.2f us, subtracted below)\n", vocab,
-              argmax_s * 1e6, copy_s * 1e6);
-  std::vector<int64_t> history(500);
-  for (size_t i = 0; i < history.size(); ++i) history[i] = static_cast<int64_t>((i * 7919) % vocab);
+  std::printf("V=%zu: plain argmax %.2f us/token (row copy %.2f us, subtracted below)\n", vocab, argmax_s * 1e6,
+              copy_s * 1e6);
+  std::vector<ogai::TokenId> history(500);
+  for (size_t i = 0; i < history.size(); ++i) history[i] = static_cast<ogai::TokenId>((i * 7919) % vocab);
   for (const Config& config : configs()) {
     Sampler sampler(config.params, static_cast<int64_t>(vocab));
     sampler.reset(history);
-    double chain_s = ogai::bench::time_best_mean(rounds, calls, [&] { copy(); sink = sink + sampler.sample(row); });
+    double chain_s = ogai::bench::time_best_mean(rounds, calls, [&] {
+      copy();
+      sink = sink + sampler.sample(row);
+    });
     chain_s = std::max(chain_s - copy_s, 0.0);
-    std::printf("  %-28s %9.2f us/token   ratio to argmax %7.2f\n", config.name, chain_s * 1e6,
-                chain_s / argmax_s);
+    std::printf("  %-28s %9.2f us/token   ratio to argmax %7.2f\n", config.name, chain_s * 1e6, chain_s / argmax_s);
   }
 }
 

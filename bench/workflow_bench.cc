@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   const Graphs graphs(options);
   auto interpreted = [&] {
     workflow::RunRequest r;
-    r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+    r.prompt_tokens = std::vector<ogai::TokenId>{4, 5};
     r.max_new_tokens = tokens;
     return workflow::run(program, std::move(r)).stats;
   };

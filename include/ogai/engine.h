@@ -31,6 +31,7 @@
 #include "ogai/generation.h"
 #include "ogai/model.h"
 #include "ogai/options.h"
+#include "ogai/token_id.h"
 
 namespace ogai {
 
@@ -48,13 +49,13 @@ struct EngineOptions {
 };
 
 struct EngineStats {
-  int running = 0;                     // requests prefilling or decoding
-  int waiting = 0;                     // submitted, not admitted yet
-  std::uint64_t steps = 0;             // batched decode runs
-  std::uint64_t decoded_rows = 0;      // rows over all decode runs (/ steps = mean batch size)
-  std::int64_t max_batch = 0;          // most rows one decode run held
-  std::uint64_t prefill_tokens = 0;    // prompt tokens prefilled
-  std::uint64_t prefix_hits = 0;       // admitted prompts that reused cached KV
+  int running = 0;                   // requests prefilling or decoding
+  int waiting = 0;                   // submitted, not admitted yet
+  std::uint64_t steps = 0;           // batched decode runs
+  std::uint64_t decoded_rows = 0;    // rows over all decode runs (/ steps = mean batch size)
+  std::int64_t max_batch = 0;        // most rows one decode run held
+  std::uint64_t prefill_tokens = 0;  // prompt tokens prefilled
+  std::uint64_t prefix_hits = 0;     // admitted prompts that reused cached KV
   std::uint64_t prefix_misses = 0;
   std::uint64_t prefix_reused_tokens = 0;
   std::size_t kv_bytes = 0;            // KV held by the decoding batch now
@@ -98,7 +99,7 @@ class OGAI_API Engine {
   // cannot serve). Speculative requests (options.speculative) decode in the same engine: each
   // runs its own verification run per step while plain requests share the batched run; the
   // output equals Model::generate with the same options.
-  std::shared_ptr<GenerationHandle> submit(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options = {},
+  std::shared_ptr<GenerationHandle> submit(std::span<const TokenId> prompt_ids, const GenerationOptions& options = {},
                                            StreamCallback on_token = {}, CompletionCallback on_done = {});
   std::shared_ptr<GenerationHandle> submit(std::string_view prompt, const GenerationOptions& options = {},
                                            StreamCallback on_token = {}, CompletionCallback on_done = {});
@@ -106,7 +107,7 @@ class OGAI_API Engine {
   // set a seed (each equals Model::generate with that seed), otherwise its own random seed.
   // `on_token(i, event)` streams choice i; `on_done(i, handle)` ends it. n in [1, max_sequences].
   std::vector<std::shared_ptr<GenerationHandle>> submit_n(
-      std::span<const std::int32_t> prompt_ids, const GenerationOptions& options, int n,
+      std::span<const TokenId> prompt_ids, const GenerationOptions& options, int n,
       std::function<bool(int choice, const StreamEvent&)> on_token = {},
       std::function<void(int choice, GenerationHandle&)> on_done = {});
 

@@ -10,24 +10,25 @@
 
 #include "ogai/export.h"
 #include "ogai/finish_reason.h"
+#include "ogai/token_id.h"
 
 namespace ogai {
 
 struct Timings {
-  double load_ms = 0;          // package load (filled by the CLI; generation leaves it 0)
-  double queue_ms = 0;         // waiting for a row of the engine's batch (ogai::Engine); in ttft too
-  double prefill_ms = 0;       // prompt processing
-  double decode_ms = 0;        // from the first generated token to the last
-  double ttft_ms = 0;          // time to first token (prefill + first sampling)
-  double decode_tok_s = 0;     // generated tokens after the first / decode_ms
-  double runtime_ms = 0;       // ogai's own time outside ONNX Runtime during the whole call
-  double onnxruntime_ms = 0;   // time inside ONNX Runtime runs
+  double load_ms = 0;         // package load (filled by the CLI; generation leaves it 0)
+  double queue_ms = 0;        // waiting for a row of the engine's batch (ogai::Engine); in ttft too
+  double prefill_ms = 0;      // prompt processing
+  double decode_ms = 0;       // from the first generated token to the last
+  double ttft_ms = 0;         // time to first token (prefill + first sampling)
+  double decode_tok_s = 0;    // generated tokens after the first / decode_ms
+  double runtime_ms = 0;      // ogai's own time outside ONNX Runtime during the whole call
+  double onnxruntime_ms = 0;  // time inside ONNX Runtime runs
 };
 
 // A token id and its log-probability: log-softmax of the model's raw logits (float32, a stable
 // log-sum-exp), before any logit bias, penalty, temperature or filter of the sampler.
 struct TokenLogprob {
-  std::int32_t id = 0;
+  TokenId id = 0;
   float logprob = 0;  // <= 0
 };
 
@@ -35,15 +36,15 @@ struct TokenLogprob {
 // tokens there (N = GenerationOptions::logprobs), by logprob descending, ties by lower id. The
 // chosen token may or may not be among them.
 struct TokenLogprobs {
-  std::int32_t id = 0;  // the generated token
+  TokenId id = 0;  // the generated token
   float logprob = 0;
   std::vector<TokenLogprob> top;
 };
 
 struct GenerationResult {
-  std::vector<std::int32_t> prompt_ids;  // the prompt as fed (after truncation)
-  std::vector<std::int32_t> ids;         // generated ids (a matched stop token id included, EOS too)
-  std::string text;                      // generated text, stop string excluded
+  std::vector<TokenId> prompt_ids;  // the prompt as fed (after truncation)
+  std::vector<TokenId> ids;         // generated ids (a matched stop token id included, EOS too)
+  std::string text;                 // generated text, stop string excluded
   FinishReason finish_reason = FinishReason::kLength;
   Timings timings;
   // Prompt tokens whose KV was reused (from a Context or the engine's prefix cache) instead of
@@ -65,7 +66,7 @@ struct GenerationResult {
 // The event that ends a stream may carry only released text: it repeats the last token's id, with
 // `logprobs` null.
 struct StreamEvent {
-  std::int32_t token = 0;
+  TokenId token = 0;
   std::string_view text;
   // With GenerationOptions::logprobs: this token's entry (valid during the callback only); null
   // when logprobs are off and on the closing event that only releases held-back text.

@@ -24,14 +24,15 @@
 #include "ogai/export.h"
 #include "ogai/generation.h"
 #include "ogai/options.h"
+#include "ogai/token_id.h"
 
 namespace ogai {
 
 struct ModelInfo {
   std::filesystem::path package;
-  std::int64_t vocab_size = 0;            // 0 for a workflow package (its graphs sample)
-  std::int64_t context_length = 0;        // positions the model accepts (0 = unknown)
-  std::vector<std::int32_t> eos_token_ids;
+  std::int64_t vocab_size = 0;      // 0 for a workflow package (its graphs sample)
+  std::int64_t context_length = 0;  // positions the model accepts (0 = unknown)
+  std::vector<TokenId> eos_token_ids;
   bool has_chat_template = false;
   bool has_tokenizer = true;   // false: prompts are token ids, replies are ids as text
   bool runs_workflow = false;  // the package's own looped workflow generates (the interpreter)
@@ -61,12 +62,12 @@ class OGAI_API Model {
 
   const ModelInfo& info() const;
 
-  std::vector<std::int32_t> tokenize(std::string_view text, bool add_special_tokens = true) const;
-  std::string detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens = false) const;
+  std::vector<TokenId> tokenize(std::string_view text, bool add_special_tokens = true) const;
+  std::string detokenize(std::span<const TokenId> ids, bool skip_special_tokens = false) const;
   // The exact bytes token `id` adds to a text when it is not the text's first token (" there" for
   // "▁there"); byte tokens give their raw byte(s), possibly not valid UTF-8 alone; "" for an id
   // that names no token. What log-probability reports show per token.
-  std::string token_bytes(std::int32_t id) const;
+  std::string token_bytes(TokenId id) const;
   // Renders messages through the package's chat template (ogai::Error if it has none).
   std::string render_chat(std::span<const ChatMessage> messages, bool add_generation_prompt = true) const;
   // Renders messages with tools, tool choice and template variables (include/ogai/chat.h), and
@@ -81,7 +82,7 @@ class OGAI_API Model {
   // null) carries state across calls; without one, each call starts empty.
   GenerationResult generate(std::string_view prompt, const GenerationOptions& options = {},
                             const StreamCallback& on_token = {}, Context* context = nullptr) const;
-  GenerationResult generate(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options = {},
+  GenerationResult generate(std::span<const TokenId> prompt_ids, const GenerationOptions& options = {},
                             const StreamCallback& on_token = {}, Context* context = nullptr) const;
   // Several prompts in one batch (padded per row); equals generating each alone with the same
   // options (a seed is applied per row).
@@ -99,8 +100,8 @@ class OGAI_API Model {
   // (where "model") for a package without a hidden-state output or a workflow package, saying
   // why (info().embedding_unavailable); kInvalidArgument naming "input[i]" for an empty input, a
   // token id outside the vocabulary or an input longer than the context.
-  std::vector<std::vector<float>> embed(std::span<const std::vector<std::int32_t>> inputs,
-                                        Pooling pooling = Pooling::kLast, bool normalize = true) const;
+  std::vector<std::vector<float>> embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling = Pooling::kLast,
+                                        bool normalize = true) const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }
@@ -118,7 +119,7 @@ class OGAI_API Context {
   Context& operator=(Context&&) noexcept;
 
   // Tokens whose KV the context holds (prompt and generated so far).
-  std::span<const std::int32_t> tokens() const;
+  std::span<const TokenId> tokens() const;
   void reset();  // forget everything
 
   struct State;

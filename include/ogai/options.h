@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/token_id.h"
+
 namespace ogai {
 
 struct LoadOptions {
@@ -40,17 +42,17 @@ struct LoadOptions {
 };
 
 struct SamplingOptions {
-  std::optional<bool> do_sample;             // false = greedy; ogai default: true iff temperature > 0
-  std::optional<float> temperature;          // > 0 sharpens/flattens; 0 = greedy. ogai default 1.0
-  std::optional<int> top_k;                  // keep the k most likely; 0 = off. ogai default 0
-  std::optional<float> top_p;                // nucleus mass in (0, 1]; ogai default 1.0
-  std::optional<float> min_p;                // keep p >= min_p * p_max, [0, 1]; ogai default 0
-  std::optional<float> typical_p;            // locally typical mass in (0, 1]; ogai default 1.0
-  std::optional<float> repetition_penalty;   // HF formula, > 0; ogai default 1.0 (off)
-  std::optional<float> frequency_penalty;    // OpenAI semantics, [-2, 2]; ogai default 0
-  std::optional<float> presence_penalty;     // OpenAI semantics, [-2, 2]; ogai default 0
-  std::optional<std::uint64_t> seed;         // same seed, same options -> same tokens; default: random
-  std::map<std::int32_t, float> logit_bias;  // added to the logits of these token ids
+  std::optional<bool> do_sample;            // false = greedy; ogai default: true iff temperature > 0
+  std::optional<float> temperature;         // > 0 sharpens/flattens; 0 = greedy. ogai default 1.0
+  std::optional<int> top_k;                 // keep the k most likely; 0 = off. ogai default 0
+  std::optional<float> top_p;               // nucleus mass in (0, 1]; ogai default 1.0
+  std::optional<float> min_p;               // keep p >= min_p * p_max, [0, 1]; ogai default 0
+  std::optional<float> typical_p;           // locally typical mass in (0, 1]; ogai default 1.0
+  std::optional<float> repetition_penalty;  // HF formula, > 0; ogai default 1.0 (off)
+  std::optional<float> frequency_penalty;   // OpenAI semantics, [-2, 2]; ogai default 0
+  std::optional<float> presence_penalty;    // OpenAI semantics, [-2, 2]; ogai default 0
+  std::optional<std::uint64_t> seed;        // same seed, same options -> same tokens; default: random
+  std::map<TokenId, float> logit_bias;      // added to the logits of these token ids
 };
 
 // Speculative decoding: a drafter proposes tokens, the model verifies them all in one step and
@@ -107,12 +109,12 @@ struct GenerationOptions {
   // an error. Prefill only is for single sequences without speculative decoding.
   std::optional<int> max_new_tokens;
   SamplingOptions sampling;
-  std::vector<std::string> stop;             // stop strings; never emitted, not even in part
-  std::vector<std::int32_t> stop_token_ids;  // extra ids that end generation (beside the package EOS)
-  bool ignore_eos = false;                   // keep generating past EOS tokens
-  bool add_special_tokens = true;            // text prompts: let the tokenizer add BOS etc.
-  bool truncate_prompt = false;              // prompt over the context: false = error, true = keep its end
-  int prefill_chunk = 0;                     // prefill at most this many tokens per step; 0 = all at once
+  std::vector<std::string> stop;        // stop strings; never emitted, not even in part
+  std::vector<TokenId> stop_token_ids;  // extra ids that end generation (beside the package EOS)
+  bool ignore_eos = false;              // keep generating past EOS tokens
+  bool add_special_tokens = true;       // text prompts: let the tokenizer add BOS etc.
+  bool truncate_prompt = false;         // prompt over the context: false = error, true = keep its end
+  int prefill_chunk = 0;                // prefill at most this many tokens per step; 0 = all at once
   // Log-probabilities: unset = off (no cost). N in [0, 20]: every generated token gets its
   // logprob and the N most likely alternatives (GenerationResult::logprobs, StreamEvent::logprobs).
   // Log-softmax of the model's raw logits at that position, before logit bias, penalties,

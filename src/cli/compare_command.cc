@@ -33,8 +33,7 @@ struct CompareArgs {
   bool json = false;
 };
 
-const std::vector<std::string> kDefaultPrompts = {"Once upon a time", "The little dog",
-                                                  "One day, a girl named Lily",
+const std::vector<std::string> kDefaultPrompts = {"Once upon a time", "The little dog", "One day, a girl named Lily",
                                                   "Tom and his friend went to the park"};
 
 std::vector<std::string> read_prompts(const std::string& file) {
@@ -43,8 +42,7 @@ std::vector<std::string> read_prompts(const std::string& file) {
   if (!in) fail(ErrorCode::kNotFound, file, "cannot read the prompts file");
   std::vector<std::string> prompts;
   for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line.find_first_not_of(" \t\r") != std::string::npos)
-      prompts.push_back(line);
+    if (!line.empty() && line.find_first_not_of(" \t\r") != std::string::npos) prompts.push_back(line);
   if (prompts.empty()) fail(ErrorCode::kInvalidArgument, file, "holds no prompt (one per line)");
   return prompts;
 }
@@ -61,13 +59,11 @@ std::vector<double> log_probs(std::span<const float> logits) {
 }
 
 // Logits [seq, vocab] of `ids` read in one step (teacher forcing), as float32.
-std::vector<std::vector<float>> forced_logits(const Model& model,
-                                              const std::vector<std::int64_t>& ids) {
+std::vector<std::vector<float>> forced_logits(const Model& model, const std::vector<TokenId>& ids) {
   const generate::Decoder& decoder = *model.impl().decoder;
   generate::AttentionState attention(1);
   kv::KvCache cache(decoder.spec().cache, 1);
-  generate::StepOutput out =
-      decoder.step(ids, static_cast<std::int64_t>(ids.size()), {}, attention, cache);
+  generate::StepOutput out = decoder.step(ids, static_cast<std::int64_t>(ids.size()), {}, attention, cache);
   std::vector<std::vector<float>> rows;
   std::vector<float> scratch;
   for (std::int64_t pos = 0; pos < static_cast<std::int64_t>(ids.size()); ++pos) {
@@ -77,8 +73,7 @@ std::vector<std::vector<float>> forced_logits(const Model& model,
   return rows;
 }
 
-std::vector<std::int32_t> greedy(const Model& model, const std::vector<std::int32_t>& prompt,
-                                 int tokens) {
+std::vector<std::int32_t> greedy(const Model& model, const std::vector<std::int32_t>& prompt, int tokens) {
   GenerationOptions options;
   options.max_new_tokens = tokens;
   options.ignore_eos = true;
@@ -92,11 +87,9 @@ struct Totals {
   std::vector<int> first_divergence;  // per prompt; -1 = none within the tokens
 };
 
-void compare_prompt(const Model& a, const Model& b, const std::string& prompt, int tokens,
-                    Totals& t) {
+void compare_prompt(const Model& a, const Model& b, const std::string& prompt, int tokens, Totals& t) {
   const std::vector<std::int32_t> ids = a.tokenize(prompt, true);
-  if (ids.empty())
-    fail(ErrorCode::kInvalidArgument, "--prompts", "the prompt '{}' encodes to no token", prompt);
+  if (ids.empty()) fail(ErrorCode::kInvalidArgument, "--prompts", "the prompt '{}' encodes to no token", prompt);
   const std::vector<std::int32_t> run_a = greedy(a, ids, tokens), run_b = greedy(b, ids, tokens);
   int divergence = -1;
   for (std::size_t i = 0; i < std::min(run_a.size(), run_b.size()); ++i)
@@ -108,21 +101,21 @@ void compare_prompt(const Model& a, const Model& b, const std::string& prompt, i
     divergence = static_cast<int>(std::min(run_a.size(), run_b.size()));
   t.first_divergence.push_back(divergence);
 
-  std::vector<std::int64_t> forced(ids.begin(), ids.end());
+  std::vector<TokenId> forced(ids.begin(), ids.end());
   forced.insert(forced.end(), run_a.begin(), run_a.end());
   const auto la = forced_logits(a, forced), lb = forced_logits(b, forced);
   for (std::size_t pos = ids.size() - 1; pos + 1 < forced.size(); ++pos) {
     const auto pa = log_probs(la[pos]), pb = log_probs(lb[pos]);
     if (pa.size() != pb.size())
-      fail(ErrorCode::kInvalidArgument, "", "the packages' vocabularies differ ({} vs {} logits)",
-           pa.size(), pb.size());
+      fail(ErrorCode::kInvalidArgument, "", "the packages' vocabularies differ ({} vs {} logits)", pa.size(),
+           pb.size());
     double kl = 0;
     for (std::size_t v = 0; v < pa.size(); ++v) kl += std::exp(pa[v]) * (pa[v] - pb[v]);
     kl = std::max(kl, 0.0);
     t.kl_sum += kl;
     t.kl_max = std::max(t.kl_max, kl);
-    t.agree += std::max_element(pa.begin(), pa.end()) - pa.begin() ==
-               std::max_element(pb.begin(), pb.end()) - pb.begin();
+    t.agree +=
+        std::max_element(pa.begin(), pa.end()) - pa.begin() == std::max_element(pb.begin(), pb.end()) - pb.begin();
     ++t.positions;
   }
 }
@@ -138,14 +131,13 @@ int run_compare(const CompareArgs& args) {
     b = Model::load(args.b, options);
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai compare: %s\n", e.what());
-    return e.code() == ErrorCode::kNotFound || e.code() == ErrorCode::kParse ? kExitUsage
-                                                                             : kExitFailure;
+    return e.code() == ErrorCode::kNotFound || e.code() == ErrorCode::kParse ? kExitUsage : kExitFailure;
   }
   Totals t;
   try {
     if (a->info().vocab_size != b->info().vocab_size)
-      fail(ErrorCode::kInvalidArgument, args.b, "vocabulary {} differs from {}'s {}",
-           b->info().vocab_size, args.a, a->info().vocab_size);
+      fail(ErrorCode::kInvalidArgument, args.b, "vocabulary {} differs from {}'s {}", b->info().vocab_size, args.a,
+           a->info().vocab_size);
     for (const auto& p : prompts) compare_prompt(*a, *b, p, args.tokens, t);
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai compare: %s\n", e.what());
@@ -167,34 +159,28 @@ int run_compare(const CompareArgs& args) {
     return kExitOk;
   }
   std::printf("A %s\nB %s\n", args.a.c_str(), args.b.c_str());
-  std::printf(
-      "prompts %zu, %d tokens each, %zu positions (teacher forcing on A's greedy continuation)\n",
-      prompts.size(), args.tokens, t.positions);
+  std::printf("prompts %zu, %d tokens each, %zu positions (teacher forcing on A's greedy continuation)\n",
+              prompts.size(), args.tokens, t.positions);
   std::printf("greedy agreement  %.4f (%zu/%zu)\n", agreement, t.agree, t.positions);
   std::printf("KL(A||B)          mean %.6f  max %.6f nats\n", kl_mean, t.kl_max);
   std::string divergence;
   for (std::size_t i = 0; i < t.first_divergence.size(); ++i)
-    divergence += fmt::format(
-        "{}{}", i ? " " : "",
-        t.first_divergence[i] < 0 ? std::string("none") : std::to_string(t.first_divergence[i]));
-  std::printf(
-      "first divergence  %s (generated token index per prompt; none = equal for %d tokens)\n",
-      divergence.c_str(), args.tokens);
+    divergence += fmt::format("{}{}", i ? " " : "",
+                              t.first_divergence[i] < 0 ? std::string("none") : std::to_string(t.first_divergence[i]));
+  std::printf("first divergence  %s (generated token index per prompt; none = equal for %d tokens)\n",
+              divergence.c_str(), args.tokens);
   return kExitOk;
 }
 
 }  // namespace
 
 void add_compare_command(CLI::App& app, CommandResult& result) {
-  auto* cmd = app.add_subcommand("compare",
-                                 "measure how closely package B follows package A (agreement, KL)");
+  auto* cmd = app.add_subcommand("compare", "measure how closely package B follows package A (agreement, KL)");
   auto args = std::make_shared<CompareArgs>();
   cmd->add_option("A", args->a, "the reference package")->required();
   cmd->add_option("B", args->b, "the package compared with it")->required();
-  cmd->add_option("--prompts", args->prompts_file,
-                  "prompts, one per line (default: four built-in ones)");
-  cmd->add_option("--tokens", args->tokens, "greedy tokens per prompt (default 32)")
-      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--prompts", args->prompts_file, "prompts, one per line (default: four built-in ones)");
+  cmd->add_option("--tokens", args->tokens, "greedy tokens per prompt (default 32)")->check(CLI::Range(1, 4096));
   cmd->add_option("--threads", args->threads, "ONNX Runtime intra-op threads (0 = its default)")
       ->check(CLI::Range(0, 256));
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -16,7 +16,7 @@
 namespace ogai::generate {
 
 std::vector<GenerationResult> generate_batch(const SequenceModel& model, const ResolvedRequest& request,
-                                             std::span<const std::vector<std::int32_t>> prompts,
+                                             std::span<const std::vector<TokenId>> prompts,
                                              const Speculation& speculation = {});
 
 }  // namespace ogai::generate

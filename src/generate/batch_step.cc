@@ -24,7 +24,7 @@ void BatchStep::build_mask(const kv::BatchCache& cache) {
   }
 }
 
-StepOutput BatchStep::run(std::span<const std::int64_t> tokens, kv::BatchCache& cache) {
+StepOutput BatchStep::run(std::span<const TokenId> tokens, kv::BatchCache& cache) {
   const std::int64_t rows = cache.rows();
   OGAI_CHECK(rows > 0 && static_cast<std::int64_t>(tokens.size()) == rows);
   cache.reserve_step();
@@ -54,7 +54,7 @@ void BatchStep::build_multi_feeds(const kv::BatchCache& cache, std::span<const s
   }
 }
 
-StepOutput BatchStep::run(std::span<const std::int64_t> tokens, std::span<const std::int64_t> real, std::int64_t seq,
+StepOutput BatchStep::run(std::span<const TokenId> tokens, std::span<const std::int64_t> real, std::int64_t seq,
                           kv::BatchCache& cache) {
   const std::int64_t rows = cache.rows();
   OGAI_CHECK(rows > 0 && seq >= 1 && static_cast<std::int64_t>(tokens.size()) == rows * seq &&
@@ -66,17 +66,17 @@ StepOutput BatchStep::run(std::span<const std::int64_t> tokens, std::span<const 
   return out;
 }
 
-StepOutput BatchStep::execute(std::span<const std::int64_t> tokens, std::int64_t seq, std::int64_t mask_width,
+StepOutput BatchStep::execute(std::span<const TokenId> tokens, std::int64_t seq, std::int64_t mask_width,
                               kv::BatchCache& cache) {
   const DecoderSpec& spec = decoder_.spec();
   const std::int64_t rows = cache.rows();
   ort::Tensor owned[5];
   std::size_t n = 0;
-  owned[n++] = index_feed(spec.token_dtype, {rows, seq}, tokens, narrow_[0], spec.token_input);
+  owned[n++] = ids_feed(spec.token_dtype, {rows, seq}, tokens, wide_ids_, spec.token_input);
   if (!spec.mask_input.empty())
-    owned[n++] = index_feed(spec.mask_dtype, {rows, mask_width}, mask_, narrow_[1], spec.mask_input);
+    owned[n++] = index_feed(spec.mask_dtype, {rows, mask_width}, mask_, narrow_[0], spec.mask_input);
   if (!spec.position_input.empty())
-    owned[n++] = index_feed(spec.position_dtype, {rows, seq}, positions_, narrow_[2], spec.position_input);
+    owned[n++] = index_feed(spec.position_dtype, {rows, seq}, positions_, narrow_[1], spec.position_input);
   if (!spec.write_indices_input.empty()) owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data());
   if (!spec.cache_lengths_input.empty())
     owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data() + rows);

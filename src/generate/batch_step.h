@@ -36,17 +36,16 @@ class BatchStep {
       : decoder_(decoder), feed_(feed), binding_(decoder.session()) {}
 
   // `tokens` holds one token per row of `cache`, in row order.
-  StepOutput run(std::span<const std::int64_t> tokens, kv::BatchCache& cache);
+  StepOutput run(std::span<const TokenId> tokens, kv::BatchCache& cache);
   // A multi-token step: `tokens` is [rows, seq] row-major, row r's first real[r] (1..seq) real.
   // Every row grows by seq positions (padding included); logits are [rows, seq, vocab].
-  StepOutput run(std::span<const std::int64_t> tokens, std::span<const std::int64_t> real, std::int64_t seq,
+  StepOutput run(std::span<const TokenId> tokens, std::span<const std::int64_t> real, std::int64_t seq,
                  kv::BatchCache& cache);
 
  private:
   void build_mask(const kv::BatchCache& cache);
   void build_multi_feeds(const kv::BatchCache& cache, std::span<const std::int64_t> real, std::int64_t seq);
-  StepOutput execute(std::span<const std::int64_t> tokens, std::int64_t seq, std::int64_t mask_width,
-                     kv::BatchCache& cache);
+  StepOutput execute(std::span<const TokenId> tokens, std::int64_t seq, std::int64_t mask_width, kv::BatchCache& cache);
 
   const Decoder& decoder_;
   Feed feed_;
@@ -55,7 +54,8 @@ class BatchStep {
   std::uint64_t mask_membership_ = ~std::uint64_t{0};  // the cache's membership() mask_ was built for
   std::vector<std::int64_t> positions_;                // [rows]
   std::vector<std::int64_t> lengths_;                  // [2, rows]: write indices, then cache lengths
-  std::vector<std::int32_t> narrow_[3];                // ids, mask, positions for int32 ports (index_feed.h)
+  std::vector<std::int64_t> wide_ids_;                 // [rows, seq]: the ids for int64 ports (index_feed.h)
+  std::vector<std::int32_t> narrow_[2];                // mask, positions for int32 ports (index_feed.h)
   std::vector<const ort::Tensor*> inputs_;
   std::vector<ort::Tensor> outputs_;
 };

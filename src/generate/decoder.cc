@@ -26,8 +26,8 @@ void require_int64(const ort::PortInfo& port, const std::string& origin, int ran
 // Ids, mask and positions: int32 or int64 as the graph declares (the feeds follow it).
 DataType require_index(const ort::PortInfo& port, const std::string& origin, int rank) {
   if (!is_index_dtype(port.dtype) || static_cast<int>(port.shape.size()) != rank)
-    fail(ErrorCode::kInvalidPackage, origin, "port '{}' is {} of rank {}, expected int32 or int64 of rank {}", port.name,
-         dtype_name(port.dtype), port.shape.size(), rank);
+    fail(ErrorCode::kInvalidPackage, origin, "port '{}' is {} of rank {}, expected int32 or int64 of rank {}",
+         port.name, dtype_name(port.dtype), port.shape.size(), rank);
   return port.dtype;
 }
 
@@ -77,7 +77,9 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
 }
 
 Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
-    : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)), memory_(ort::Memory::of(session_)) {
+    : spec_(std::move(spec)),
+      session_(ort::Session::open(spec_.artifact, options)),
+      memory_(ort::Memory::of(session_)) {
   check_against_session();
   spec_.token_dtype = session_.find_input(spec_.token_input)->dtype;
   if (!spec_.mask_input.empty()) spec_.mask_dtype = session_.find_input(spec_.mask_input)->dtype;
@@ -100,7 +102,8 @@ void Decoder::check_against_session() const {
   if (spec_.token_input.empty())
     fail(ErrorCode::kUnsupported, origin, "decoders fed by inputs_embeds only are not supported yet");
   require_index(require_port(session_, spec_.token_input, true, "token_ids"), origin, 2);
-  if (!spec_.mask_input.empty()) require_index(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
+  if (!spec_.mask_input.empty())
+    require_index(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
   if (!spec_.position_input.empty())
     require_index(require_port(session_, spec_.position_input, true, "position_ids"), origin, 2);
   const auto& logits = require_port(session_, spec_.logits_output, false, "logits");
@@ -130,7 +133,7 @@ void Decoder::check_against_session() const {
   }
 }
 
-StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
+StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                          AttentionState& attention, kv::KvCache& cache) const {
   const std::int64_t batch = attention.batch();
   const std::int64_t past = attention.length();
@@ -162,13 +165,13 @@ StepOutput Decoder::step(std::span<const std::int64_t> tokens, std::int64_t seq,
     ort::Tensor owned[5];
     std::size_t n_owned = 0;
     auto& narrow = attention.narrow_;  // int32 copies when the graph takes int32 (index_feed.h)
-    owned[n_owned++] = index_feed(spec_.token_dtype, {batch, seq}, tokens, narrow[0], spec_.token_input);
+    owned[n_owned++] = ids_feed(spec_.token_dtype, {batch, seq}, tokens, attention.wide_ids_, spec_.token_input);
     if (!spec_.mask_input.empty())
       owned[n_owned++] = index_feed(spec_.mask_dtype, {batch, total},
-                                    {mask_data, static_cast<std::size_t>(batch * total)}, narrow[1], spec_.mask_input);
+                                    {mask_data, static_cast<std::size_t>(batch * total)}, narrow[0], spec_.mask_input);
     if (!spec_.position_input.empty())
-      owned[n_owned++] = index_feed(spec_.position_dtype, {batch, seq}, attention.positions_, narrow[2],
-                                    spec_.position_input);
+      owned[n_owned++] =
+          index_feed(spec_.position_dtype, {batch, seq}, attention.positions_, narrow[1], spec_.position_input);
     if (!spec_.write_indices_input.empty() || !spec_.cache_lengths_input.empty()) {
       attention.lengths_.assign(static_cast<std::size_t>(batch), past);  // write at the end of every row
       attention.lengths_.resize(static_cast<std::size_t>(2 * batch), total);

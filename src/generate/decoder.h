@@ -15,6 +15,7 @@
 
 #include "generate/decoder_spec.h"
 #include "kv/kv_cache.h"
+#include "ogai/token_id.h"
 #include "ort/io_binding.h"
 #include "ort/memory.h"
 #include "ort/session.h"
@@ -46,7 +47,8 @@ class AttentionState {
   std::vector<std::int64_t> batch_mask_;  // [batch, positions] scratch when batch > 1
   std::vector<std::int64_t> positions_;   // [batch, seq] scratch
   std::vector<std::int64_t> lengths_;     // [2, batch] scratch: write indices, then valid lengths
-  std::vector<std::int32_t> narrow_[3];   // ids, mask, positions as int32 for graphs that take int32
+  std::vector<std::int64_t> wide_ids_;    // [batch, seq] scratch: the ids for graphs that take int64
+  std::vector<std::int32_t> narrow_[2];   // mask, positions as int32 for graphs that take int32
 };
 
 struct StepOutput {
@@ -72,7 +74,7 @@ class Decoder {
   // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
-  StepOutput step(std::span<const std::int64_t> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
+  StepOutput step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                   AttentionState& attention, kv::KvCache& cache) const;
 
   // Runs the graph once: `inputs` in feed order (tokens, [mask], [positions], [write indices],
@@ -94,7 +96,7 @@ class Decoder {
 
   DecoderSpec spec_;
   ort::Session session_;
-  ort::Memory memory_;  // session_'s device (declared after it)
+  ort::Memory memory_;                     // session_'s device (declared after it)
   std::vector<std::string> input_names_;   // tokens, [mask], [positions], [write indices], [lengths], pasts...
   std::vector<std::string> output_names_;  // logits, [hidden], presents...
 };

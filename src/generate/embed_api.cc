@@ -4,7 +4,7 @@
 
 namespace ogai {
 
-std::vector<std::vector<float>> Model::embed(std::span<const std::vector<std::int32_t>> inputs, Pooling pooling,
+std::vector<std::vector<float>> Model::embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
                                              bool normalize) const {
   if (!impl_->embedder)
     fail(ErrorCode::kUnsupported, "model", "this package cannot embed: {}", impl_->info.embedding_unavailable);

@@ -20,12 +20,13 @@ std::string row_name(std::size_t i) { return "input[" + std::to_string(i) + "]";
 
 // The feeds of one run: right-padded rows of `width` positions.
 struct Feeds {
-  std::vector<std::int64_t> tokens, mask, positions, lengths;  // lengths: [write indices, cache lengths]
-  std::vector<std::int32_t> narrow[3];
+  std::vector<TokenId> tokens;
+  std::vector<std::int64_t> mask, positions, lengths;  // lengths: [write indices, cache lengths]
+  std::vector<std::int64_t> wide_ids;                  // the tokens for an int64 port
+  std::vector<TokenId> narrow[2];                      // mask, positions for int32 ports
 };
 
-Feeds build_feeds(std::span<const std::vector<std::int32_t>> inputs, std::span<const std::size_t> rows,
-                  std::int64_t width) {
+Feeds build_feeds(std::span<const std::vector<TokenId>> inputs, std::span<const std::size_t> rows, std::int64_t width) {
   const std::size_t b = rows.size(), w = static_cast<std::size_t>(width);
   Feeds f;
   f.tokens.assign(b * w, 0);
@@ -74,15 +75,17 @@ Embedder::Embedder(const Decoder& decoder, std::string hidden_output)
   batches_ = tokens == nullptr || tokens->shape.empty() || tokens->shape[0] != 1;
 }
 
-void Embedder::check(std::span<const std::vector<std::int32_t>> inputs) const {
+void Embedder::check(std::span<const std::vector<TokenId>> inputs) const {
   const DecoderSpec& spec = decoder_.spec();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto& ids = inputs[i];
     if (ids.empty()) fail(ErrorCode::kInvalidArgument, row_name(i), "the input has no tokens");
     const auto n = static_cast<std::int64_t>(ids.size());
     if (spec.max_length > 0 && n > spec.max_length)
-      fail(ErrorCode::kInvalidArgument, row_name(i), "the input has {} tokens, more than the model's context of {} "
-           "positions", n, spec.max_length);
+      fail(ErrorCode::kInvalidArgument, row_name(i),
+           "the input has {} tokens, more than the model's context of {} "
+           "positions",
+           n, spec.max_length);
     for (std::size_t j = 0; j < ids.size(); ++j)
       if (ids[j] < 0 || (spec.vocab_size > 0 && ids[j] >= spec.vocab_size))
         fail(ErrorCode::kInvalidArgument, row_name(i), "token {} ({}) is not a token id in [0, {})", j, ids[j],
@@ -90,8 +93,8 @@ void Embedder::check(std::span<const std::vector<std::int32_t>> inputs) const {
   }
 }
 
-void Embedder::run(std::span<const std::vector<std::int32_t>> inputs, std::span<const std::size_t> rows,
-                   Pooling pooling, std::vector<std::vector<float>>& out) const {
+void Embedder::run(std::span<const std::vector<TokenId>> inputs, std::span<const std::size_t> rows, Pooling pooling,
+                   std::vector<std::vector<float>>& out) const {
   const DecoderSpec& spec = decoder_.spec();
   const auto batch = static_cast<std::int64_t>(rows.size());
   std::int64_t seq = 0;
@@ -101,14 +104,14 @@ void Embedder::run(std::span<const std::vector<std::int32_t>> inputs, std::span<
   std::vector<ort::Tensor> owned;
   owned.reserve(5);
   names.push_back(spec.token_input);
-  owned.push_back(index_feed(spec.token_dtype, {batch, seq}, f.tokens, f.narrow[0], spec.token_input));
+  owned.push_back(ids_feed(spec.token_dtype, {batch, seq}, f.tokens, f.wide_ids, spec.token_input));
   if (!spec.mask_input.empty()) {
     names.push_back(spec.mask_input);
-    owned.push_back(index_feed(spec.mask_dtype, {batch, seq}, f.mask, f.narrow[1], spec.mask_input));
+    owned.push_back(index_feed(spec.mask_dtype, {batch, seq}, f.mask, f.narrow[0], spec.mask_input));
   }
   if (!spec.position_input.empty()) {
     names.push_back(spec.position_input);
-    owned.push_back(index_feed(spec.position_dtype, {batch, seq}, f.positions, f.narrow[2], spec.position_input));
+    owned.push_back(index_feed(spec.position_dtype, {batch, seq}, f.positions, f.narrow[1], spec.position_input));
   }
   if (!spec.write_indices_input.empty()) {
     names.push_back(spec.write_indices_input);
@@ -133,10 +136,11 @@ void Embedder::run(std::span<const std::vector<std::int32_t>> inputs, std::span<
   decoder_.session().run_into(names, feeds, output_names, outputs);
   const ort::Tensor& hidden = outputs[0];
   const auto& shape = hidden.shape();
-  if (shape.size() != 3 || shape[0] != batch || shape[1] != seq || shape[2] <= 0 ||
-      (width_ > 0 && shape[2] != width_))
-    fail(ErrorCode::kInvalidPackage, decoder_.session().origin(), "the hidden_states output '{}' is {}, expected "
-         "[{}, {}, hidden]", hidden_output_, ort::shape_string(shape), batch, seq);
+  if (shape.size() != 3 || shape[0] != batch || shape[1] != seq || shape[2] <= 0 || (width_ > 0 && shape[2] != width_))
+    fail(ErrorCode::kInvalidPackage, decoder_.session().origin(),
+         "the hidden_states output '{}' is {}, expected "
+         "[{}, {}, hidden]",
+         hidden_output_, ort::shape_string(shape), batch, seq);
   std::vector<double> sum;
   std::vector<float> scratch;
   for (std::int64_t r = 0; r < batch; ++r) {
@@ -151,7 +155,7 @@ void Embedder::run(std::span<const std::vector<std::int32_t>> inputs, std::span<
   }
 }
 
-std::vector<std::vector<float>> Embedder::embed(std::span<const std::vector<std::int32_t>> inputs, Pooling pooling,
+std::vector<std::vector<float>> Embedder::embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
                                                 bool normalize) const {
   check(inputs);
   std::vector<std::vector<float>> out(inputs.size());

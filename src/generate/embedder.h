@@ -43,13 +43,13 @@ class Embedder {
 
   // One vector per input, in input order. ogai::Error kInvalidArgument naming "input[i]" for an
   // empty input, a token id outside [0, vocab) or an input longer than the decoder's context.
-  std::vector<std::vector<float>> embed(std::span<const std::vector<std::int32_t>> inputs, Pooling pooling,
+  std::vector<std::vector<float>> embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
                                         bool normalize) const;
 
  private:
-  void check(std::span<const std::vector<std::int32_t>> inputs) const;
+  void check(std::span<const std::vector<TokenId>> inputs) const;
   // Runs `rows` (indexes into inputs, one graph run) and writes their vectors into `out`.
-  void run(std::span<const std::vector<std::int32_t>> inputs, std::span<const std::size_t> rows, Pooling pooling,
+  void run(std::span<const std::vector<TokenId>> inputs, std::span<const std::size_t> rows, Pooling pooling,
            std::vector<std::vector<float>>& out) const;
 
   const Decoder& decoder_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "base/error.h"
 
@@ -147,7 +148,7 @@ void Engine::retire(std::size_t speculating) {
 void Engine::speculate() {
   for (const auto& sequence : speculating_) {
     try {
-      sequence->speculate();
+      sequence->speculation()->speculate();
       ++counters_.speculative_runs;
     } catch (...) {  // this sequence's run or drafter failed: it ends alone
       sequence->stop_with_error(std::current_exception());
@@ -172,9 +173,9 @@ std::int64_t Engine::draft() {
   if (const std::int64_t most = batch_.spec().max_length; most > 0)
     limit = static_cast<int>(std::max<std::int64_t>(most - batch_.width() - 1, 0));
   for (const auto& row : rows_) {
-    if (!row->speculative()) continue;
+    if (!row->speculation()) continue;
     try {
-      seq = std::max<std::int64_t>(seq, static_cast<std::int64_t>(row->draft(limit).size()));
+      seq = std::max<std::int64_t>(seq, static_cast<std::int64_t>(row->speculation()->draft(limit).size()));
     } catch (...) {  // its drafter failed: it ends alone
       row->stop_with_error(std::current_exception());
     }
@@ -190,12 +191,13 @@ std::int64_t Engine::width() {
   drafts_.resize(rows_.size());
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const LiveSequence& row = *rows_[r];
-    drafts_[r] = {static_cast<std::int64_t>(row.drafted().size()) - 1, row.acceptance(),
-                  !row.speculative() || row.trims_drafts()};
+    const LiveSequence::Speculative* speculation = row.speculation();
+    drafts_[r] = {static_cast<std::int64_t>(row.drafted().size()) - 1, speculation ? speculation->acceptance() : 0.0,
+                  !speculation || speculation->trims_drafts()};
   }
   const std::int64_t seq = choose_width(drafts_, width_cost_.per_position());
   for (const auto& row : rows_)
-    if (row->trims_drafts()) row->trim_draft(static_cast<std::size_t>(seq - 1));
+    if (row->speculation()) row->speculation()->trim_draft(static_cast<std::size_t>(seq - 1));
   return seq;
 }
 
@@ -240,8 +242,8 @@ void Engine::decode() {
   for (std::size_t r = 0; r < rows; ++r) {
     const auto row = static_cast<std::int64_t>(r);
     try {
-      if (seq > 1 && rows_[r]->speculative())
-        kept_[r] = static_cast<std::int64_t>(rows_[r]->verify(out, row, out.run_seconds));
+      if (seq > 1 && rows_[r]->speculation())
+        kept_[r] = static_cast<std::int64_t>(rows_[r]->speculation()->verify(out, row, out.run_seconds));
       else
         rows_[r]->decode(out, row, out.run_seconds);
     } catch (...) {
@@ -258,7 +260,7 @@ void Engine::decode() {
 
 void Engine::admit() {
   while (!waiting_.empty() &&
-         static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + waiting_.front()->fork_count()) <
+         static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + waiting_.front()->forks().size()) <
              limits_.max_rows &&
          fits(*waiting_.front())) {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
@@ -294,8 +296,8 @@ void Engine::prefill() {
 
 // A sequence whose prefill ended joins the batch, or finishes (its first token ended it, an error).
 void Engine::join(std::shared_ptr<LiveSequence> ready) {
-  if (ready->phase() == LiveSequence::Phase::kDecode && ready->speculative() &&
-      !(batch_verifies_ && ready->drafts_from_tokens())) {
+  if (ready->phase() == LiveSequence::Phase::kDecode && ready->speculation() &&
+      !(batch_verifies_ && ready->speculation()->drafts_from_tokens())) {
     speculating_.push_back(std::move(ready));  // decodes on its own state
   } else if (ready->phase() == LiveSequence::Phase::kDecode) {
     batch_.add_row(std::move(ready->state().cache));
@@ -308,7 +310,7 @@ void Engine::join(std::shared_ptr<LiveSequence> ready) {
 // Starts the forks of a sequence whose prefill ended (before its state joins the batch), or ends
 // them the way it ended.
 void Engine::release_forks(LiveSequence& parent) {
-  for (auto& fork : parent.take_forks()) {
+  for (auto& fork : std::exchange(parent.forks(), {})) {
     reservations_.emplace(fork.get(), kv_budget_.reserve(projected_bytes(*fork)));
     if (parent.error()) {
       fork->stop_with_error(parent.error());

@@ -4,10 +4,10 @@
 //      their row and KV at once;
 //   2. decodes: one batched ONNX Runtime run feeds every decoding row (plain and speculative) and
 //      each row samples, streams and checks its stop rules on its own; rows that finish leave the
-//      batch. When a speculative row proposed tokens (LiveSequence::draft), the run is a
+//      batch. When a speculative row proposed tokens (LiveSequence::Speculative::draft), the run is a
 //      multi-token step as wide as the longest proposal + 1: speculative rows feed their pending
 //      token and proposal, plain rows their one token, each row's padding hidden by the mask
-//      (batch_step.h); then each row verifies (LiveSequence::verify) and the batch rolls every
+//      (batch_step.h); then each row verifies (Speculative::verify) and the batch rolls every
 //      row back to the positions it kept (kv::BatchCache::keep_prefixes). The run is only as
 //      wide as pays for the whole batch (speculation_width.h: greedy rows' proposals trimmed,
 //      the cost of a position measured from the runs). Plain rows share the
@@ -100,10 +100,10 @@ class Engine : public StepEngine {
   std::deque<std::shared_ptr<LiveSequence>> prefilling_;
   std::deque<std::shared_ptr<LiveSequence>> waiting_;
   std::vector<std::shared_ptr<LiveSequence>> finished_;
-  std::vector<std::int64_t> tokens_;  // [rows, seq] scratch
-  std::vector<std::int64_t> real_;    // [rows] scratch: real tokens per row of a multi-token step
-  std::vector<std::int64_t> kept_;    // [rows] scratch: positions each row keeps after the step
-  std::vector<RowDraft> drafts_;      // [rows] scratch for width()
+  std::vector<TokenId> tokens_;     // [rows, seq] scratch
+  std::vector<std::int64_t> real_;  // [rows] scratch: real tokens per row of a multi-token step
+  std::vector<std::int64_t> kept_;  // [rows] scratch: positions each row keeps after the step
+  std::vector<RowDraft> drafts_;    // [rows] scratch for width()
   WidthCost width_cost_;
   bool batch_verifies_ = false;  // speculative rows verify in the shared run (verifies_in_batch)
   std::size_t bytes_per_position_ = 0;

@@ -92,7 +92,9 @@ generate::EngineLimits limits_of(const EngineOptions& options) {
 
 struct Engine::Impl {
   Impl(std::shared_ptr<const Model> m, const EngineOptions& o)
-      : model(std::move(m)), options(o), prefix(o.prefix_cache_bytes),
+      : model(std::move(m)),
+        options(o),
+        prefix(o.prefix_cache_bytes),
         engine(model->impl().make_engine(limits_of(o), o.prefix_cache_bytes > 0 ? &prefix : nullptr)) {
     kv_budget = default_kv_budget(o, *model, engine->bytes_per_position());
     engine->set_kv_budget(kv_budget);
@@ -232,12 +234,12 @@ EngineStats Engine::stats() const {
   return s;
 }
 
-std::shared_ptr<GenerationHandle> Engine::submit(std::span<const std::int32_t> prompt_ids,
-                                                 const GenerationOptions& options, StreamCallback on_token,
-                                                 CompletionCallback on_done) {
+std::shared_ptr<GenerationHandle> Engine::submit(std::span<const TokenId> prompt_ids, const GenerationOptions& options,
+                                                 StreamCallback on_token, CompletionCallback on_done) {
   const Model::Impl& m = impl_->model->impl();
   auto request = generate::resolve_request(options, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
-  auto state = impl_->make_state(m.start(request, options.speculative, prompt_ids, std::move(on_token)), std::move(on_done));
+  auto state =
+      impl_->make_state(m.start(request, options.speculative, prompt_ids, std::move(on_token)), std::move(on_done));
   impl_->enqueue({state});
   return std::make_shared<GenerationHandle>(std::move(state));
 }
@@ -245,11 +247,11 @@ std::shared_ptr<GenerationHandle> Engine::submit(std::span<const std::int32_t> p
 std::shared_ptr<GenerationHandle> Engine::submit(std::string_view prompt, const GenerationOptions& options,
                                                  StreamCallback on_token, CompletionCallback on_done) {
   auto ids = impl_->model->tokenize(prompt, options.add_special_tokens);
-  return submit(std::span<const std::int32_t>(ids), options, std::move(on_token), std::move(on_done));
+  return submit(std::span<const TokenId>(ids), options, std::move(on_token), std::move(on_done));
 }
 
 std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
-    std::span<const std::int32_t> prompt_ids, const GenerationOptions& options, int n,
+    std::span<const TokenId> prompt_ids, const GenerationOptions& options, int n,
     std::function<bool(int choice, const StreamEvent&)> on_token,
     std::function<void(int choice, GenerationHandle&)> on_done) {
   if (n < 1 || n > impl_->options.max_sequences)
@@ -261,16 +263,20 @@ std::vector<std::shared_ptr<GenerationHandle>> Engine::submit_n(
   std::random_device entropy;
   for (int i = 0; i < n; ++i) {
     GenerationOptions choice = options;
-    if (options.sampling.seed) choice.sampling.seed = *options.sampling.seed + static_cast<std::uint64_t>(i);
-    else if (n > 1) choice.sampling.seed = (static_cast<std::uint64_t>(entropy()) << 32) | entropy();
+    if (options.sampling.seed)
+      choice.sampling.seed = *options.sampling.seed + static_cast<std::uint64_t>(i);
+    else if (n > 1)
+      choice.sampling.seed = (static_cast<std::uint64_t>(entropy()) << 32) | entropy();
     auto request = generate::resolve_request(choice, m.config.generation, static_cast<std::int64_t>(prompt_ids.size()));
     StreamCallback callback;
     if (on_token) callback = [on_token, i](const StreamEvent& e) { return on_token(i, e); };
     auto sequence = m.start(request, options.speculative, prompt_ids, std::move(callback));
     auto* first = i > 0 ? dynamic_cast<generate::LiveSequence*>(states.front()->sequence.get()) : nullptr;
     auto live = std::dynamic_pointer_cast<generate::LiveSequence>(sequence);
-    if (first && live) first->add_fork(live);
-    else if (i > 0) ++roots;
+    if (first && live)
+      first->forks().push_back(live);
+    else if (i > 0)
+      ++roots;
     CompletionCallback done;
     if (on_done) done = [on_done, i](GenerationHandle& h) { on_done(i, h); };
     states.push_back(impl_->make_state(std::move(sequence), std::move(done)));

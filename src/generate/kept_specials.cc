@@ -23,18 +23,18 @@ std::string unescape_punctuation(const std::string& source) {
 
 }  // namespace
 
-std::vector<std::int32_t> kept_specials(const tokenizer::Tokenizer& tokenizer, const std::vector<std::string>& sources,
-                                        std::span<const std::int64_t> end_ids) {
+std::vector<TokenId> kept_specials(const tokenizer::Tokenizer& tokenizer, const std::vector<std::string>& sources,
+                                   std::span<const TokenId> end_ids) {
   std::vector<std::string> texts;
   for (const std::string& s : sources) {
     texts.push_back(s);
     texts.push_back(unescape_punctuation(s));
   }
-  std::vector<std::int32_t> kept;
+  std::vector<TokenId> kept;
   for (std::size_t id = 0; id < tokenizer.vocab_size(); ++id) {
-    const auto i = static_cast<std::int32_t>(id);
+    const auto i = static_cast<TokenId>(id);
     if (!tokenizer.has_id(i) || !tokenizer.is_special(i)) continue;
-    if (std::find(end_ids.begin(), end_ids.end(), static_cast<std::int64_t>(i)) != end_ids.end()) continue;
+    if (std::find(end_ids.begin(), end_ids.end(), i) != end_ids.end()) continue;
     const std::string token = tokenizer.id_to_token(i);
     if (token.empty()) continue;
     if (std::any_of(texts.begin(), texts.end(),

@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "ogai/token_id.h"
 #include "tokenizer/tokenizer.h"
 
 namespace ogai::generate {
 
 // `sources` are regex sources or plain texts; a backslash before punctuation is read as that
 // punctuation (so "\<\|channel\>" names <|channel>). Sorted ids.
-std::vector<std::int32_t> kept_specials(const tokenizer::Tokenizer& tokenizer, const std::vector<std::string>& sources,
-                                        std::span<const std::int64_t> end_ids);
+std::vector<TokenId> kept_specials(const tokenizer::Tokenizer& tokenizer, const std::vector<std::string>& sources,
+                                   std::span<const TokenId> end_ids);
 
 }  // namespace ogai::generate

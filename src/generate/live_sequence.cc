@@ -7,7 +7,7 @@
 namespace ogai::generate {
 namespace {
 
-GenerationResult initial_result(std::span<const std::int32_t> prompt, const ResolvedRequest& request) {
+GenerationResult initial_result(std::span<const TokenId> prompt, const ResolvedRequest& request) {
   GenerationResult result;
   result.prompt_ids = fit_prompt(prompt, request);
   return result;
@@ -15,19 +15,27 @@ GenerationResult initial_result(std::span<const std::int32_t> prompt, const Reso
 
 }  // namespace
 
-LiveSequence::LiveSequence(const SequenceModel& model, const ResolvedRequest& request,
-                           std::span<const std::int32_t> prompt, StreamCallback on_token)
-    : model_(model),
-      request_(request),
-      on_token_(std::move(on_token)),
-      result_(initial_result(prompt, request_)),
-      sampler_(request_.sampling, model.decoder.spec().vocab_size),
-      output_(model.tokenizer, request_, on_token_, result_),
+LiveSequence::LiveSequence(SequenceKey, SequenceStart start)
+    : model_(start.model),
+      request_(start.request),
+      on_token_(std::move(start.on_token)),
+      state_(std::move(start.state)),
+      result_(initial_result(start.prompt, request_)),
+      sampler_(request_.sampling, model_.decoder.spec().vocab_size),
+      output_(model_.tokenizer, request_, on_token_, result_),
       logprobs_(request_.logprobs) {
   times_.start = Clock::now();
-  std::vector<std::int64_t> history(result_.prompt_ids.begin(), result_.prompt_ids.end());
-  sampler_.reset(history);
+  sampler_.reset(result_.prompt_ids);
+  if (!start.speculation.drafter) return;
+  if (request_.prompt_logprobs)
+    fail(ErrorCode::kUnsupported, "prompt_logprobs",
+         "prompt log-probabilities are not supported with speculative decoding");
+  if (request_.prefill_only)
+    fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with speculative decoding");
+  speculative_ = std::make_unique<Speculative>(*this, std::move(start.speculation));
 }
+
+LiveSequence::~LiveSequence() = default;
 
 SequenceState& LiveSequence::state() {
   if (!state_) state_.emplace(model_.decoder);
@@ -95,7 +103,7 @@ void LiveSequence::sample_first(StepOutput& out) {
   std::span<float> row = out.row_logits(0, position, scratch_);
   if (!forks_.empty()) first_logits_.assign(row.begin(), row.end());
   emit(row);
-  if (speculative_) speculative_->start(out, position);
+  if (speculative_) speculative_->decoder_.start(out, position);
   times_.first_token = Clock::now();
 }
 
@@ -114,16 +122,15 @@ void LiveSequence::start_as_fork(LiveSequence& parent) {
     return;
   }
   phase_ = Phase::kDecode;
-  if (speculative_ && parent.speculative_) speculative_->start_as_copy(*parent.speculative_);
+  if (speculative_ && parent.speculative_) speculative_->decoder_.start_as_copy(parent.speculative_->decoder_);
   scratch_ = parent.first_logits_;
   emit(scratch_);
   times_.first_token = Clock::now();
 }
 
 void LiveSequence::emit(std::span<float> raw) {
-  const std::int64_t token = sampler_.next(logprobs_.observe(raw));
-  pending_ = static_cast<std::int32_t>(token);
-  if (output_.push(token, logprobs_.entry(pending_))) phase_ = Phase::kDone;
+  pending_ = sampler_.next(logprobs_.observe(raw));
+  if (output_.push(pending_, logprobs_.entry(pending_))) phase_ = Phase::kDone;
 }
 
 void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds) {
@@ -132,59 +139,12 @@ void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds)
   times_.run_seconds += run_seconds;
   if (cancelled()) return stop_cancelled();
   emit(out.row_logits(row, 0, scratch_));
-  if (speculative_) speculative_->observe_plain(pending_);
+  if (speculative_) speculative_->decoder_.observe_plain(pending_);
 }
 
-void LiveSequence::set_speculation(Speculation speculation) {
-  if (started_) fail(ErrorCode::kInternal, "speculative", "set before the first prefill only");
-  if (request_.prompt_logprobs)
-    fail(ErrorCode::kUnsupported, "prompt_logprobs",
-         "prompt log-probabilities are not supported with speculative decoding");
-  if (request_.prefill_only)
-    fail(ErrorCode::kUnsupported, "max_new_tokens", "0 (prefill only) is not supported with speculative decoding");
-  speculative_ = std::make_unique<SpeculativeDecoder>(model_, std::move(speculation), request_, sampler_, logprobs_,
-                                                      output_, result_);
-}
-
-void LiveSequence::speculate() {
-  if (phase_ != Phase::kDecode) return;
-  if (cancelled()) return stop_cancelled();
-  if (speculative_->step(*state_, pending_, times_.run_seconds)) phase_ = Phase::kDone;
-}
-
-bool LiveSequence::drafts_from_tokens() const {
-  return speculative_ && !speculative_->drafter().needs_hidden() && !speculative_->drafter().needs_target_cache();
-}
-
-std::span<const std::int32_t> LiveSequence::draft(int limit) {
+std::span<const TokenId> LiveSequence::drafted() const {
   if (!speculative_ || phase_ != Phase::kDecode) return {&pending_, 1};
-  return speculative_->propose(state_->tokens, nullptr, pending_, limit);
-}
-
-double LiveSequence::acceptance() const { return speculative_ ? speculative_->gate().acceptance() : 0.0; }
-
-void LiveSequence::trim_draft(std::size_t keep) {
-  if (trims_drafts() && phase_ == Phase::kDecode) speculative_->trim(keep);
-}
-
-std::span<const std::int32_t> LiveSequence::drafted() const {
-  if (!speculative_ || phase_ != Phase::kDecode) return {&pending_, 1};
-  return speculative_->proposed();
-}
-
-std::size_t LiveSequence::verify(StepOutput& out, std::int64_t row, double run_seconds) {
-  if (phase_ != Phase::kDecode) return 1;
-  const std::span<const std::int32_t> fed = speculative_->proposed();
-  state_->tokens.push_back(fed[0]);  // the pending token's KV is kept whatever happens next
-  times_.run_seconds += run_seconds;
-  if (cancelled()) {
-    stop_cancelled();
-    return 1;
-  }
-  std::size_t kept = 1;
-  if (speculative_->verify(out, row, pending_, kept)) phase_ = Phase::kDone;
-  state_->tokens.insert(state_->tokens.end(), fed.begin() + 1, fed.begin() + static_cast<std::ptrdiff_t>(kept));
-  return kept;
+  return speculative_->decoder_.proposed();
 }
 
 void LiveSequence::stop_cancelled() {
@@ -213,6 +173,52 @@ void LiveSequence::finish() {
   fill_timings(result_, times_);
   result_.cached_prompt_tokens = static_cast<std::int64_t>(reused_);
   result_.timings.queue_ms = queued_ms_;
+}
+
+LiveSequence::Speculative::Speculative(LiveSequence& sequence, Speculation speculation)
+    : sequence_(sequence),
+      decoder_(sequence.model_, std::move(speculation), sequence.request_, sequence.sampler_, sequence.logprobs_,
+               sequence.output_, sequence.result_) {}
+
+void LiveSequence::Speculative::speculate() {
+  LiveSequence& s = sequence_;
+  if (s.phase_ != Phase::kDecode) return;
+  if (s.cancelled()) return s.stop_cancelled();
+  if (decoder_.step(*s.state_, s.pending_, s.times_.run_seconds)) s.phase_ = Phase::kDone;
+}
+
+bool LiveSequence::Speculative::drafts_from_tokens() const {
+  return !decoder_.drafter().needs_hidden() && !decoder_.drafter().needs_target_cache();
+}
+
+std::span<const TokenId> LiveSequence::Speculative::draft(int limit) {
+  LiveSequence& s = sequence_;
+  if (s.phase_ != Phase::kDecode) return {&s.pending_, 1};
+  return decoder_.propose(s.state_->tokens, nullptr, s.pending_, limit);
+}
+
+bool LiveSequence::Speculative::trims_drafts() const { return sequence_.sampler_.params().greedy(); }
+
+double LiveSequence::Speculative::acceptance() const { return decoder_.gate().acceptance(); }
+
+void LiveSequence::Speculative::trim_draft(std::size_t keep) {
+  if (trims_drafts() && sequence_.phase_ == Phase::kDecode) decoder_.trim(keep);
+}
+
+std::size_t LiveSequence::Speculative::verify(StepOutput& out, std::int64_t row, double run_seconds) {
+  LiveSequence& s = sequence_;
+  if (s.phase_ != Phase::kDecode) return 1;
+  const std::span<const TokenId> fed = decoder_.proposed();
+  s.state_->tokens.push_back(fed[0]);  // the pending token's KV is kept whatever happens next
+  s.times_.run_seconds += run_seconds;
+  if (s.cancelled()) {
+    s.stop_cancelled();
+    return 1;
+  }
+  std::size_t kept = 1;
+  if (decoder_.verify(out, row, s.pending_, kept)) s.phase_ = Phase::kDone;
+  s.state_->tokens.insert(s.state_->tokens.end(), fed.begin() + 1, fed.begin() + static_cast<std::ptrdiff_t>(kept));
+  return kept;
 }
 
 }  // namespace ogai::generate

@@ -14,6 +14,7 @@
 #include "generate/ngram_drafter.h"
 #include "generate/package_config.h"
 #include "generate/sequence.h"
+#include "generate/sequence_factory.h"
 #include "generate/session_settings.h"
 #include "generate/workflow_engine.h"
 #include "ort/session.h"
@@ -26,11 +27,13 @@ namespace {
 
 using generate::PackageConfig;
 
-std::vector<std::int64_t> resolve_eos_ids(const PackageConfig& config, const tokenizer::Tokenizer* tokenizer) {
-  std::vector<std::int64_t> ids = config.eos_ids;
+std::vector<TokenId> resolve_eos_ids(const PackageConfig& config, const tokenizer::Tokenizer* tokenizer) {
+  std::vector<TokenId> ids = config.eos_ids;
   if (config.eos_token && tokenizer) {
     auto id = tokenizer->token_to_id(*config.eos_token);
-    if (!id) fail(ErrorCode::kInvalidPackage, "tokenizer_config.json", "eos_token '{}' is not in the tokenizer", *config.eos_token);
+    if (!id)
+      fail(ErrorCode::kInvalidPackage, "tokenizer_config.json", "eos_token '{}' is not in the tokenizer",
+           *config.eos_token);
     ids.push_back(*id);
   }
   std::sort(ids.begin(), ids.end());
@@ -51,8 +54,7 @@ void refuse_prefill_features(const generate::ResolvedRequest& request, const cha
 std::shared_ptr<const ReplyLayout> load_layout(const std::string& file, const std::filesystem::path& package) {
   if (!file.empty()) {
     auto layout = chat::reply::load_reply_layout(file);
-    if (!layout)
-      fail(ErrorCode::kInvalidArgument, file, "holds neither response_template nor response_schema");
+    if (!layout) fail(ErrorCode::kInvalidArgument, file, "holds neither response_template nor response_schema");
     return std::make_shared<ReplyLayout>(std::move(*layout));
   }
   auto layout = chat::reply::load_reply_layout(package);
@@ -61,7 +63,7 @@ std::shared_ptr<const ReplyLayout> load_layout(const std::string& file, const st
 
 // The special tokens the model's replies keep in their text (kept_specials.h): the markers of its
 // response template, or of the built-in detected from its chat template (with and without tools).
-std::vector<std::int32_t> reply_markers(const Model::Impl& impl) {
+std::vector<TokenId> reply_markers(const Model::Impl& impl) {
   std::vector<std::string> sources;
   if (impl.reply_layout) {
     sources = chat::reply::reply_marker_sources(*impl.reply_layout);
@@ -69,7 +71,8 @@ std::vector<std::int32_t> reply_markers(const Model::Impl& impl) {
     chat::ChatRequest plain, with_tools;
     with_tools.tools = chat::Json::array({{{"type", "function"}, {"function", {{"name", "f"}}}}});
     for (const chat::ChatRequest* r : {&plain, &with_tools}) {
-      auto more = chat::reply::reply_marker_sources(chat::reply::builtin_layout(impl.chat_template->select(*r).source()));
+      auto more =
+          chat::reply::reply_marker_sources(chat::reply::builtin_layout(impl.chat_template->select(*r).source()));
       sources.insert(sources.end(), more.begin(), more.end());
     }
   }
@@ -136,35 +139,35 @@ generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options
 const tokenizer::Tokenizer& Model::Impl::text() const {
   if (!tokenizer)
     fail(ErrorCode::kUnsupported, config.root.string(),
-         "the package has no tokenizer.json: give the prompt as token ids (`--prompt-ids JSON`, or generate() with ids); "
+         "the package has no tokenizer.json: give the prompt as token ids (`--prompt-ids JSON`, or generate() with "
+         "ids); "
          "its replies are ids as text");
   return *tokenizer;
 }
 
 std::shared_ptr<generate::Generation> Model::Impl::start(const generate::ResolvedRequest& request,
                                                          const SpeculativeOptions& speculative,
-                                                         std::span<const std::int32_t> prompt,
+                                                         std::span<const TokenId> prompt,
                                                          StreamCallback on_token) const {
   if (workflow) {
     if (speculative.drafter != SpeculativeOptions::Drafter::kNone)
-      fail(ErrorCode::kUnsupported, "speculative", "this package's workflow runs its own decoding loop; ogai's "
+      fail(ErrorCode::kUnsupported, "speculative",
+           "this package's workflow runs its own decoding loop; ogai's "
            "speculative drafters apply to native decoders only");
     return std::make_shared<generate::WorkflowSequence>(*workflow, request, prompt, std::move(on_token));
   }
   const generate::Speculation s = speculation(speculative);
-  auto sequence = std::make_shared<generate::LiveSequence>(sequence_model(), request, prompt, std::move(on_token));
-  if (s.drafter) sequence->set_speculation(s);
-  return sequence;
+  return generate::make_sequence({sequence_model(), request, prompt, std::move(on_token), s});
 }
 
 std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineLimits limits,
-                                                              generate::PrefixCache* prefix) const {
+                                                               generate::PrefixCache* prefix) const {
   if (workflow) return std::make_unique<generate::WorkflowEngine>(limits);
   return std::make_unique<generate::Engine>(sequence_model(), limits, prefix);
 }
 
 GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
-                                  std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                                  std::span<const TokenId> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
   return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
 }
@@ -211,8 +214,9 @@ void cap_context(generate::PackageConfig& config, std::int64_t cap) {
 void attach_embedder(Model::Impl& impl) {
   const std::string& port = impl.config.hidden_states_output;
   if (port.empty()) {
-    impl.info.embedding_unavailable = "the package's decoder graph has no output with metadata role hidden_states "
-                                      "(its last hidden state), which embeddings are pooled from";
+    impl.info.embedding_unavailable =
+        "the package's decoder graph has no output with metadata role hidden_states "
+        "(its last hidden state), which embeddings are pooled from";
     return;
   }
   try {
@@ -264,7 +268,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.package = impl->config.root;
   info.vocab_size = impl->decoder ? impl->decoder->spec().vocab_size : 0;
   info.context_length = impl->config.generation.context_limit;
-  for (auto id : impl->config.generation.eos_ids) info.eos_token_ids.push_back(static_cast<std::int32_t>(id));
+  info.eos_token_ids = impl->config.generation.eos_ids;
   info.has_chat_template = impl->chat_template.has_value();
   info.has_tokenizer = impl->tokenizer.has_value();
   info.runs_workflow = interpreted;
@@ -274,8 +278,9 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   }
   info.execution_provider = options.execution_provider;
   if (interpreted)
-    info.embedding_unavailable = "the package's workflow runs through the interpreter; embeddings are read from a "
-                                 "native decoder's hidden_states output";
+    info.embedding_unavailable =
+        "the package's workflow runs through the interpreter; embeddings are read from a "
+        "native decoder's hidden_states output";
   if (interpreted)
     log(LogLevel::kInfo, "loaded {} (its workflow runs through the interpreter)", package.string());
   else
@@ -288,11 +293,11 @@ std::string onnxruntime_version() { return ort::runtime_version(); }
 
 const ModelInfo& Model::info() const { return impl_->info; }
 
-std::vector<std::int32_t> Model::tokenize(std::string_view text, bool add_special_tokens) const {
+std::vector<TokenId> Model::tokenize(std::string_view text, bool add_special_tokens) const {
   return impl_->text().encode(text, add_special_tokens);
 }
 
-std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_special_tokens) const {
+std::string Model::detokenize(std::span<const TokenId> ids, bool skip_special_tokens) const {
   if (!impl_->tokenizer) {  // ids as text, as the replies of a tokenizer-less package
     std::string out;
     for (auto id : ids) out += (out.empty() ? "" : " ") + std::to_string(id);
@@ -301,17 +306,18 @@ std::string Model::detokenize(std::span<const std::int32_t> ids, bool skip_speci
   return impl_->tokenizer->decode(ids, skip_special_tokens);
 }
 
-std::string Model::token_bytes(std::int32_t id) const { return tokenizer::token_bytes(impl_->text(), id); }
+std::string Model::token_bytes(TokenId id) const { return tokenizer::token_bytes(impl_->text(), id); }
 
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
   auto ids = tokenize(prompt, options.add_special_tokens);
-  return generate(std::span<const std::int32_t>(ids), options, on_token, context);
+  return generate(std::span<const TokenId>(ids), options, on_token, context);
 }
 
-GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const GenerationOptions& options,
+GenerationResult Model::generate(std::span<const TokenId> prompt_ids, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
-  auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(prompt_ids.size()));
+  auto request =
+      generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(prompt_ids.size()));
   if (context != nullptr && context->state().model != this)
     fail(ErrorCode::kInvalidArgument, "context", "the context belongs to another model");
   if (impl_->workflow) {  // a workflow run starts from its prompt: a context keeps the tokens only
@@ -332,7 +338,7 @@ GenerationResult Model::generate(std::span<const std::int32_t> prompt_ids, const
 
 std::vector<GenerationResult> Model::generate_batch(std::span<const std::string> prompts,
                                                     const GenerationOptions& options) const {
-  std::vector<std::vector<std::int32_t>> ids;
+  std::vector<std::vector<TokenId>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {
     ids.push_back(tokenize(p, options.add_special_tokens));
@@ -354,8 +360,8 @@ Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 
-std::span<const std::int32_t> Context::tokens() const {
-  return state_->sequence ? std::span<const std::int32_t>(state_->sequence->tokens) : state_->tokens;
+std::span<const TokenId> Context::tokens() const {
+  return state_->sequence ? std::span<const TokenId>(state_->sequence->tokens) : state_->tokens;
 }
 
 void Context::reset() {

@@ -45,13 +45,13 @@ struct Model::Impl {
 
   // A generation of `prompt` (checked: options the graphs cannot serve throw ogai::Error).
   std::shared_ptr<generate::Generation> start(const generate::ResolvedRequest& request,
-                                              const SpeculativeOptions& speculative,
-                                              std::span<const std::int32_t> prompt, StreamCallback on_token) const;
+                                              const SpeculativeOptions& speculative, std::span<const TokenId> prompt,
+                                              StreamCallback on_token) const;
   // The step loop that runs this model's generations together.
   std::unique_ptr<generate::StepEngine> make_engine(generate::EngineLimits limits, generate::PrefixCache* prefix) const;
 
   GenerationResult run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
-                       std::span<const std::int32_t> prompt, generate::SequenceState& state,
+                       std::span<const TokenId> prompt, generate::SequenceState& state,
                        const StreamCallback& on_token) const;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer ? &*tokenizer : nullptr}; }
@@ -68,7 +68,7 @@ struct Context::State {
   }
   const Model* model;
   std::optional<generate::SequenceState> sequence;  // the native decoder's KV and tokens
-  std::vector<std::int32_t> tokens;                 // a workflow package's: the conversation so far
+  std::vector<TokenId> tokens;                      // a workflow package's: the conversation so far
 };
 
 }  // namespace ogai

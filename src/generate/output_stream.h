@@ -23,7 +23,7 @@ class OutputStream {
 
   // Records one generated token (and its log-probabilities when the request asks for them: copied
   // into the result and shown to the callback); returns true when the sequence must end with it.
-  bool push(std::int64_t token, const TokenLogprobs* logprobs = nullptr);
+  bool push(TokenId token, const TokenLogprobs* logprobs = nullptr);
   // Ends the stream: flushes held-back text (to the callback too) and sets the finish reason.
   void finish();
   // Ends the sequence as cancelled by its caller (finish() still releases held-back text).
@@ -38,7 +38,7 @@ class OutputStream {
   std::size_t generated() const { return result_.ids.size(); }
 
  private:
-  bool is_stop_id(std::int64_t token) const;
+  bool is_stop_id(TokenId token) const;
 
   const ResolvedRequest& request_;
   const StreamCallback& on_token_;

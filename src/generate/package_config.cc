@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <variant>
 
 #include "base/error.h"
@@ -22,11 +23,15 @@ const metadata::GroupAbi& group_of(const metadata::DecoderAbi& abi, const std::s
 kv::PairSpec make_combined_pair(const metadata::KvPair& p, const metadata::GroupAbi& group, const std::string& origin) {
   const auto& g = p.geometry;
   if (p.role != metadata::KvRole::kCombined || g.dims[0] != 2 || g.dims[2] <= 0 || g.dims[4] <= 0)
-    fail(ErrorCode::kUnsupported, origin, "KV port '{}' of rank 5 must be a combined cache (role combined) of shape "
-         "[2, batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim", p.input);
+    fail(ErrorCode::kUnsupported, origin,
+         "KV port '{}' of rank 5 must be a combined cache (role combined) of shape "
+         "[2, batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim",
+         p.input);
   if (g.sequence_axis != 3)
-    fail(ErrorCode::kUnsupported, origin, "combined KV port '{}' has sequence_axis {}; ogai executes [2, batch, "
-         "kv_heads, sequence, head_dim] (axis 3)", p.input, g.sequence_axis);
+    fail(ErrorCode::kUnsupported, origin,
+         "combined KV port '{}' has sequence_axis {}; ogai executes [2, batch, "
+         "kv_heads, sequence, head_dim] (axis 3)",
+         p.input, g.sequence_axis);
   if (group.update != metadata::UpdateKind::kAppend && group.update != metadata::UpdateKind::kGrow)
     fail(ErrorCode::kUnsupported, origin, "combined KV port '{}': group '{}' must grow by append", p.input, group.name);
   if (!is_float_type(g.dtype))
@@ -41,7 +46,8 @@ kv::PairSpec make_kv_pair(const metadata::KvPair& p, const metadata::GroupAbi& g
   if (g.rank == 5) return make_combined_pair(p, group, origin);
   if (g.rank != 4 || g.kv_heads <= 0 || g.head_dim <= 0)
     fail(ErrorCode::kUnsupported, origin,
-         "KV port '{}' must be [batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim (graph says rank {}, "
+         "KV port '{}' must be [batch, kv_heads, sequence, head_dim] with fixed kv_heads and head_dim (graph says rank "
+         "{}, "
          "kv_heads {}, head_dim {})",
          p.input, g.rank, g.kv_heads, g.head_dim);
   if (g.sequence_axis != 2)
@@ -56,8 +62,10 @@ kv::PairSpec make_kv_pair(const metadata::KvPair& p, const metadata::GroupAbi& g
     if (pair.capacity <= 0)
       fail(ErrorCode::kUnsupported, origin, "static cache port '{}' needs a fixed capacity dim (axis 2)", p.input);
   } else if (group.update == metadata::UpdateKind::kReplace) {
-    fail(ErrorCode::kUnsupported, origin, "attention group '{}' uses update 'replace'; ogai executes replace on "
-         "recurrent groups", group.name);
+    fail(ErrorCode::kUnsupported, origin,
+         "attention group '{}' uses update 'replace'; ogai executes replace on "
+         "recurrent groups",
+         group.name);
   }
   return pair;
 }
@@ -72,8 +80,8 @@ kv::PairSpec make_state_pair(const metadata::KvPair& p, const metadata::GroupAbi
   pair.update = kv::Update::kReplace;
   for (std::size_t i = 1; i < g.dims.size(); ++i) {
     if (g.dims[i] <= 0)
-      fail(ErrorCode::kUnsupported, origin, "recurrent state port '{}' needs fixed dims after the batch (axis {} is '{}')",
-           p.input, i, g.symbols[i]);
+      fail(ErrorCode::kUnsupported, origin,
+           "recurrent state port '{}' needs fixed dims after the batch (axis {} is '{}')", p.input, i, g.symbols[i]);
     pair.state_dims.push_back(g.dims[i]);
   }
   if (g.rank < 1) fail(ErrorCode::kUnsupported, origin, "recurrent state port '{}' has no known shape", p.input);
@@ -87,9 +95,12 @@ bool uses_group_query_attention(const metadata::Package& package, const std::str
 
 void check_executable(const metadata::DecoderAbi& abi, const std::string& origin) {
   if (!abi.token_ids_input)
-    fail(ErrorCode::kUnsupported, origin, "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
-         "validated but not executed yet", abi.component);
-  if (!abi.logits_output) fail(ErrorCode::kUnsupported, origin, "decoder '{}' declares no logits output", abi.component);
+    fail(ErrorCode::kUnsupported, origin,
+         "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
+         "validated but not executed yet",
+         abi.component);
+  if (!abi.logits_output)
+    fail(ErrorCode::kUnsupported, origin, "decoder '{}' declares no logits output", abi.component);
   if (!abi.cross_kv_pairs.empty())
     fail(ErrorCode::kUnsupported, origin, "decoder '{}' has cross-attention state, not executed yet", abi.component);
   auto is_state_input = [&](const std::string& port) {
@@ -115,8 +126,10 @@ kv::StorageMode choose_storage(const metadata::DecoderAbi& abi, bool gqa, const 
   if (aliasing == metadata::Aliasing::kForbidden) return kv::StorageMode::kAppend;
   if (gqa) return kv::StorageMode::kSharedBuffer;
   if (aliasing == metadata::Aliasing::kRequired)
-    fail(ErrorCode::kInvalidPackage, origin, "aliasing is 'required' but decoder '{}' has no explicit-length attention "
-         "(GroupQueryAttention) that can share past and present buffers", abi.component);
+    fail(ErrorCode::kInvalidPackage, origin,
+         "aliasing is 'required' but decoder '{}' has no explicit-length attention "
+         "(GroupQueryAttention) that can share past and present buffers",
+         abi.component);
   return kv::StorageMode::kAppend;
 }
 
@@ -158,14 +171,18 @@ AssistantSpec make_assistant(const metadata::Package& package, DecoderSpec& targ
   const auto& spec = *package.document.speculative;
   const auto& abi = *package.decoder;
   if (spec.target != abi.component)
-    fail(ErrorCode::kUnsupported, "speculative.target", "'{}' is not the package's decoder '{}'", spec.target, abi.component);
-  if (!spec.chained) fail(ErrorCode::kUnsupported, "speculative.proposal_execution", "block proposers are not executed yet");
+    fail(ErrorCode::kUnsupported, "speculative.target", "'{}' is not the package's decoder '{}'", spec.target,
+         abi.component);
+  if (!spec.chained)
+    fail(ErrorCode::kUnsupported, "speculative.proposal_execution", "block proposers are not executed yet");
   const auto& chained = *spec.chained;
-  if (!chained.recurrent.empty() || !chained.folded_carry_output || !chained.folded_carry_seed || !chained.token_embedding)
+  if (!chained.recurrent.empty() || !chained.folded_carry_output || !chained.folded_carry_seed ||
+      !chained.token_embedding)
     fail(ErrorCode::kUnsupported, "speculative.proposal_execution",
          "ogai executes chained proposers with a folded carry and a token_embedding table (no recurrent state)");
   if (spec.vocabulary.kind != "identical")
-    fail(ErrorCode::kUnsupported, "speculative.vocabulary", "vocabulary '{}' is not executed yet", spec.vocabulary.kind);
+    fail(ErrorCode::kUnsupported, "speculative.vocabulary", "vocabulary '{}' is not executed yet",
+         spec.vocabulary.kind);
   auto artifact = package.files.component_artifacts.find(spec.proposer);
   if (artifact == package.files.component_artifacts.end())
     fail(ErrorCode::kUnsupported, "speculative.proposer", "'{}' has no ONNX artifact", spec.proposer);
@@ -186,6 +203,13 @@ AssistantSpec make_assistant(const metadata::Package& package, DecoderSpec& targ
   return a;
 }
 
+// A package document's token id (an integer) as a TokenId; refused by name outside [0, 2^31).
+TokenId document_token_id(std::int64_t id, const char* where) {
+  if (id < 0 || id > std::numeric_limits<TokenId>::max())
+    fail(ErrorCode::kInvalidPackage, where, "token id {} is outside [0, 2^31)", id);
+  return static_cast<TokenId>(id);
+}
+
 // The text sources, EOS ids and generation settings, for either kind of package.
 void fill_text(const metadata::Package& package, PackageConfig& c) {
   c.root = package.files.root;
@@ -193,8 +217,10 @@ void fill_text(const metadata::Package& package, PackageConfig& c) {
   const auto& text = package.files.text;
   if (text.tokenizer_json) c.tokenizer_json = *text.tokenizer_json;
   c.has_chat_template = text.chat_template_file.has_value() || text.chat_template.has_value();
-  c.eos_ids = text.generation_config_eos_ids;
-  if (text.special_tokens_eos_id) c.eos_ids.push_back(*text.special_tokens_eos_id);
+  for (std::int64_t id : text.generation_config_eos_ids)
+    c.eos_ids.push_back(document_token_id(id, "generation_config.json.eos_token_id"));
+  if (text.special_tokens_eos_id)
+    c.eos_ids.push_back(document_token_id(*text.special_tokens_eos_id, "package.tokenizer.special_tokens.eos.id"));
   c.eos_token = text.tokenizer_config_eos_token;
 }
 
@@ -211,7 +237,8 @@ PackageConfig make_workflow_config(const metadata::Package& package) {
 PackageConfig make_package_config(const metadata::Package& package) {
   const std::string origin = package.files.metadata_file.string();
   if (!package.decoder)
-    fail(ErrorCode::kUnsupported, origin, "the workflow has no sole decoder (zero or several components declare "
+    fail(ErrorCode::kUnsupported, origin,
+         "the workflow has no sole decoder (zero or several components declare "
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
   check_single_step(package, origin);

@@ -27,7 +27,7 @@ struct PackageConfig {
   bool has_chat_template = false;
   PackageGeneration generation;  // defaults, overrides, context limit; eos ids filled by the engine
   // EOS sources, resolved to ids once the tokenizer is loaded.
-  std::vector<std::int64_t> eos_ids;
+  std::vector<TokenId> eos_ids;
   std::optional<std::string> eos_token;  // tokenizer_config.json eos_token, by content
   // The package's speculative proposer, when ogai can execute it; otherwise why not.
   std::optional<AssistantSpec> assistant;

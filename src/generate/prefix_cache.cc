@@ -7,18 +7,18 @@
 namespace ogai::generate {
 namespace {
 
-std::size_t common_prefix(std::span<const std::int32_t> a, std::span<const std::int32_t> b) {
+std::size_t common_prefix(std::span<const TokenId> a, std::span<const TokenId> b) {
   auto mismatch = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
   return static_cast<std::size_t>(mismatch.first - a.begin());
 }
 
-bool is_prefix(std::span<const std::int32_t> shorter, std::span<const std::int32_t> longer) {
+bool is_prefix(std::span<const TokenId> shorter, std::span<const TokenId> longer) {
   return shorter.size() <= longer.size() && common_prefix(shorter, longer) == shorter.size();
 }
 
 }  // namespace
 
-std::optional<SequenceState> PrefixCache::lookup(std::span<const std::int32_t> prompt) {
+std::optional<SequenceState> PrefixCache::lookup(std::span<const TokenId> prompt) {
   std::lock_guard lock(mutex_);
   auto best = entries_.end();
   std::size_t best_len = 0;

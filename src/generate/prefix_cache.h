@@ -29,11 +29,11 @@
 namespace ogai::generate {
 
 struct PrefixCacheStats {
-  std::uint64_t hits = 0;          // lookups that reused at least one token
+  std::uint64_t hits = 0;  // lookups that reused at least one token
   std::uint64_t misses = 0;
   std::uint64_t reused_tokens = 0;  // prompt tokens not prefilled thanks to hits
   std::uint64_t evictions = 0;
-  std::size_t bytes = 0;           // KV bytes held
+  std::size_t bytes = 0;  // KV bytes held
   std::size_t entries = 0;
 };
 
@@ -43,7 +43,7 @@ class PrefixCache {
 
   // A copy of the cached state sharing the longest usable prefix with `prompt` (at least one
   // token, and fewer than prompt.size()); nullopt when there is none.
-  std::optional<SequenceState> lookup(std::span<const std::int32_t> prompt);
+  std::optional<SequenceState> lookup(std::span<const TokenId> prompt);
   // Keeps `state` (a finished sequence's); states larger than the bound are dropped.
   void insert(SequenceState&& state);
 

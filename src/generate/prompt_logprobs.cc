@@ -5,7 +5,7 @@
 
 namespace ogai::generate {
 
-PromptLogprobs::PromptLogprobs(std::span<const std::int32_t> prompt, int top_n,
+PromptLogprobs::PromptLogprobs(std::span<const TokenId> prompt, int top_n,
                                std::vector<std::optional<TokenLogprobs>>& entries)
     : prompt_(prompt), top_n_(top_n), entries_(entries) {
   entries_.assign(prompt.size(), std::nullopt);
@@ -21,8 +21,8 @@ void PromptLogprobs::observe(StepOutput& out, std::size_t begin, std::size_t n) 
   for (std::size_t j = 0; j < n; ++j) {
     const std::size_t target = begin + j + 1;  // the prompt id these logits predict
     if (target >= prompt_.size()) break;
-    entries_[target] = compute_token_logprobs(out.row_logits(0, static_cast<std::int64_t>(j), scratch_),
-                                              prompt_[target], top_n_);
+    entries_[target] =
+        compute_token_logprobs(out.row_logits(0, static_cast<std::int64_t>(j), scratch_), prompt_[target], top_n_);
   }
 }
 

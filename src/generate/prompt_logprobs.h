@@ -18,14 +18,14 @@ namespace ogai::generate {
 class PromptLogprobs {
  public:
   // `prompt` (the ids as fed, from position 0) must outlive this; `entries` is resized to its size.
-  PromptLogprobs(std::span<const std::int32_t> prompt, int top_n, std::vector<std::optional<TokenLogprobs>>& entries);
+  PromptLogprobs(std::span<const TokenId> prompt, int top_n, std::vector<std::optional<TokenLogprobs>>& entries);
 
   // Records the entries predicted by one prefill step that fed prompt[begin, begin + n). Throws
   // ogai::Error (kUnsupported) when the step's logits do not hold one row per fed token.
   void observe(StepOutput& out, std::size_t begin, std::size_t n);
 
  private:
-  std::span<const std::int32_t> prompt_;
+  std::span<const TokenId> prompt_;
   int top_n_;
   std::vector<std::optional<TokenLogprobs>>& entries_;
   std::vector<float> scratch_;

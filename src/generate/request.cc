@@ -22,8 +22,8 @@ class OverrideGate {
     auto it = package_.overrides.find(field);
     if (it == package_.overrides.end() && alias) it = package_.overrides.find(alias);
     if (it == package_.overrides.end())
-      fail(ErrorCode::kInvalidArgument, field, "the package does not allow overriding '{}' (generation.overrides lists: {})",
-           field, listed());
+      fail(ErrorCode::kInvalidArgument, field,
+           "the package does not allow overriding '{}' (generation.overrides lists: {})", field, listed());
     double v = static_cast<double>(*value);
     const OverrideLimit& limit = it->second;
     if ((limit.minimum && v < *limit.minimum) || (limit.maximum && v > *limit.maximum))
@@ -80,13 +80,14 @@ void check_overrides(const GenerationOptions& o, const PackageGeneration& packag
 }
 
 // The request's response format as the sampler's constraint.
-std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat& format, const PackageGeneration& package,
+std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat& format,
+                                                            const PackageGeneration& package,
                                                             const ResolvedRequest& r) {
   if (!package.grammar) {
     grammar::compile_response_format(format);  // the format's own errors first
     fail(ErrorCode::kUnsupported, "response_format", "structured output needs the model's tokenizer vocabulary");
   }
-  std::vector<std::int64_t> ends = r.stop.eos_ids;
+  std::vector<TokenId> ends = r.stop.eos_ids;
   ends.insert(ends.end(), r.stop_token_ids.begin(), r.stop_token_ids.end());
   if (ends.empty())
     fail(ErrorCode::kInvalidArgument, "response_format",
@@ -119,7 +120,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
   r.stop_on_eos = !options.ignore_eos;
   r.stop_strings = options.stop;
   r.kept_specials = package.kept_specials;
-  for (auto id : options.stop_token_ids) r.stop_token_ids.push_back(id);
+  r.stop_token_ids = options.stop_token_ids;
   if (options.prefill_chunk < 0)
     fail(ErrorCode::kInvalidArgument, "prefill_chunk", "{} must be >= 0", options.prefill_chunk);
   r.prefill_chunk = options.prefill_chunk;

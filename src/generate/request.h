@@ -31,7 +31,7 @@ struct GenerationDefaults {
   std::optional<double> min_p;
   std::optional<double> typical_p;
   std::optional<double> repetition_penalty;
-  std::optional<std::int64_t> max_length;      // prompt + generated
+  std::optional<std::int64_t> max_length;  // prompt + generated
   std::optional<std::int64_t> max_new_tokens;
 };
 
@@ -42,13 +42,13 @@ struct OverrideLimit {
 
 struct PackageGeneration {
   GenerationDefaults defaults;
-  bool overrides_declared = false;              // the package has a generation.overrides section
+  bool overrides_declared = false;                 // the package has a generation.overrides section
   std::map<std::string, OverrideLimit> overrides;  // field -> allowed range
-  std::vector<std::int64_t> eos_ids;
+  std::vector<TokenId> eos_ids;
   // Special tokens that stay in the generated text: the reply markers of the model's response
   // template (reply_markers.h), so its reply parser sees them.
-  std::vector<std::int32_t> kept_specials;
-  std::int64_t context_limit = 0;               // positions; 0 = unknown
+  std::vector<TokenId> kept_specials;
+  std::int64_t context_limit = 0;  // positions; 0 = unknown
   // Structured output's per-model state (token bytes, compiled formats); null: response_format is
   // refused (kUnsupported).
   std::shared_ptr<const grammar::ModelGrammar> grammar;
@@ -56,16 +56,16 @@ struct PackageGeneration {
 
 struct ResolvedRequest {
   sampling::SamplingParams sampling;
-  sampling::StopChecker stop;        // eos ids (unless ignored), max_new_tokens, context limit
+  sampling::StopChecker stop;  // eos ids (unless ignored), max_new_tokens, context limit
   std::vector<std::string> stop_strings;
-  std::vector<std::int64_t> stop_token_ids;
-  std::vector<std::int32_t> kept_specials;  // the package's (PackageGeneration::kept_specials)
+  std::vector<TokenId> stop_token_ids;
+  std::vector<TokenId> kept_specials;  // the package's (PackageGeneration::kept_specials)
   int prefill_chunk = 0;
   bool truncate_prompt = false;
-  std::optional<int> logprobs;       // unset = off; else alternatives per token, [0, kMaxTopLogprobs]
-  bool prompt_logprobs = false;      // also the prompt's logprobs (logprobs is then set)
-  bool prefill_only = false;         // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
-  bool stop_on_eos = true;           // false: ignore_eos (a workflow's generation_eos loop runs every trip)
+  std::optional<int> logprobs;   // unset = off; else alternatives per token, [0, kMaxTopLogprobs]
+  bool prompt_logprobs = false;  // also the prompt's logprobs (logprobs is then set)
+  bool prefill_only = false;     // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
+  bool stop_on_eos = true;       // false: ignore_eos (a workflow's generation_eos loop runs every trip)
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable. A

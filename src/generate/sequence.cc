@@ -3,15 +3,14 @@
 #include <limits>
 
 #include "generate/engine.h"
+#include "generate/sequence_factory.h"
 
 namespace ogai::generate {
 
 GenerationResult generate_sequence(const SequenceModel& model, const ResolvedRequest& request,
-                                   std::span<const std::int32_t> prompt, SequenceState& state,
+                                   std::span<const TokenId> prompt, SequenceState& state,
                                    const StreamCallback& on_token, const Speculation& speculation) {
-  auto sequence = std::make_shared<LiveSequence>(model, request, prompt, on_token);
-  if (speculation.drafter) sequence->set_speculation(speculation);
-  sequence->set_state(std::move(state));
+  auto sequence = make_sequence({model, request, prompt, on_token, speculation, std::move(state)});
   EngineLimits limits;
   limits.max_rows = 1;
   limits.step_tokens = std::numeric_limits<std::size_t>::max();  // the whole prompt in one step

@@ -21,10 +21,10 @@ struct SequenceState {
 
   kv::KvCache cache;
   AttentionState attention;
-  std::vector<std::int32_t> tokens;  // tokens whose KV is in `cache`
+  std::vector<TokenId> tokens;  // tokens whose KV is in `cache`
 
  private:
-  SequenceState(kv::KvCache c, AttentionState a, std::vector<std::int32_t> t)
+  SequenceState(kv::KvCache c, AttentionState a, std::vector<TokenId> t)
       : cache(std::move(c)), attention(std::move(a)), tokens(std::move(t)) {}
 };
 
@@ -41,7 +41,7 @@ struct Speculation;
 // drafter. Throws ogai::Error for a prompt that does not fit (unless truncation was
 // asked) and for ORT failures; `state` stays usable afterwards.
 GenerationResult generate_sequence(const SequenceModel& model, const ResolvedRequest& request,
-                                   std::span<const std::int32_t> prompt, SequenceState& state,
+                                   std::span<const TokenId> prompt, SequenceState& state,
                                    const StreamCallback& on_token, const Speculation& speculation);
 
 }  // namespace ogai::generate

@@ -13,9 +13,9 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
-std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const ResolvedRequest& request) {
+std::vector<TokenId> fit_prompt(std::span<const TokenId> prompt, const ResolvedRequest& request) {
   if (prompt.empty()) fail(ErrorCode::kInvalidArgument, "prompt", "the prompt has no tokens");
-  std::vector<std::int32_t> ids(prompt.begin(), prompt.end());
+  std::vector<TokenId> ids(prompt.begin(), prompt.end());
   const auto& limit = request.stop.context_limit;
   if (limit && static_cast<std::int64_t>(ids.size()) >= *limit) {
     if (!request.truncate_prompt)
@@ -38,7 +38,7 @@ void truncate_state(SequenceState& state, std::size_t length) {
   state.tokens.resize(length);
 }
 
-std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt) {
+std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt) {
   auto mismatch = std::mismatch(state.tokens.begin(), state.tokens.end(), prompt.begin(), prompt.end());
   std::size_t common = std::min<std::size_t>(mismatch.first - state.tokens.begin(), prompt.size() - 1);
   if (!state.cache.can_rewind(static_cast<std::int64_t>(common))) common = 0;  // recurrent state: start over
@@ -46,22 +46,13 @@ std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> pro
   return common;
 }
 
-StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
+StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
                 double& run_seconds, const StepHook& on_step) {
-  std::int64_t ids_inline[16];
-  std::vector<std::int64_t> ids_heap;
-  std::int64_t* ids = ids_inline;
-  if (tokens.size() > 16) {
-    ids_heap.resize(tokens.size());
-    ids = ids_heap.data();
-  }
-  std::copy(tokens.begin(), tokens.end(), ids);
   const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
   StepOutput out;
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
-    out = decoder.step(std::span<const std::int64_t>(ids + begin, n), static_cast<std::int64_t>(n), {},
-                       state.attention, state.cache);
+    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache);
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);
     state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);

@@ -16,19 +16,19 @@ using Clock = std::chrono::steady_clock;
 
 // The prompt as it will be fed: checked against the context; when truncation is asked, its end is
 // kept, leaving room for max_new_tokens (at least one token).
-std::vector<std::int32_t> fit_prompt(std::span<const std::int32_t> prompt, const ResolvedRequest& request);
+std::vector<TokenId> fit_prompt(std::span<const TokenId> prompt, const ResolvedRequest& request);
 
 // Rewinds the state to the longest prefix it shares with `prompt`, keeping at least one prompt
 // token to feed (its logits start generation); state that cannot rewind there (recurrent) starts
 // over. Returns the number of tokens kept.
-std::size_t reuse_prefix(SequenceState& state, std::span<const std::int32_t> prompt);
+std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt);
 
 // Called with each step's output and the range of `tokens` that step fed: [begin, begin + n).
 using StepHook = std::function<void(StepOutput& out, std::size_t begin, std::size_t n)>;
 
 // Feeds tokens (in chunks of at most `chunk`, 0 = all) and returns the last step's output;
 // adds the time spent inside ONNX Runtime to `run_seconds`. `on_step` (may be empty) sees every step.
-StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const std::int32_t> tokens, int chunk,
+StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
                 double& run_seconds, const StepHook& on_step = {});
 
 // Keeps the first `length` positions of the state (KV, attention rows and tokens).

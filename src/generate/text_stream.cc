@@ -9,12 +9,12 @@ constexpr std::size_t kPrimingTokens = 8;  // enough context for every decoder's
 }  // namespace
 
 TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
-                       std::span<const std::int32_t> prompt, std::vector<std::int32_t> kept_specials)
+                       std::span<const TokenId> prompt, std::vector<TokenId> kept_specials)
     : decoder_(std::in_place, tokenizer, /*skip_special_tokens=*/true, kept_specials),
       matcher_(std::move(stop_strings)) {
   const auto context = prompt.last(std::min(prompt.size(), kPrimingTokens));
   std::string primed;
-  for (std::int32_t id : context) primed += decoder_->step(id);
+  for (TokenId id : context) primed += decoder_->step(id);
   // Prompt text the decoder still holds back (e.g. an incomplete character) comes out with the
   // first generated tokens; it is the prompt's, so it is dropped there.
   const std::string full = tokenizer.decode_keeping(context, kept_specials);
@@ -23,7 +23,7 @@ TextStream::TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::s
 
 TextStream::TextStream(std::vector<std::string> stop_strings) : matcher_(std::move(stop_strings)) {}
 
-std::string TextStream::piece_of(std::int32_t id) {
+std::string TextStream::piece_of(TokenId id) {
   if (decoder_) return decoder_->step(id);
   return (pushed_++ == 0 ? "" : " ") + std::to_string(id);
 }
@@ -47,7 +47,7 @@ std::string_view TextStream::emit(std::string chunk) {
   return std::string_view(text_).substr(last_size_);
 }
 
-std::string_view TextStream::push(std::int32_t id) {
+std::string_view TextStream::push(TokenId id) {
   std::string piece = piece_of(id);
   drop_owed(piece);
   if (piece.empty()) return {};

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/token_id.h"
 #include "sampling/stop_strings.h"
 #include "tokenizer/streaming_decoder.h"
 
@@ -27,13 +28,13 @@ namespace ogai::generate {
 class TextStream {
  public:
   TextStream(const tokenizer::Tokenizer& tokenizer, std::vector<std::string> stop_strings,
-             std::span<const std::int32_t> prompt = {}, std::vector<std::int32_t> kept_specials = {});
+             std::span<const TokenId> prompt = {}, std::vector<TokenId> kept_specials = {});
   // The ids-as-text stream.
   explicit TextStream(std::vector<std::string> stop_strings);
 
   // Feeds one generated id; returns the text that became safe to show (often empty). Valid until
   // the next call.
-  std::string_view push(std::int32_t id);
+  std::string_view push(TokenId id);
   // Ends the stream (for a reason other than a stop string): returns what was held back.
   std::string_view finish();
 
@@ -44,7 +45,7 @@ class TextStream {
   std::string_view emit(std::string chunk);
   void drop_owed(std::string& piece);
 
-  std::string piece_of(std::int32_t id);
+  std::string piece_of(TokenId id);
 
   std::optional<tokenizer::StreamingDecoder> decoder_;  // unset: ids as text
   std::size_t pushed_ = 0;

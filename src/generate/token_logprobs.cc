@@ -15,7 +15,7 @@ bool better(const TokenLogprob& a, const TokenLogprob& b) {
 }
 
 // Replaces the heap's worst entry with (id, x).
-void replace_worst(std::vector<TokenLogprob>& heap, std::int32_t id, float x) {
+void replace_worst(std::vector<TokenLogprob>& heap, TokenId id, float x) {
   std::pop_heap(heap.begin(), heap.end(), better);
   heap.back() = {id, x};
   std::push_heap(heap.begin(), heap.end(), better);
@@ -59,7 +59,7 @@ float log_sum_exp_shifted(std::span<const float> row, float max) {
 void select_top(std::span<const float> row, std::size_t n, std::vector<TokenLogprob>& heap) {
   heap.clear();
   const std::size_t first = std::min(n, row.size());
-  for (std::size_t i = 0; i < first; ++i) heap.push_back({static_cast<std::int32_t>(i), row[i]});
+  for (std::size_t i = 0; i < first; ++i) heap.push_back({static_cast<TokenId>(i), row[i]});
   std::make_heap(heap.begin(), heap.end(), better);
   if (heap.empty()) return;
   float threshold = heap.front().logprob;
@@ -69,7 +69,7 @@ void select_top(std::span<const float> row, std::size_t n, std::vector<TokenLogp
     if (!(row_max(row.subspan(begin, end - begin)) > threshold)) continue;
     for (std::size_t i = begin; i < end; ++i) {
       if (row[i] > threshold) {
-        replace_worst(heap, static_cast<std::int32_t>(i), row[i]);
+        replace_worst(heap, static_cast<TokenId>(i), row[i]);
         threshold = heap.front().logprob;
       }
     }
@@ -85,7 +85,7 @@ void finish_top(std::vector<TokenLogprob>& heap, float max, float log_sum, std::
 
 }  // namespace
 
-TokenLogprobs compute_token_logprobs(std::span<const float> logits, std::int32_t chosen, int top_n) {
+TokenLogprobs compute_token_logprobs(std::span<const float> logits, TokenId chosen, int top_n) {
   std::vector<TokenLogprob> heap;
   select_top(logits, static_cast<std::size_t>(std::max(top_n, 0)), heap);
   const float max = row_max(logits);
@@ -107,7 +107,7 @@ std::span<float> LogprobRecorder::observe(std::span<float> raw) {
   return copy_;
 }
 
-const TokenLogprobs* LogprobRecorder::entry(std::int32_t chosen) {
+const TokenLogprobs* LogprobRecorder::entry(TokenId chosen) {
   if (!top_n_) return nullptr;
   entry_.id = chosen;
   entry_.logprob = (raw_[static_cast<std::size_t>(chosen)] - max_) - log_sum_;

@@ -26,7 +26,7 @@ inline constexpr int kMaxTopLogprobs = 20;
 
 // The entry of `chosen` for the logits row `logits` with `top_n` alternatives: the reference
 // computation (tests, and what LogprobRecorder computes in fewer passes).
-TokenLogprobs compute_token_logprobs(std::span<const float> logits, std::int32_t chosen, int top_n);
+TokenLogprobs compute_token_logprobs(std::span<const float> logits, TokenId chosen, int top_n);
 
 class LogprobRecorder {
  public:
@@ -39,14 +39,14 @@ class LogprobRecorder {
   std::span<float> observe(std::span<float> raw);
   // The entry of the token sampled from the last observed row (valid until the next observe());
   // nullptr when off.
-  const TokenLogprobs* entry(std::int32_t chosen);
+  const TokenLogprobs* entry(TokenId chosen);
 
  private:
   std::optional<int> top_n_;
   std::span<const float> raw_;
   std::vector<float> copy_;
   float max_ = 0;
-  float log_sum_ = 0;  // log(sum exp(x - max_))
+  float log_sum_ = 0;               // log(sum exp(x - max_))
   std::vector<TokenLogprob> heap_;  // N best logits (logprob holds the raw logit), worst first
   TokenLogprobs entry_;
 };

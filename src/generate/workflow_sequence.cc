@@ -1,5 +1,6 @@
 #include "generate/workflow_sequence.h"
 
+#include <limits>
 #include <random>
 
 #include "base/error.h"
@@ -30,9 +31,9 @@ void check_request(const ResolvedRequest& r) {
 }
 
 workflow::RunRequest make_run_request(const WorkflowModel& model, const ResolvedRequest& r,
-                                      std::span<const std::int32_t> prompt) {
+                                      std::span<const TokenId> prompt) {
   workflow::RunRequest run;
-  run.prompt_tokens = std::vector<std::int64_t>(prompt.begin(), prompt.end());
+  run.prompt_tokens = std::vector<TokenId>(prompt.begin(), prompt.end());
   if (r.stop.max_new_tokens)
     run.max_new_tokens = *r.stop.max_new_tokens;
   else if (r.prefill_only)
@@ -55,7 +56,7 @@ workflow::RunRequest make_run_request(const WorkflowModel& model, const Resolved
   return run;
 }
 
-GenerationResult with_prompt(std::span<const std::int32_t> prompt) {
+GenerationResult with_prompt(std::span<const TokenId> prompt) {
   GenerationResult r;
   r.prompt_ids.assign(prompt.begin(), prompt.end());
   return r;
@@ -64,7 +65,7 @@ GenerationResult with_prompt(std::span<const std::int32_t> prompt) {
 }  // namespace
 
 WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedRequest& request,
-                                   std::span<const std::int32_t> prompt, StreamCallback on_token)
+                                   std::span<const TokenId> prompt, StreamCallback on_token)
     : request_(request),
       on_token_(std::move(on_token)),
       result_(with_prompt(prompt)),
@@ -88,7 +89,11 @@ void WorkflowSequence::take(const std::string& output, std::int64_t row, const o
     fail(ErrorCode::kUnsupported, "output '" + output + "'",
          "the workflow emitted rows {} and {}; a generation streams one row", *row_, row);
   workflow::int_values_into(chunk, chunk_ids_, workflow::WhatFn([&] { return "output '" + output + "'"; }));
-  pending_.insert(pending_.end(), chunk_ids_.begin(), chunk_ids_.end());
+  for (std::int64_t id : chunk_ids_) {  // the tensor's ids as TokenId (ogai/token_id.h)
+    if (id < std::numeric_limits<TokenId>::min() || id > std::numeric_limits<TokenId>::max())
+      fail(ErrorCode::kInvalidArgument, "output '" + output + "'", "emitted token id {} does not fit 32 bits", id);
+    pending_.push_back(static_cast<TokenId>(id));
+  }
 }
 
 void WorkflowSequence::step() {

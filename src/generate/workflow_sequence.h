@@ -43,7 +43,7 @@ struct WorkflowModel {
 class WorkflowSequence : public Generation {
  public:
   // Throws ogai::Error for options the workflow cannot serve and for what binding refuses.
-  WorkflowSequence(const WorkflowModel& model, const ResolvedRequest& request, std::span<const std::int32_t> prompt,
+  WorkflowSequence(const WorkflowModel& model, const ResolvedRequest& request, std::span<const TokenId> prompt,
                    StreamCallback on_token);
 
   // One loop trip: its ids are streamed; the sequence is done once the workflow ended or a stop
@@ -66,8 +66,8 @@ class WorkflowSequence : public Generation {
   OutputStream output_;
   std::string tokens_output_;
   std::int64_t budget_ = -1;             // the trips the workflow may run (max_new_tokens), -1 = its own
-  std::vector<std::int64_t> pending_;    // ids emitted by the trip in progress
-  std::vector<std::int64_t> chunk_ids_;  // one emitted chunk's ids (reused: no allocation per trip)
+  std::vector<TokenId> pending_;         // ids emitted by the trip in progress
+  std::vector<std::int64_t> chunk_ids_;  // one emitted chunk's ids as the tensor holds them (reused)
   std::optional<std::int64_t> row_;      // the one row the tokens output publishes
   std::optional<workflow::Run> run_;
   PhaseTimes times_;

@@ -30,7 +30,7 @@ const std::array<std::array<float, 8>, 256>& byte_mask_table() {
 }  // namespace
 
 GrammarConstraint::GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar,
-                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<std::int64_t> end_ids,
+                                     std::shared_ptr<const Vocabulary> vocabulary, std::vector<TokenId> end_ids,
                                      MaskPath path)
     : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), end_ids_(std::move(end_ids)), path_(path) {
   std::sort(end_ids_.begin(), end_ids_.end());
@@ -56,7 +56,7 @@ GrammarState::GrammarState(const GrammarConstraint& constraint)
       state_(matcher_.initial()),
       walk_states_(vocabulary_.trie().max_depth + 1, Matcher::kDead) {}
 
-bool GrammarState::is_end(std::int64_t id) const {
+bool GrammarState::is_end(TokenId id) const {
   return std::binary_search(constraint_.end_ids_.begin(), constraint_.end_ids_.end(), id);
 }
 
@@ -167,7 +167,7 @@ void GrammarState::compute_mask(std::vector<std::uint64_t>& words) {
     // whole. Dead: no byte of the class follows the run, so they are all rejected.
     if (end == RunEnd::kCapped) walk_trie(split.long_runs, state_, words);
   }
-  for (std::int64_t id : constraint_.end_ids_)
+  for (TokenId id : constraint_.end_ids_)
     if (id >= 0 && static_cast<std::size_t>(id) < vocabulary_.size())
       words[static_cast<std::size_t>(id) >> 6] &= ~(std::uint64_t{1} << (id & 63));
 }
@@ -191,7 +191,7 @@ const TokenMask& GrammarState::allowed_text_tokens() {
   return *(cache_[state_] = std::move(mask));
 }
 
-bool GrammarState::allows_by_walk(std::int64_t id) {
+bool GrammarState::allows_by_walk(TokenId id) {
   if (ended_ || id < 0) return false;
   if (is_end(id)) return matcher_.accepting(state_);
   if (static_cast<std::size_t>(id) >= vocabulary_.size()) return false;
@@ -204,7 +204,7 @@ void GrammarState::mask(std::span<float> logits) {
   const bool accepting = complete();
   bool any = false;
   saved_.clear();
-  for (std::int64_t id : constraint_.end_ids_)
+  for (TokenId id : constraint_.end_ids_)
     saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)]
                                                                              : 0.0f);
   const std::size_t v = logits.size();
@@ -232,7 +232,7 @@ void GrammarState::mask(std::span<float> logits) {
   }
   bool end_allowed = false;
   for (std::size_t k = 0; k < constraint_.end_ids_.size(); ++k) {
-    const std::int64_t id = constraint_.end_ids_[k];
+    const TokenId id = constraint_.end_ids_[k];
     if (id < 0 || static_cast<std::size_t>(id) >= v) continue;
     logits[static_cast<std::size_t>(id)] = accepting ? saved_[k] : -INFINITY;
     end_allowed = end_allowed || accepting;
@@ -250,7 +250,7 @@ void GrammarState::mask(std::span<float> logits) {
   }
 }
 
-void GrammarState::accept(std::int64_t token) {
+void GrammarState::accept(TokenId token) {
   if (ended_) fail(ErrorCode::kInvalidArgument, "response_format", "token {} follows the end of the grammar", token);
   if (is_end(token)) {
     if (!matcher_.accepting(state_))

@@ -51,19 +51,19 @@ enum class MaskPath { kRuns, kWholeTrie };
 class GrammarConstraint final : public sampling::Constraint {
  public:
   GrammarConstraint(std::shared_ptr<const CompiledGrammar> grammar, std::shared_ptr<const Vocabulary> vocabulary,
-                    std::vector<std::int64_t> end_ids, MaskPath path = MaskPath::kRuns);
+                    std::vector<TokenId> end_ids, MaskPath path = MaskPath::kRuns);
   std::unique_ptr<sampling::ConstraintState> start() const override;
   std::unique_ptr<GrammarState> start_state() const;
 
   const CompiledGrammar& grammar() const { return *grammar_; }
   const Vocabulary& vocabulary() const { return *vocabulary_; }
-  const std::vector<std::int64_t>& end_ids() const { return end_ids_; }
+  const std::vector<TokenId>& end_ids() const { return end_ids_; }
 
  private:
   friend class GrammarState;
   std::shared_ptr<const CompiledGrammar> grammar_;
   std::shared_ptr<const Vocabulary> vocabulary_;
-  std::vector<std::int64_t> end_ids_;  // sorted, unique
+  std::vector<TokenId> end_ids_;  // sorted, unique
   MaskPath path_;
   // Per RunSplit::Kind: the bytes of the class, and one of them.
   std::array<ByteSet, RunSplit::kKinds> run_sets_;
@@ -76,7 +76,7 @@ class GrammarState final : public sampling::ConstraintState {
   // `constraint` must outlive the state (a Sampler guarantees it: it holds the constraint).
   explicit GrammarState(const GrammarConstraint& constraint);
   void mask(std::span<float> logits) override;
-  void accept(std::int64_t token) override;
+  void accept(TokenId token) override;
   bool complete() const override { return !ended_ && matcher_.accepting(state_); }
 
   // The tokens whose bytes may follow (end ids excluded), as bits over the vocabulary: bit i of
@@ -84,7 +84,7 @@ class GrammarState final : public sampling::ConstraintState {
   const TokenMask& allowed_text_tokens();
   // Whether token `id` may come next (end ids included), by walking its bytes alone: the brute-
   // force reference the tests compare allowed_text_tokens() with.
-  bool allows_by_walk(std::int64_t id);
+  bool allows_by_walk(TokenId id);
   Matcher& matcher() { return matcher_; }
   // How many masks this state computed by a run path (of that kind; of either) and by walking
   // the whole trie.
@@ -101,7 +101,7 @@ class GrammarState final : public sampling::ConstraintState {
   static constexpr Matcher::State kUnknown = -2, kDiverges = -1;
   enum class RunEnd { kDead, kCapped, kDiverges };
 
-  bool is_end(std::int64_t id) const;
+  bool is_end(TokenId id) const;
   void compute_mask(std::vector<std::uint64_t>& words);
   // Where every byte of the class leads from `s`: one state, kDead (all die) or kDiverges (memoized).
   Matcher::State run_next(RunSplit::Kind kind, Matcher::State s);

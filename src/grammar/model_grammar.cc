@@ -29,7 +29,8 @@ std::shared_ptr<const Vocabulary> ModelGrammar::vocabulary() const {
     vocabulary_ = Vocabulary::from_tokenizer(tokenizer_);
     for (std::size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
       const auto i = static_cast<std::int32_t>(id);
-      if (tokenizer_.has_id(i) && tokenizer_.is_special(i) && !tokenizer_.id_to_token(i).empty()) specials_.push_back(i);
+      if (tokenizer_.has_id(i) && tokenizer_.is_special(i) && !tokenizer_.id_to_token(i).empty())
+        specials_.push_back(i);
     }
   });
   return vocabulary_;
@@ -47,7 +48,7 @@ std::shared_ptr<const Vocabulary> ModelGrammar::vocabulary_with(const std::vecto
 }
 
 std::vector<std::int32_t> ModelGrammar::spec_markers(const ResponseFormat& format,
-                                                     const std::vector<std::int64_t>& end_ids) const {
+                                                     const std::vector<TokenId>& end_ids) const {
   std::vector<std::int32_t> markers;
   if (format.kind != ResponseFormat::Kind::kToolCalls) return markers;
   nlohmann::json spec = nlohmann::json::parse(format.text, nullptr, false);
@@ -58,16 +59,17 @@ std::vector<std::int32_t> ModelGrammar::spec_markers(const ResponseFormat& forma
   for (std::int32_t id : specials_) {
     if (std::find(end_ids.begin(), end_ids.end(), id) != end_ids.end()) continue;
     const std::string text = tokenizer_.id_to_token(id);
-    if (std::any_of(strings.begin(), strings.end(), [&](const std::string& s) { return s.find(text) != std::string::npos; }))
+    if (std::any_of(strings.begin(), strings.end(),
+                    [&](const std::string& s) { return s.find(text) != std::string::npos; }))
       markers.push_back(id);
   }
   return markers;
 }
 
 std::shared_ptr<const GrammarConstraint> ModelGrammar::constraint(const ResponseFormat& format,
-                                                                  const std::vector<std::int64_t>& end_ids) const {
+                                                                  const std::vector<TokenId>& end_ids) const {
   std::string key = std::to_string(static_cast<int>(format.kind)) + ":";
-  for (std::int64_t id : end_ids) key += std::to_string(id) + ",";
+  for (TokenId id : end_ids) key += std::to_string(id) + ",";
   key += ":" + std::to_string(format.whitespace) + ":" + format.text;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -34,10 +34,10 @@ class ModelGrammar {
   // The special tokens, other than `end_ids`, whose text occurs in a kToolCalls spec's own strings
   // (begin, call_template, call_open/close, separator, end, the argument dialect's delimiters; not
   // the functions' schemas), sorted.
-  std::vector<std::int32_t> spec_markers(const ResponseFormat& format, const std::vector<std::int64_t>& end_ids) const;
+  std::vector<std::int32_t> spec_markers(const ResponseFormat& format, const std::vector<TokenId>& end_ids) const;
   // `format` compiled (compile_response_format's errors) and bound to the vocabulary and end ids.
   std::shared_ptr<const GrammarConstraint> constraint(const ResponseFormat& format,
-                                                      const std::vector<std::int64_t>& end_ids) const;
+                                                      const std::vector<TokenId>& end_ids) const;
 
  private:
   const tokenizer::Tokenizer& tokenizer_;

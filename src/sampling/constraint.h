@@ -12,6 +12,8 @@
 #include <memory>
 #include <span>
 
+#include "ogai/token_id.h"
+
 namespace ogai::sampling {
 
 class ConstraintState {
@@ -23,7 +25,7 @@ class ConstraintState {
   // all may follow (a grammar the vocabulary cannot spell).
   virtual void mask(std::span<float> logits) = 0;
   // Advances over a chosen token. Throws ogai::Error for a token mask() forbids.
-  virtual void accept(std::int64_t token) = 0;
+  virtual void accept(TokenId token) = 0;
   // True when the text accepted so far is a complete match (an end token may follow).
   virtual bool complete() const = 0;
 };

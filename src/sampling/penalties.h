@@ -17,7 +17,7 @@
 namespace ogai::sampling {
 
 // logits[id] += bias for each (id, bias) (OpenAI logit_bias).
-void apply_logit_bias(std::span<float> logits, std::span<const std::pair<int32_t, float>> bias);
+void apply_logit_bias(std::span<float> logits, std::span<const std::pair<TokenId, float>> bias);
 
 // HF RepetitionPenaltyLogitsProcessor: for every distinct id of prompt + generated text,
 // logits[id] = logits[id] < 0 ? logits[id] * penalty : logits[id] / penalty. Applied once per
@@ -26,7 +26,6 @@ void apply_repetition_penalty(std::span<float> logits, const TokenHistory& histo
 
 // OpenAI frequency/presence penalties over generated tokens only (vLLM's definition):
 // logits[id] -= frequency * count(id); then logits[id] -= presence for every generated id.
-void apply_frequency_presence(std::span<float> logits, const TokenHistory& history,
-                              float frequency, float presence);
+void apply_frequency_presence(std::span<float> logits, const TokenHistory& history, float frequency, float presence);
 
 }  // namespace ogai::sampling

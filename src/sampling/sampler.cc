@@ -16,15 +16,15 @@ namespace {
 
 }  // namespace
 
-int64_t argmax(std::span<const float> logits) {
-  int64_t best = -1;
+TokenId argmax(std::span<const float> logits) {
+  TokenId best = -1;
   float best_value = -INFINITY;
   for (size_t i = 0; i < logits.size(); ++i) {
     float x = logits[i];
     if (!(x <= best_value)) {  // greater, or NaN
       if (std::isnan(x)) fail_bad_logit(x, i);
       best_value = x;
-      best = static_cast<int64_t>(i);
+      best = static_cast<TokenId>(i);
     }
   }
   if (best < 0) fail_nothing_left();
@@ -32,7 +32,8 @@ int64_t argmax(std::span<const float> logits) {
 }
 
 Sampler::Sampler(SamplingParams params, int64_t vocab_size)
-    : params_(std::move(params)), vocab_size_(vocab_size),
+    : params_(std::move(params)),
+      vocab_size_(vocab_size),
       rng_(params_.seed ? *params_.seed : nondeterministic_seed()) {
   params_.validate();
   history_.reset(vocab_size, {});
@@ -41,7 +42,7 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
       fail(ErrorCode::kInvalidArgument, fmt::format("sampling.logit_bias[{}]", id),
            "token id {} is outside the vocabulary [0, {})", id, vocab_size);
     }
-    bias_.emplace_back(static_cast<int32_t>(id), static_cast<float>(value));
+    bias_.emplace_back(id, static_cast<float>(value));
   }
   plan_chain();
   if (params_.constraint) constraint_ = params_.constraint->start();
@@ -49,8 +50,7 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
 
 void Sampler::plan_chain() {
   // HF clamps top_k to [min_tokens_to_keep, V]; at V it keeps everything.
-  top_k_active_ = params_.top_k > 0 &&
-                  std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
+  top_k_active_ = params_.top_k > 0 && std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
   const bool rank_filters = top_k_active_ || params_.top_p < 1.0 || params_.typical_p < 1.0 ||
                             (params_.min_p > 0.0 && params_.min_tokens_to_keep > 1);
   dense_path_ = !rank_filters;
@@ -60,21 +60,21 @@ void Sampler::plan_chain() {
   if (!dense_path_) candidates_.reserve(vocab);
 }
 
-void Sampler::reset(std::span<const int64_t> prompt_ids) {
+void Sampler::reset(std::span<const TokenId> prompt_ids) {
   history_.reset(vocab_size_, prompt_ids);
   if (params_.seed) rng_ = Rng(*params_.seed);
   if (params_.constraint) constraint_ = params_.constraint->start();
 }
 
-void Sampler::accept(int64_t token) {
+void Sampler::accept(TokenId token) {
   history_.push(token);
   if (constraint_) constraint_->accept(token);
 }
 
 void Sampler::check_size(std::span<const float> logits) const {
   if (static_cast<int64_t>(logits.size()) != vocab_size_) {
-    fail(ErrorCode::kInvalidArgument, "logits", "{} values given; the sampler's vocabulary is {}",
-         logits.size(), vocab_size_);
+    fail(ErrorCode::kInvalidArgument, "logits", "{} values given; the sampler's vocabulary is {}", logits.size(),
+         vocab_size_);
   }
 }
 
@@ -108,7 +108,7 @@ void Sampler::apply_warpers(std::span<float> logits) {
   if (params_.typical_p < 1.0) filter_typical_p(candidates_, params_.typical_p, min_keep);
 }
 
-int64_t Sampler::draw() {
+TokenId Sampler::draw() {
   if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();
   candidates_.ensure_weights();
   const double target = rng_.uniform() * candidates_.total_weight();
@@ -119,7 +119,7 @@ int64_t Sampler::draw() {
   fail_nothing_left();
 }
 
-int64_t Sampler::sample(std::span<float> logits) {
+TokenId Sampler::sample(std::span<float> logits) {
   check_size(logits);
   apply_processors(logits);
   if (params_.greedy()) return argmax(logits);
@@ -128,15 +128,15 @@ int64_t Sampler::sample(std::span<float> logits) {
   return draw();
 }
 
-int64_t Sampler::sample_dense(std::span<float> logits) {
+TokenId Sampler::sample_dense(std::span<float> logits) {
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
   dense_.compute(logits);
   if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
-  return dense_.draw(rng_.uniform());
+  return static_cast<TokenId>(dense_.draw(rng_.uniform()));
 }
 
-int64_t Sampler::next(std::span<float> logits) {
-  int64_t token = sample(logits);
+TokenId Sampler::next(std::span<float> logits) {
+  TokenId token = sample(logits);
   accept(token);
   return token;
 }

@@ -50,17 +50,17 @@ class Sampler {
   // Starts a sequence: the history becomes the prompt (for the repetition penalty) and, when
   // params.seed is set, the generator restarts from it, so a reused Sampler repeats its draws.
   // A constraint restarts at the beginning of its grammar.
-  void reset(std::span<const int64_t> prompt_ids);
+  void reset(std::span<const TokenId> prompt_ids);
 
   // Runs the chain on `logits` (size V, overwritten) and returns the chosen id. Does not record
   // it: call accept() with the token the sequence actually continues with, or use next().
   // Throws ogai::Error when a logit is NaN/+inf or every token ends up at -inf.
-  int64_t sample(std::span<float> logits);
+  TokenId sample(std::span<float> logits);
   // Appends a generated token to the history the penalties read (and advances the constraint,
   // which throws ogai::Error for a token it forbids).
-  void accept(int64_t token);
+  void accept(TokenId token);
   // sample() then accept(): the call of a plain decode loop.
-  int64_t next(std::span<float> logits);
+  TokenId next(std::span<float> logits);
 
   // The distribution sample() would draw from (in greedy mode: the softmax of the processed
   // logits, whose argmax greedy picks), with normalized p, in rank or id order. Overwrites
@@ -84,12 +84,12 @@ class Sampler {
   void check_size(std::span<const float> logits) const;
   void apply_processors(std::span<float> logits);
   void apply_warpers(std::span<float> logits);
-  int64_t draw();
-  int64_t sample_dense(std::span<float> logits);
+  TokenId draw();
+  TokenId sample_dense(std::span<float> logits);
 
   SamplingParams params_;
   int64_t vocab_size_;
-  std::vector<std::pair<int32_t, float>> bias_;  // logit_bias in id order, float32
+  std::vector<std::pair<TokenId, float>> bias_;  // logit_bias in id order, float32
   TokenHistory history_;
   bool top_k_active_ = false;  // top_k clamped by HF's rule is below V
   bool dense_path_ = false;    // no rank-based filter: draw from dense_, skip candidates_
@@ -101,6 +101,6 @@ class Sampler {
 
 // Greedy choice: index of the largest logit, the lowest such index on ties (torch.argmax).
 // Throws ogai::Error on a NaN logit or when every logit is -inf.
-int64_t argmax(std::span<const float> logits);
+TokenId argmax(std::span<const float> logits);
 
 }  // namespace ogai::sampling

@@ -60,7 +60,7 @@ struct SamplingParams {
 
   // OpenAI logit bias: token id -> value added to its logit before everything else.
   // Empty by default. Ids >= 0 (and < vocabulary size, checked by Sampler); values in [-100, 100].
-  std::map<int64_t, double> logit_bias;
+  std::map<TokenId, double> logit_bias;
 
   // Seed of the sampler's generator (see rng.h). Unset (default): a nondeterministic seed.
   std::optional<uint64_t> seed;

@@ -10,27 +10,28 @@
 #include <vector>
 
 #include "ogai/finish_reason.h"
+#include "ogai/token_id.h"
 
 namespace ogai::sampling {
 
 struct StopChecker {
   // End-of-sequence ids (package special tokens, generation_config.json, tokenizer). An EOS token
   // ends generation and is not part of the text.
-  std::vector<int64_t> eos_ids;
+  std::vector<TokenId> eos_ids;
   // Most tokens to generate (>= 1); unset: no limit besides the context.
   std::optional<int64_t> max_new_tokens;
   // Most tokens in prompt + generated text (the model's max_sequence_length); unset: no limit.
   std::optional<int64_t> context_limit;
 
-  bool is_eos(int64_t token) const;
+  bool is_eos(TokenId token) const;
 
   // Throws ogai::Error (kInvalidArgument) when max_new_tokens < 1, or when the prompt leaves no
   // room for one generated token (prompt_tokens >= context_limit), naming both numbers.
   void check_prompt(int64_t prompt_tokens) const;
 
-  // The finish reason after a token was sampled (nullopt: keep generating). generated counts the new tokens including this
-  // one; total counts prompt + generated. Precedence: cancelled, eos, stop string, length.
-  std::optional<FinishReason> check(int64_t token, int64_t generated, int64_t total, bool cancelled,
+  // The finish reason after a token was sampled (nullopt: keep generating). generated counts the new tokens including
+  // this one; total counts prompt + generated. Precedence: cancelled, eos, stop string, length.
+  std::optional<FinishReason> check(TokenId token, int64_t generated, int64_t total, bool cancelled,
                                     bool stop_string_hit) const;
 };
 

@@ -26,8 +26,9 @@ std::vector<std::string> read_stop(const FieldReader& f) {
   const nlohmann::json* v = f.get("stop");
   if (v == nullptr) return {};
   if (v->is_string()) return {v->get<std::string>()};
-  if (!v->is_array()) throw invalid_request("stop", "stop: expected a string or an array of strings, got " +
-                                                        std::string(json_type_name(*v)));
+  if (!v->is_array())
+    throw invalid_request("stop",
+                          "stop: expected a string or an array of strings, got " + std::string(json_type_name(*v)));
   std::vector<std::string> stops;
   for (const auto& s : *v) {
     if (!s.is_string()) throw invalid_request("stop", "stop: every entry must be a string, got " + json_preview(s));
@@ -36,15 +37,15 @@ std::vector<std::string> read_stop(const FieldReader& f) {
   return stops;
 }
 
-std::map<std::int32_t, float> read_logit_bias(const FieldReader& f) {
+std::map<TokenId, float> read_logit_bias(const FieldReader& f) {
   const nlohmann::json* v = f.get("logit_bias");
   if (v == nullptr) return {};
   if (!v->is_object())
-    throw invalid_request("logit_bias", "logit_bias: expected an object of token id -> bias, got " +
-                                            std::string(json_type_name(*v)));
-  std::map<std::int32_t, float> bias;
+    throw invalid_request("logit_bias",
+                          "logit_bias: expected an object of token id -> bias, got " + std::string(json_type_name(*v)));
+  std::map<TokenId, float> bias;
   for (const auto& [key, value] : v->items()) {
-    std::int32_t id = 0;
+    TokenId id = 0;
     auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
     if (ec != std::errc() || end != key.data() + key.size() || key.empty())
       throw invalid_request("logit_bias", "logit_bias: key '" + key + "' is not a token id (an integer)");
@@ -70,8 +71,8 @@ void read_max_tokens(const FieldReader& f, GenerationOptions& o, bool echo) {
 void read_sampling(const FieldReader& f, SamplingOptions& s) {
   for (const SamplingField& field : kSamplingFields) {
     const char* name = field.name.data();
-    if (auto* m = std::get_if<SamplingField::FloatMember>(&field.member)) s.**m = f.float_number(name);
-    if (auto* m = std::get_if<SamplingField::IntMember>(&field.member)) s.**m = to_int(f, name);
+    if (auto* m = std::get_if<SamplingField::FloatMember>(&field.member)) s.** m = f.float_number(name);
+    if (auto* m = std::get_if<SamplingField::IntMember>(&field.member)) s.** m = to_int(f, name);
   }
   if (auto seed = f.integer("seed")) s.seed = static_cast<std::uint64_t>(*seed);  // negative seeds wrap
   s.logit_bias = read_logit_bias(f);
@@ -82,8 +83,8 @@ void read_stream(const FieldReader& f, ApiRequest& r) {
   const nlohmann::json* options = f.get("stream_options");
   if (options == nullptr) return;
   if (!options->is_object())
-    throw invalid_request("stream_options", "stream_options: expected an object, got " +
-                                                std::string(json_type_name(*options)));
+    throw invalid_request("stream_options",
+                          "stream_options: expected an object, got " + std::string(json_type_name(*options)));
   r.include_usage = FieldReader(*options, "stream_options.").boolean("include_usage").value_or(false);
 }
 
@@ -128,8 +129,9 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
     throw invalid_request("best_of", "best_of: " + std::to_string(r.best_of) + " is less than n (" +
                                          std::to_string(r.n) + "); best_of must be at least n");
   if (r.best_of > 1 && r.stream)
-    throw invalid_request("best_of", "best_of: the candidates are ranked once they all ended, so best_of > 1 "
-                                     "cannot be streamed; use \"stream\": false");
+    throw invalid_request("best_of",
+                          "best_of: the candidates are ranked once they all ended, so best_of > 1 "
+                          "cannot be streamed; use \"stream\": false");
   return r;
 }
 

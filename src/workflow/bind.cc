@@ -36,23 +36,18 @@ nlohmann::json role_scalar(const RunRequest& r, const std::string& role) {
   return nullptr;
 }
 
-Tensor prompt_tensor(const WorkflowInput& input, const std::vector<std::int64_t>& ids, const std::string& what) {
+Tensor prompt_tensor(const WorkflowInput& input, const std::vector<TokenId>& ids, const std::string& what) {
   Shape shape{static_cast<std::int64_t>(ids.size())};
   if (input.contract.rank == 2)
     shape.insert(shape.begin(), 1);
   else if (input.contract.rank != 1)
     fail(ErrorCode::kUnsupported, what, "a prompt_tokens role of rank {} cannot be filled", input.contract.rank);
-  // In the contract's dtype: int32 token ports (ORT GenAI exports) take the ids narrowed.
-  if (metadata::canonical_dtype(input.contract.dtype) == DataType::kInt32) {
-    std::vector<std::int32_t> narrow;
-    for (std::int64_t id : ids) {
-      if (id < INT32_MIN || id > INT32_MAX)
-        fail(ErrorCode::kInvalidArgument, what, "token id {} does not fit int32", id);
-      narrow.push_back(static_cast<std::int32_t>(id));
-    }
-    return Tensor::copy_of(std::span<const std::int32_t>(narrow), shape);
-  }
-  return Tensor::copy_of(std::span<const std::int64_t>(ids), shape);
+  // In the contract's dtype: int32 token ports (ORT GenAI exports) take the ids as they are,
+  // int64 ones widened here.
+  if (metadata::canonical_dtype(input.contract.dtype) == DataType::kInt32)
+    return Tensor::copy_of(std::span<const std::int32_t>(ids), shape);
+  const std::vector<std::int64_t> wide(ids.begin(), ids.end());
+  return Tensor::copy_of(std::span<const std::int64_t>(wide), shape);
 }
 
 std::optional<Tensor> take_caller(Context& ctx, const std::string& name, const WorkflowInput& input) {

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "ogai/token_id.h"
+
 #include "ort/tensor.h"
 
 namespace ogai::workflow {
@@ -18,9 +20,9 @@ struct RunRequest {
   // Caller tensors keyed by workflow input name (`request.input_ids`) or application alias
   // (`write_indices`). A caller tensor beats every other source, literals included.
   std::map<std::string, ort::Tensor> tensors;
-  std::optional<std::vector<std::int64_t>> prompt_tokens;  // fills a prompt_tokens role
-  std::optional<std::int64_t> max_new_tokens;  // fills max_iterations / max_output_tokens roles
-  std::optional<std::int64_t> seed;            // seed role (absent: 0)
+  std::optional<std::vector<TokenId>> prompt_tokens;  // fills a prompt_tokens role
+  std::optional<std::int64_t> max_new_tokens;         // fills max_iterations / max_output_tokens roles
+  std::optional<std::int64_t> seed;                   // seed role (absent: 0)
   // Whether the request samples follows sampling::request_samples (do_sample, else a temperature
   // > 0 or any filter set). Sampling: the unset values are temperature 1, top_k 0, top_p 1,
   // min_p 0. Greedy: sent as temperature 0, top_k 1, top_p 1, min_p 0 (digest §4).

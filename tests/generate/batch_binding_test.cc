@@ -29,7 +29,7 @@ bool same_bytes(const ort::Tensor& a, const ort::Tensor& b) {
 
 // A prefilled batch-1 cache of a prompt of `length` tokens (ids derived from `tag`).
 kv::KvCache prefill(const Decoder& decoder, std::int64_t length, int tag) {
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(length));
+  std::vector<TokenId> ids(static_cast<std::size_t>(length));
   for (std::int64_t i = 0; i < length; ++i) ids[static_cast<std::size_t>(i)] = 1 + (tag * 7 + i * 3) % 60;
   kv::KvCache cache(decoder.spec().cache, 1);
   AttentionState attention(1);
@@ -37,21 +37,24 @@ kv::KvCache prefill(const Decoder& decoder, std::int64_t length, int tag) {
   return cache;
 }
 
-std::int64_t argmax(StepOutput& out, std::int64_t row) {
+TokenId argmax(StepOutput& out, std::int64_t row) {
   std::vector<float> scratch;
   auto logits = out.row_logits(row, 0, scratch);
   std::size_t best = 0;
   for (std::size_t i = 1; i < logits.size(); ++i)
     if (logits[i] > logits[best]) best = i;
-  return static_cast<std::int64_t>(best);
+  return static_cast<TokenId>(best);
 }
 
 // Two batches holding the same rows, one stepped with binding, one without.
 class Twins {
  public:
   explicit Twins(const Decoder& d)
-      : bound_(d.spec().cache, d.state_memory()), plain_(d.spec().cache), bound_step_(d, BatchStep::Feed::kBound),
-        plain_step_(d, BatchStep::Feed::kPlain), decoder_(d) {}
+      : bound_(d.spec().cache, d.state_memory()),
+        plain_(d.spec().cache),
+        bound_step_(d, BatchStep::Feed::kBound),
+        plain_step_(d, BatchStep::Feed::kPlain),
+        decoder_(d) {}
 
   void join(std::int64_t length, int tag) {
     kv::KvCache solo = prefill(decoder_, length, tag);
@@ -83,13 +86,13 @@ class Twins {
 
   kv::BatchCache& bound() { return bound_; }
   BatchStep& bound_step() { return bound_step_; }
-  std::vector<std::int64_t>& tokens() { return tokens_; }
+  std::vector<TokenId>& tokens() { return tokens_; }
 
  private:
   kv::BatchCache bound_, plain_;
   BatchStep bound_step_, plain_step_;
   const Decoder& decoder_;
-  std::vector<std::int64_t> tokens_;
+  std::vector<TokenId> tokens_;
   std::string what_;
 };
 
@@ -98,7 +101,7 @@ void run_schedule(const Decoder& decoder, const std::string& name) {
   twins.join(5, 1);
   twins.join(9, 2);
   for (int s = 0; s < 3; ++s) twins.step(name + " two rows, step " + std::to_string(s));
-  twins.join(3, 3);  // a shorter row joins
+  twins.join(3, 3);   // a shorter row joins
   twins.join(12, 4);  // a longer one (shared buffers grow)
   for (int s = 0; s < 3; ++s) twins.step(name + " four rows, step " + std::to_string(s));
   twins.leave(0);  // the last row moves into row 0

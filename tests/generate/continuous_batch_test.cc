@@ -4,18 +4,19 @@
 // cancellation in the middle of a row and prefix-cache hits and misses.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 
 #include "generate/engine.h"
-#include "generate/speculation_gate.h"
-#include "generate/package_config.h"
-#include "metadata/package.h"
 #include "generate/model_impl.h"
+#include "generate/package_config.h"
+#include "generate/sequence_factory.h"
+#include "generate/speculation_gate.h"
+#include "metadata/package.h"
 #include "ogai/ogai.h"
 
 namespace ogai {
@@ -80,9 +81,8 @@ Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate:
         auto ids = jobs[i].ids.empty() ? model.tokenize(jobs[i].prompt) : jobs[i].ids;
         auto request = generate::resolve_request(jobs[i].options, model.impl().config.generation,
                                                  static_cast<std::int64_t>(ids.size()));
-        sequences[i] = std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{});
-        auto speculation = model.impl().speculation(jobs[i].options.speculative);
-        if (speculation.drafter) sequences[i]->set_speculation(speculation);
+        sequences[i] =
+            generate::make_sequence({sm, request, ids, {}, model.impl().speculation(jobs[i].options.speculative)});
         engine.add(sequences[i]);
         ++added;
       }
@@ -129,7 +129,8 @@ TEST_P(ContinuousBatchTest, RowsEqualSoloRuns) {
   };
   Outcome out = run_schedule(*model, jobs);
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    expect_same(out.results[i], model->generate(jobs[i].prompt, jobs[i].options), GetParam() + " job " + std::to_string(i));
+    expect_same(out.results[i], model->generate(jobs[i].prompt, jobs[i].options),
+                GetParam() + " job " + std::to_string(i));
   EXPECT_GE(out.counters.max_batch, 3) << "rows were not decoded together";
   EXPECT_LT(out.counters.steps, 14u + 5u + 6u) << "fewer decode runs than one request after another";
 }
@@ -183,7 +184,8 @@ TEST(ContinuousBatchPrefixCache, ReusableRecurrentStateHitsAtItsExactLength) {
   const fs::path copy = fs::path(OGAI_BINARY_DIR) / "test_tmp" / "tiny-recurrent-reusable";
   fs::remove_all(copy);
   fs::create_directories(copy);
-  for (const auto& entry : fs::directory_iterator(source)) fs::copy(entry.path(), copy / entry.path().filename(), fs::copy_options::recursive);
+  for (const auto& entry : fs::directory_iterator(source))
+    fs::copy(entry.path(), copy / entry.path().filename(), fs::copy_options::recursive);
   std::string yaml;
   {
     std::ifstream in(source / "inference_metadata.yaml");
@@ -279,9 +281,9 @@ TEST(ContinuousBatchKvBudget, AdmitsWhatFitsAndReleasesOnFinish) {
   std::vector<std::shared_ptr<generate::LiveSequence>> sequences;
   for (const auto& prompt : prompts) {
     auto ids = model->tokenize(prompt);
-    auto request = generate::resolve_request(greedy(20), model->impl().config.generation,
-                                             static_cast<std::int64_t>(ids.size()));
-    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
+    auto request =
+        generate::resolve_request(greedy(20), model->impl().config.generation, static_cast<std::int64_t>(ids.size()));
+    sequences.push_back(generate::make_sequence({sm, request, ids}));
     engine.add(sequences.back());
   }
   sequences[1]->cancel();  // cancelled while waiting: never admitted, nothing to give back
@@ -404,7 +406,8 @@ TEST_P(SpeculativeEngineTest, BatchEqualsSolo) {
   const std::vector<std::string> prompts = {"Once upon a time", "the cat sat on the mat and the cat"};
   auto batch = model->generate_batch(prompts, o);
   for (std::size_t i = 0; i < prompts.size(); ++i)
-    expect_same_speculative(batch[i], model->generate(prompts[i], o), prompts[i], compare_counts(GetParam().package, o));
+    expect_same_speculative(batch[i], model->generate(prompts[i], o), prompts[i],
+                            compare_counts(GetParam().package, o));
 }
 
 // A drafter that fails on its `fail_at`-th proposal.
@@ -437,9 +440,10 @@ TEST(SpeculativeEngineErrors, AFailingDrafterEndsOnlyItsRow) {
     auto ids = model->tokenize(jobs[i].first);
     auto request = generate::resolve_request(jobs[i].second, model->impl().config.generation,
                                              static_cast<std::int64_t>(ids.size()));
-    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
-    if (i == 1) sequences[i]->set_speculation({std::make_shared<FailingDrafter>(3), 2});
-    if (i == 2) sequences[i]->set_speculation(model->impl().speculation(ngram.speculative));
+    generate::Speculation speculation;
+    if (i == 1) speculation = {std::make_shared<FailingDrafter>(3), 2};
+    if (i == 2) speculation = model->impl().speculation(ngram.speculative);
+    sequences.push_back(generate::make_sequence({sm, request, ids, {}, speculation}));
     engine.add(sequences[i]);
   }
   for (int step = 0; !engine.idle() && step < 1000; ++step) engine.step();
@@ -518,8 +522,9 @@ TEST(SpeculativeBatchedVerification, LowAcceptanceFallsBackToPlainDecoding) {
     auto ids = model->tokenize(jobs[i].first);
     auto request = generate::resolve_request(jobs[i].second, model->impl().config.generation,
                                              static_cast<std::int64_t>(ids.size()));
-    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
-    if (i < 2) sequences[i]->set_speculation({std::make_shared<RejectedDrafter>(), k});
+    generate::Speculation speculation;
+    if (i < 2) speculation = {std::make_shared<RejectedDrafter>(), k};
+    sequences.push_back(generate::make_sequence({sm, request, ids, {}, speculation}));
     engine.add(sequences[i]);
   }
   for (int step = 0; !engine.idle() && step < 1000; ++step) engine.step();
@@ -553,10 +558,12 @@ INSTANTIATE_TEST_SUITE_P(Drafters, SpeculativeEngineTest,
                                            SpeculativeCase{"tiny-moe", SpeculativeOptions::Drafter::kNgram},
                                            SpeculativeCase{"tiny-e2b-fp16", SpeculativeOptions::Drafter::kNgram},
                                            SpeculativeCase{"tiny-e2b-speculative", SpeculativeOptions::Drafter::kNgram},
-                                           SpeculativeCase{"tiny-e2b-speculative", SpeculativeOptions::Drafter::kAssistant}),
+                                           SpeculativeCase{"tiny-e2b-speculative",
+                                                           SpeculativeOptions::Drafter::kAssistant}),
                          [](const auto& info) {
-                           std::string name = info.param.package + (info.param.drafter == SpeculativeOptions::Drafter::kNgram
-                                                                        ? "_ngram" : "_assistant");
+                           std::string name =
+                               info.param.package +
+                               (info.param.drafter == SpeculativeOptions::Drafter::kNgram ? "_ngram" : "_assistant");
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });

@@ -10,20 +10,22 @@
 namespace ogai::generate {
 namespace {
 
-const std::vector<std::int64_t> kPrompt = {1, 403, 407, 261, 378};
-const std::vector<std::int64_t> kGolden = {432, 383, 286, 261, 376, 298, 315, 421, 395, 317};
+const std::vector<TokenId> kPrompt = {1, 403, 407, 261, 378};
+const std::vector<TokenId> kGolden = {432, 383, 286, 261, 376, 298, 315, 421, 395, 317};
 
-std::int64_t argmax(std::span<const float> v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
+TokenId argmax(std::span<const float> v) {
+  return static_cast<TokenId>(std::max_element(v.begin(), v.end()) - v.begin());
+}
 
-std::vector<std::int64_t> greedy(const Decoder& d, std::vector<std::int64_t> prompt, int n) {
+std::vector<TokenId> greedy(const Decoder& d, std::vector<TokenId> prompt, int n) {
   kv::KvCache cache(d.spec().cache, 1);
   AttentionState attention(1);
-  std::vector<std::int64_t> out;
+  std::vector<TokenId> out;
   auto step = d.step(prompt, static_cast<std::int64_t>(prompt.size()), {}, attention, cache);
-  std::int64_t next = argmax(step.row_logits(0, static_cast<std::int64_t>(prompt.size()) - 1));
+  TokenId next = argmax(step.row_logits(0, static_cast<std::int64_t>(prompt.size()) - 1));
   for (int i = 0; i < n; ++i) {
     out.push_back(next);
-    std::vector<std::int64_t> t = {next};
+    std::vector<TokenId> t = {next};
     step = d.step(t, 1, {}, attention, cache);
     next = argmax(step.row_logits(0, 0));
   }
@@ -38,8 +40,8 @@ TEST(DecoderTest, GreedyReproducesGoldenIds) {
 TEST(DecoderTest, LeftPaddedBatchRowEqualsSingleRow) {
   Decoder d(testing::stories_spec(), {});
   // Row 0: the prompt; row 1: a shorter prompt left-padded to the same length.
-  std::vector<std::int64_t> shorter = {1, 403, 407};
-  std::vector<std::int64_t> tokens = kPrompt;
+  std::vector<TokenId> shorter = {1, 403, 407};
+  std::vector<TokenId> tokens = kPrompt;
   std::vector<std::uint8_t> real(10, 1);
   tokens.insert(tokens.end(), {0, 0, 1, 403, 407});
   real[5] = real[6] = 0;
@@ -63,14 +65,14 @@ TEST(DecoderTest, RewindThenReplayMatches) {
   kv::KvCache cache(d.spec().cache, 1);
   AttentionState attention(1);
   d.step(kPrompt, 5, {}, attention, cache);
-  std::vector<std::int64_t> a = {432}, b = {999 % 512};
+  std::vector<TokenId> a = {432}, b = {999 % 512};
   auto first = d.step(a, 1, {}, attention, cache);
-  std::int64_t expected = argmax(first.row_logits(0, 0));
+  TokenId expected = argmax(first.row_logits(0, 0));
   d.step(b, 1, {}, attention, cache);
   cache.rewind(6);
   attention.truncate(6);
   EXPECT_EQ(cache.length(), 6);
-  std::vector<std::int64_t> again = {383};
+  std::vector<TokenId> again = {383};
   auto replay = d.step(again, 1, {}, attention, cache);
   EXPECT_EQ(expected, 383);
   EXPECT_EQ(argmax(replay.row_logits(0, 0)), 286);
@@ -102,7 +104,7 @@ TEST(DecoderTest, ContextLimitIsEnforced) {
   kv::KvCache cache(d.spec().cache, 1);
   AttentionState attention(1);
   d.step(kPrompt, 5, {}, attention, cache);
-  std::vector<std::int64_t> t = {432};
+  std::vector<TokenId> t = {432};
   d.step(t, 1, {}, attention, cache);
   EXPECT_THROW(d.step(t, 1, {}, attention, cache), Error);
   EXPECT_EQ(attention.length(), 6);  // the failed step left no trace

@@ -18,10 +18,10 @@ namespace fs = std::filesystem;
 const fs::path kPackages = fs::path(OGAI_BINARY_DIR) / "packages";
 const fs::path kFixtures = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages";
 
-const std::vector<std::int32_t> kGolden = {
-    432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338, 401, 396, 267, 337, 410, 408, 419, 292,
-    411, 322, 265, 282, 295, 433, 426, 385, 328, 432, 358, 394, 261, 370, 432, 352, 266, 268, 388, 426,
-    338, 391, 266, 267, 337, 335, 312, 432, 398, 312, 286, 267, 414, 270, 333, 415, 426, 13,  438, 310};
+const std::vector<std::int32_t> kGolden = {432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338, 401, 396, 267,
+                                           337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426, 385, 328, 432,
+                                           358, 394, 261, 370, 432, 352, 266, 268, 388, 426, 338, 391, 266, 267, 337,
+                                           335, 312, 432, 398, 312, 286, 267, 414, 270, 333, 415, 426, 13,  438, 310};
 const char* kGoldenText =
     ", there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red "
     "ball. She wanted to play with it, but it was too high.\nLily";
@@ -130,7 +130,8 @@ TEST(EngineTest, ContextReusesThePrefix) {
 TEST(EngineTest, ChunkedPrefillEqualsWholePrefill) {
   GenerationOptions o = greedy(20);
   o.prefill_chunk = 2;
-  EXPECT_EQ(stories()->generate("Once upon a time", o).ids, std::vector<std::int32_t>(kGolden.begin(), kGolden.begin() + 20));
+  EXPECT_EQ(stories()->generate("Once upon a time", o).ids,
+            std::vector<std::int32_t>(kGolden.begin(), kGolden.begin() + 20));
 }
 
 TEST(EngineTest, BatchOfDifferentLengthsEqualsEachAlone) {
@@ -237,7 +238,7 @@ void expect_cache_equals_recompute(const fs::path& package, kv::StorageMode mode
   auto config = generate::make_package_config(metadata::load_package(package));
   config.decoder.cache.mode = mode;
   generate::Decoder decoder(config.decoder, {});
-  std::vector<std::int64_t> sequence = {2, 330, 344, 337, 308, 406};
+  std::vector<TokenId> sequence = {2, 330, 344, 337, 308, 406};
   kv::KvCache cache(decoder.spec().cache, 1);
   generate::AttentionState attention(1);
   auto out = decoder.step(sequence, static_cast<std::int64_t>(sequence.size()), {}, attention, cache);
@@ -253,13 +254,14 @@ void expect_cache_equals_recompute(const fs::path& package, kv::StorageMode mode
     auto recomputed = full.row_logits(0, static_cast<std::int64_t>(sequence.size()) - 1, scratch2);
     ASSERT_EQ(cached_copy.size(), recomputed.size());
     float worst = 0;
-    for (std::size_t i = 0; i < recomputed.size(); ++i) worst = std::max(worst, std::abs(recomputed[i] - cached_copy[i]));
+    for (std::size_t i = 0; i < recomputed.size(); ++i)
+      worst = std::max(worst, std::abs(recomputed[i] - cached_copy[i]));
     ASSERT_LE(worst, tolerance) << "step " << step;
     auto token = std::max_element(cached_copy.begin(), cached_copy.end()) - cached_copy.begin();
     ASSERT_EQ(token, std::max_element(recomputed.begin(), recomputed.end()) - recomputed.begin()) << "step " << step;
     sequence.push_back(token);
-    std::int64_t next = token;
-    out = decoder.step(std::span<const std::int64_t>(&next, 1), 1, {}, attention, cache);
+    TokenId next = token;
+    out = decoder.step(std::span<const TokenId>(&next, 1), 1, {}, attention, cache);
     position = 0;
   }
 }
@@ -298,8 +300,8 @@ namespace {
 // into the build folder by the fixture_reference ctest fixture.
 void expect_reference_greedy(const std::string& package) {
   SCOPED_TRACE(package);
-  auto reference = nlohmann::json::parse(
-      read_file(fs::path(OGAI_BINARY_DIR) / "fixtures/reference" / package / "reference.json"));
+  auto reference =
+      nlohmann::json::parse(read_file(fs::path(OGAI_BINARY_DIR) / "fixtures/reference" / package / "reference.json"));
   auto model = Model::load(kFixtures / package);
   const auto& prompts = reference.at("prompt_ids");
   const auto& greedy_ids = reference.at("greedy_ids");

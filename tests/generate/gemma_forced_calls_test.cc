@@ -1,8 +1,7 @@
-// Forced calls on tiny-e2b (context raised to 2048) with Gemma-4's real chat template: the reply is written in Gemma-4's
-// own argument dialect (bare sorted keys, <|"|> strings, compact), its parsed arguments are valid
-// against the tool's schema, and rendering the parsed calls back through the template gives the
-// generated text again (Gemma call -> JSON arguments -> template -> same text). Named, required
-// and parallel; greedy and sampled.
+// Forced calls on tiny-e2b (context raised to 2048) with Gemma-4's real chat template: the reply is written in
+// Gemma-4's own argument dialect (bare sorted keys, <|"|> strings, compact), its parsed arguments are valid against the
+// tool's schema, and rendering the parsed calls back through the template gives the generated text again (Gemma call ->
+// JSON arguments -> template -> same text). Named, required and parallel; greedy and sampled.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -205,8 +204,13 @@ std::vector<std::int32_t> make_markers_special(const fs::path& dir) {
     victims.push_back(by_id[i].second);
     ids.push_back(by_id[i].first);
     vocab.erase(by_id[i].second);
-    tok["added_tokens"].push_back({{"id", by_id[i].first}, {"content", kMarkers[i]}, {"single_word", false},
-                                   {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}});
+    tok["added_tokens"].push_back({{"id", by_id[i].first},
+                                   {"content", kMarkers[i]},
+                                   {"single_word", false},
+                                   {"lstrip", false},
+                                   {"rstrip", false},
+                                   {"normalized", false},
+                                   {"special", true}});
   }
   Json merges = Json::array();
   for (const auto& m : tok["model"]["merges"]) {
@@ -274,8 +278,9 @@ TEST(GemmaMarkerTokens, KeptFromEveryLayoutSource) {
   std::vector<std::int32_t> ids = make_markers_special(dir);
   std::sort(ids.begin(), ids.end());
   const auto tok = tokenizer::Tokenizer::load(dir / "tokenizer.json");
-  const std::vector<std::int64_t> eos = {*tok.token_to_id("<eos>")};
-  auto schema = chat::reply::load_reply_layout(fs::path(OGAI_SHARED_DIR) / "chat_templates/gemma-4.tokenizer_config.json");
+  const std::vector<TokenId> eos = {*tok.token_to_id("<eos>")};
+  auto schema =
+      chat::reply::load_reply_layout(fs::path(OGAI_SHARED_DIR) / "chat_templates/gemma-4.tokenizer_config.json");
   ASSERT_TRUE(schema && schema->schema);
   EXPECT_EQ(generate::kept_specials(tok, chat::reply::reply_marker_sources(*schema), eos), ids);
   const ReplyLayout builtin = chat::reply::builtin_layout("", "gemma4");
@@ -283,7 +288,7 @@ TEST(GemmaMarkerTokens, KeptFromEveryLayoutSource) {
   const ReplyLayout hermes = chat::reply::builtin_layout("", "hermes");
   EXPECT_TRUE(generate::kept_specials(tok, chat::reply::reply_marker_sources(hermes), eos).empty());
   // A marker that is also an end id stays out (EOS ends the reply; its text is never emitted).
-  const std::vector<std::int64_t> ends = {eos[0], ids[0]};
+  const std::vector<TokenId> ends = {eos[0], ids[0]};
   EXPECT_EQ(generate::kept_specials(tok, chat::reply::reply_marker_sources(builtin), ends).size(), ids.size() - 1);
   fs::remove_all(dir);
 }

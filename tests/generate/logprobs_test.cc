@@ -29,7 +29,7 @@ class Reference {
       : decoder_(generate::make_package_config(metadata::load_package(package)).decoder, {}) {}
 
   std::vector<double> log_softmax(const std::vector<std::int32_t>& sequence) const {
-    std::vector<std::int64_t> ids(sequence.begin(), sequence.end());
+    std::vector<TokenId> ids(sequence.begin(), sequence.end());
     kv::KvCache cache(decoder_.spec().cache, 1);
     generate::AttentionState attention(1);
     auto out = decoder_.step(ids, static_cast<std::int64_t>(ids.size()), {}, attention, cache);

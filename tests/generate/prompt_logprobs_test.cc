@@ -24,7 +24,7 @@ const fs::path kTinyE2b = fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-
 // decoder step over the whole prompt with an empty cache.
 std::vector<std::vector<double>> reference_rows(const fs::path& package, const std::vector<std::int32_t>& prompt) {
   generate::Decoder decoder(generate::make_package_config(metadata::load_package(package)).decoder, {});
-  std::vector<std::int64_t> ids(prompt.begin(), prompt.end());
+  std::vector<TokenId> ids(prompt.begin(), prompt.end());
   kv::KvCache cache(decoder.spec().cache, 1);
   generate::AttentionState attention(1);
   auto out = decoder.step(ids, static_cast<std::int64_t>(ids.size()), {}, attention, cache);
@@ -85,7 +85,9 @@ void expect_prompt_logprobs(const fs::path& package, const char* prompt) {
   EXPECT_EQ(r.ids, whole.ids);
 }
 
-TEST(PromptLogprobsTest, StoriesMatchesOneUncachedRun) { expect_prompt_logprobs(kStories, "Once upon a time, there was"); }
+TEST(PromptLogprobsTest, StoriesMatchesOneUncachedRun) {
+  expect_prompt_logprobs(kStories, "Once upon a time, there was");
+}
 TEST(PromptLogprobsTest, TinyE2bMatchesOneUncachedRun) { expect_prompt_logprobs(kTinyE2b, "hello world and more"); }
 
 TEST(PromptLogprobsTest, ZeroNewTokensPrefillsOnly) {

@@ -44,7 +44,7 @@ TEST(RequestTest, PackageDefaultsApplyUnlessTheRequestSets) {
   EXPECT_EQ(r.sampling.top_k, 40);
   EXPECT_EQ(r.stop.max_new_tokens, 70);  // max_length counts the prompt
   EXPECT_EQ(r.stop.context_limit, 512);
-  EXPECT_EQ(r.stop.eos_ids, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(r.stop.eos_ids, (std::vector<TokenId>{2}));
   GenerationOptions o;
   o.sampling.top_k = 5;
   o.max_new_tokens = 10;

@@ -13,8 +13,9 @@
 #include "base/error.h"
 #include "generate/engine.h"
 #include "generate/model_impl.h"
-#include "onnx/graph_info.h"
+#include "generate/sequence_factory.h"
 #include "ogai/ogai.h"
+#include "onnx/graph_info.h"
 
 namespace ogai {
 namespace {
@@ -59,7 +60,7 @@ std::vector<GenerationResult> run(const Model& model, const std::vector<Ids>& pr
   std::vector<std::shared_ptr<generate::LiveSequence>> sequences;
   for (const auto& ids : prompts) {
     auto request = generate::resolve_request(o, model.impl().config.generation, static_cast<std::int64_t>(ids.size()));
-    sequences.push_back(std::make_shared<generate::LiveSequence>(sm, request, ids, StreamCallback{}));
+    sequences.push_back(generate::make_sequence({sm, request, ids}));
     engine.add(sequences.back());
   }
   for (int step = 0; !engine.idle() && step < 10000; ++step) engine.step();
@@ -138,12 +139,11 @@ TEST_P(SlidingPrefixCache, RowsOfDifferentLengthsPastTheWindowHitTogether) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Packages, SlidingPrefixCache, testing::Values("tiny-e2b", "tiny-moe"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Packages, SlidingPrefixCache, testing::Values("tiny-e2b", "tiny-moe"), [](const auto& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
 
 }  // namespace
 }  // namespace ogai

@@ -39,7 +39,7 @@ std::vector<ResponseFormat> formats() {
           {ResponseFormat::Kind::kGrammar, "root ::= \"<\" [a-z \\u00e9]* \">\" (\"\\n\" root)?", true}};
 }
 
-constexpr std::int64_t kEos = 2;
+constexpr TokenId kEos = 2;
 
 void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
   auto vocab = vocabulary(vocab_dir);
@@ -54,8 +54,7 @@ void check_random_states(const std::string& vocab_dir, std::uint32_t seed) {
         std::vector<std::int64_t> allowed;
         for (std::size_t id = 0; id < vocab->size(); ++id) {
           const bool bit = (words[id >> 6] >> (id & 63)) & 1;
-          const bool brute =
-              static_cast<std::int64_t>(id) != kEos && state->allows_by_walk(static_cast<std::int64_t>(id));
+          const bool brute = static_cast<TokenId>(id) != kEos && state->allows_by_walk(static_cast<TokenId>(id));
           ASSERT_EQ(bit, brute) << vocab_dir << " format " << static_cast<int>(f.kind) << " step " << step << " id "
                                 << id;
           if (bit) allowed.push_back(static_cast<std::int64_t>(id));
@@ -189,7 +188,7 @@ TEST(SamplerHook, GreedySampledAndDistributionStayInTheGrammar) {
   ResponseFormat f{ResponseFormat::Kind::kRegex, "[a-c]{2,6}(-[0-9]+)?", true};
   auto compiled = compile_response_format(f);
   sampling::SamplingParams params;
-  params.constraint = std::make_shared<GrammarConstraint>(compiled, vocab, std::vector<std::int64_t>{kEos});
+  params.constraint = std::make_shared<GrammarConstraint>(compiled, vocab, std::vector<TokenId>{kEos});
   std::mt19937 rng(7);
   int ended_count = 0;
   for (int mode = 0; mode < 3; ++mode) {
@@ -216,7 +215,7 @@ TEST(SamplerHook, AcceptOfAForbiddenTokenThrowsAndResetRestarts) {
   ResponseFormat f{ResponseFormat::Kind::kRegex, "x+", true};
   sampling::SamplingParams params;
   params.constraint =
-      std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<std::int64_t>{50256});
+      std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<TokenId>{50256});
   sampling::Sampler sampler(params, static_cast<std::int64_t>(vocab->size()));
   EXPECT_FALSE(sampler.constraint()->complete());
   EXPECT_THROW(sampler.accept(50256), Error);  // EOS before anything

@@ -21,6 +21,7 @@
 #include "generate/engine.h"
 #include "generate/model_impl.h"
 #include "generate/prefix_cache.h"
+#include "generate/sequence_factory.h"
 #include "generate/session_settings.h"
 #include "importer/ortgenai_loop.h"
 #include "ogai/ogai.h"
@@ -79,9 +80,11 @@ TEST(OrtGenaiPromptIds, BadListsAndTextPromptsAreNamed) {
   EXPECT_NE(run_cli("generate " + lfm2 + " --prompt-ids '[]' 2>&1").find("non-empty JSON array"), std::string::npos);
   EXPECT_NE(run_cli("generate " + lfm2 + " --prompt-ids '[5000]' 2>&1").find("token id 5000 is outside the vocabulary"),
             std::string::npos);
-  EXPECT_NE(run_cli("generate " + lfm2 + " --prompt hello 2>&1").find("no tokenizer.json: give the prompt as token ids"),
-            std::string::npos);
-  const auto bench = nlohmann::json::parse(run_cli("bench " + lfm2 + " --prompt-ids '[1, 2, 3]' --gen 4 --runs 1 --json"));
+  EXPECT_NE(
+      run_cli("generate " + lfm2 + " --prompt hello 2>&1").find("no tokenizer.json: give the prompt as token ids"),
+      std::string::npos);
+  const auto bench =
+      nlohmann::json::parse(run_cli("bench " + lfm2 + " --prompt-ids '[1, 2, 3]' --gen 4 --runs 1 --json"));
   EXPECT_EQ(bench["prompt_len"], 3);
 }
 
@@ -122,7 +125,7 @@ TEST_P(OrtGenaiFolder, BatchedRowsJoiningAtDifferentStepsEqualTheBareLoop) {
       if (joins[i] == step) {
         auto request = generate::resolve_request(greedy(), model->impl().config.generation,
                                                  static_cast<std::int64_t>(kPrompts[i].size()));
-        rows[i] = std::make_shared<generate::LiveSequence>(sm, request, kPrompts[i], StreamCallback{});
+        rows[i] = generate::make_sequence({sm, request, kPrompts[i]});
         engine.add(rows[i]);
         ++added;
       }
@@ -159,9 +162,9 @@ TEST_P(OrtGenaiFolder, PrefixCacheHitEqualsMiss) {
     generate::EngineLimits limits;
     limits.step_tokens = std::numeric_limits<std::size_t>::max();
     generate::Engine engine(sm, limits, &prefix);
-    auto request = generate::resolve_request(greedy(), model->impl().config.generation,
-                                             static_cast<std::int64_t>(prompt.size()));
-    auto row = std::make_shared<generate::LiveSequence>(sm, request, prompt, StreamCallback{});
+    auto request =
+        generate::resolve_request(greedy(), model->impl().config.generation, static_cast<std::int64_t>(prompt.size()));
+    auto row = generate::make_sequence({sm, request, prompt});
     engine.add(row);
     for (int step = 0; !engine.idle() && step < 1000; ++step) engine.step();
     EXPECT_FALSE(row->error());
@@ -195,7 +198,8 @@ TEST(OrtGenaiDummyDecoder, ItsFixedOutputsAreRefusedNamingTheShape) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("present.0.key"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("produced float32 [2, 2, 2, 4], expected float32 [1, 2, 5, 4]"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(bare("dummy-decoder", kPrompts[0]), std::runtime_error);
 }
@@ -205,10 +209,11 @@ TEST(OrtGenaiDummyDecoder, ItsFixedOutputsAreRefusedNamingTheShape) {
 TEST(OrtGenaiSessionSettings, MappedOnTheirProviderAndNamedElsewhere) {
   importer::SessionSettings s;
   const std::string at = "model.decoder.session_options.provider_options[0].cuda.";
-  s.provider_options = {{"cuda", "enable_cuda_graph", "1", at + "enable_cuda_graph"},
-                        {"cuda", "device_id", "1", at + "device_id"},
-                        {"cuda", "gpu_mem_limit", "1000000", at + "gpu_mem_limit"},
-                        {"qnn", "backend_path", "QnnHtp.so", "model.decoder.session_options.provider_options[1].qnn.backend_path"}};
+  s.provider_options = {
+      {"cuda", "enable_cuda_graph", "1", at + "enable_cuda_graph"},
+      {"cuda", "device_id", "1", at + "device_id"},
+      {"cuda", "gpu_mem_limit", "1000000", at + "gpu_mem_limit"},
+      {"qnn", "backend_path", "QnnHtp.so", "model.decoder.session_options.provider_options[1].qnn.backend_path"}};
   s.intra_op_threads = 3;
   s.graph_optimization_level = 1;
   s.config_entries = {{"session.intra_op.allow_spinning", "0"}};

@@ -17,7 +17,7 @@ class EvenState final : public ConstraintState {
     for (std::size_t i = 0; i < logits.size(); ++i)
       if (i % 2 == 1 && !(i == 7 && accepted_ >= 3)) logits[i] = -INFINITY;
   }
-  void accept(std::int64_t token) override {
+  void accept(TokenId token) override {
     if (token % 2 == 1 && !(token == 7 && accepted_ >= 3)) throw std::runtime_error("forbidden token");
     ++accepted_;
   }
@@ -63,7 +63,7 @@ TEST(ConstraintHook, SampledDrawsAndDistributionOnlyHoldAllowedTokens) {
   Sampler s(p, 64);
   for (int i = 0; i < 200; ++i) {
     std::vector<float> logits(64, 1.0f);
-    const std::int64_t t = s.sample(logits);
+    const TokenId t = s.sample(logits);
     EXPECT_EQ(t % 2, 0);
   }
   std::vector<float> logits(64, 1.0f);

@@ -13,7 +13,7 @@ namespace {
 
 TEST(TokenHistoryTest, TracksDistinctIdsAndGeneratedCounts) {
   TokenHistory history;
-  std::vector<int64_t> prompt = {4, 1, 4, 0};
+  std::vector<TokenId> prompt = {4, 1, 4, 0};
   history.reset(6, prompt);
   EXPECT_EQ(std::vector<int32_t>(history.seen_ids().begin(), history.seen_ids().end()),
             (std::vector<int32_t>{4, 1, 0}));
@@ -29,7 +29,7 @@ TEST(TokenHistoryTest, TracksDistinctIdsAndGeneratedCounts) {
   EXPECT_EQ(history.generated_count(4), 0u);
   EXPECT_EQ(history.generated_total(), 3);
   // A reset of the same size clears only what was touched, and forgets it all.
-  std::vector<int64_t> other = {2};
+  std::vector<TokenId> other = {2};
   history.reset(6, other);
   EXPECT_EQ(history.seen_ids().size(), 1u);
   EXPECT_EQ(history.generated_count(1), 0u);
@@ -38,7 +38,7 @@ TEST(TokenHistoryTest, TracksDistinctIdsAndGeneratedCounts) {
 
 TEST(TokenHistoryTest, RejectsIdsOutsideTheVocabulary) {
   TokenHistory history;
-  std::vector<int64_t> prompt = {1, 9};
+  std::vector<TokenId> prompt = {1, 9};
   EXPECT_THROW(history.reset(6, prompt), Error);
   history.reset(6, {});
   EXPECT_THROW(history.push(6), Error);
@@ -49,7 +49,7 @@ TEST(PenaltiesTest, RepetitionPenaltyDividesPositiveMultipliesNegativeOncePerId)
   // HF: score < 0 ? score * penalty : score / penalty, for each distinct id of prompt + output.
   std::vector<float> logits = {2.0f, -1.0f, 0.5f, 3.0f, -2.0f, 0.0f};
   TokenHistory history;
-  std::vector<int64_t> prompt = {0, 1, 1, 5};
+  std::vector<TokenId> prompt = {0, 1, 1, 5};
   history.reset(6, prompt);
   history.push(3);
   history.push(3);
@@ -60,7 +60,7 @@ TEST(PenaltiesTest, RepetitionPenaltyDividesPositiveMultipliesNegativeOncePerId)
 TEST(PenaltiesTest, RepetitionPenaltyBelowOneRewards) {
   std::vector<float> logits = {2.0f, -1.0f};
   TokenHistory history;
-  std::vector<int64_t> prompt = {0, 1};
+  std::vector<TokenId> prompt = {0, 1};
   history.reset(2, prompt);
   apply_repetition_penalty(logits, history, 0.5f);
   EXPECT_EQ(logits, (std::vector<float>{4.0f, -0.5f}));
@@ -70,7 +70,7 @@ TEST(PenaltiesTest, FrequencyAndPresenceCountGeneratedTokensOnly) {
   // OpenAI/vLLM: x -= frequency * count; x -= presence * (count > 0); prompt ids do not count.
   std::vector<float> logits = {1.0f, 1.0f, 1.0f, 1.0f};
   TokenHistory history;
-  std::vector<int64_t> prompt = {0, 0, 0};
+  std::vector<TokenId> prompt = {0, 0, 0};
   history.reset(4, prompt);
   history.push(2);
   history.push(2);
@@ -97,7 +97,7 @@ TEST(PenaltiesTest, SamplerAppliesBiasThenRepetitionThenFrequencyPresence) {
   params.frequency_penalty = 0.5;
   params.presence_penalty = 0.25;
   Sampler sampler(params, 5);
-  std::vector<int64_t> prompt = {0, 1, 1};
+  std::vector<TokenId> prompt = {0, 1, 1};
   sampler.reset(prompt);
   sampler.accept(3);
   sampler.accept(3);

@@ -19,7 +19,7 @@ using testing::random_logits;
 
 std::vector<int64_t> run(const SamplingParams& params, const std::vector<float>& logits, int n) {
   Sampler sampler(params, static_cast<int64_t>(logits.size()));
-  std::vector<int64_t> prompt = {1, 2, 3};
+  std::vector<TokenId> prompt = {1, 2, 3};
   sampler.reset(prompt);
   std::vector<int64_t> out;
   for (int i = 0; i < n; ++i) {
@@ -94,14 +94,13 @@ TEST(SamplerTest, GreedyIgnoresWarpersButNotPenalties) {
   p.temperature = 5.0;
   p.repetition_penalty = 10.0;
   Sampler sampler(p, 3);
-  std::vector<int64_t> prompt = {0};
+  std::vector<TokenId> prompt = {0};
   sampler.reset(prompt);
   std::vector<float> row = {3.0f, 1.0f, 0.0f};
   EXPECT_EQ(sampler.sample(row), 1);  // 3 / 10 = 0.3 < 1
 }
 
-std::vector<int64_t> histogram(const SamplingParams& params, const std::vector<float>& logits,
-                               int64_t n) {
+std::vector<int64_t> histogram(const SamplingParams& params, const std::vector<float>& logits, int64_t n) {
   Sampler sampler(params, static_cast<int64_t>(logits.size()));
   std::vector<int64_t> counts(logits.size(), 0);
   std::vector<float> row(logits.size());
@@ -159,8 +158,7 @@ std::vector<Case> cases() {
       {"top_p", with([](auto& p) { p.top_p = 0.7; }), expect_top_p},
       {"min_p", with([](auto& p) { p.min_p = 0.1; }), expect_min_p},
       {"typical_p", with([](auto& p) { p.typical_p = 0.6; }), expect_typical_p},
-      {"chain", with([](auto& p) { p.temperature = 1.5, p.top_k = 20, p.top_p = 0.9, p.min_p = 0.05; }),
-       expect_chain},
+      {"chain", with([](auto& p) { p.temperature = 1.5, p.top_k = 20, p.top_p = 0.9, p.min_p = 0.05; }), expect_chain},
   };
 }
 

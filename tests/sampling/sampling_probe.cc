@@ -40,8 +40,8 @@ std::vector<float> read_logits(const json& j) {
 
 // Starts a sampler on the case's history: prompt, then each generated token accepted.
 void replay(Sampler& sampler, const json& c) {
-  sampler.reset(c.at("prompt").get<std::vector<int64_t>>());
-  for (int64_t id : c.value("generated", std::vector<int64_t>{})) sampler.accept(id);
+  sampler.reset(c.at("prompt").get<std::vector<ogai::TokenId>>());
+  for (ogai::TokenId id : c.value("generated", std::vector<ogai::TokenId>{})) sampler.accept(id);
 }
 
 json run_case(const json& c) {

@@ -42,7 +42,7 @@ std::vector<std::int64_t> row_ids(const RunResult& result, std::int64_t row) {
 
 TEST(DecoderFixture, PromptGivesThreeIds) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+  r.prompt_tokens = std::vector<TokenId>{4, 5};
   r.max_new_tokens = 3;
   r.seed = 7;
   const auto result = run(decoder(), std::move(r));
@@ -82,7 +82,7 @@ TEST(DecoderFixture, BatchRowsEqualSingleRuns) {
 
 TEST(DecoderFixture, ZeroTripLoopEmitsNothing) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+  r.prompt_tokens = std::vector<TokenId>{4, 5};
   r.max_new_tokens = 0;
   const auto result = run(decoder(), std::move(r));
   EXPECT_TRUE(result.outputs.empty());
@@ -91,14 +91,15 @@ TEST(DecoderFixture, ZeroTripLoopEmitsNothing) {
 
 TEST(DecoderFixture, EmitCallbackSeesEveryChunkInOrder) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+  r.prompt_tokens = std::vector<TokenId>{4, 5};
   r.max_new_tokens = 4;
   std::vector<std::int64_t> streamed;
-  const auto result = run(decoder(), std::move(r), [&](const std::string& output, std::int64_t row, const ort::Tensor& chunk) {
-    EXPECT_EQ(output, "tokens");
-    EXPECT_EQ(row, 0);
-    for (auto v : ints(chunk)) streamed.push_back(v);
-  });
+  const auto result =
+      run(decoder(), std::move(r), [&](const std::string& output, std::int64_t row, const ort::Tensor& chunk) {
+        EXPECT_EQ(output, "tokens");
+        EXPECT_EQ(row, 0);
+        for (auto v : ints(chunk)) streamed.push_back(v);
+      });
   EXPECT_EQ(streamed, ints(*result.first("tokens")));
   EXPECT_EQ(streamed.size(), 4u);
 }

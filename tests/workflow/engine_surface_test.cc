@@ -49,7 +49,7 @@ const std::vector<std::int32_t> kPrompt{4, 5};
 
 TEST(WorkflowRun, StepsOneLoopTripAtATime) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+  r.prompt_tokens = std::vector<TokenId>{4, 5};
   r.max_new_tokens = 4;
   r.seed = 7;
   r.temperature = 1.0;

@@ -27,7 +27,8 @@ void replace_in(const fs::path& file, const std::string& from, const std::string
 fs::path edited(const std::string& name, const std::string& from, const std::string& to,
                 const std::string& file = "inference_metadata.yaml") {
   static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() / ("ogai_wf_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ogai_wf_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::remove_all(dir);
   fs::copy(fixture(name), dir, fs::copy_options::recursive);
   for (auto& entry : fs::recursive_directory_iterator(dir))
@@ -52,7 +53,7 @@ std::string error_of(F&& f) {
 
 RunRequest decoder_request(std::int64_t max_new_tokens = 3) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{4, 5};
+  r.prompt_tokens = std::vector<TokenId>{4, 5};
   r.max_new_tokens = max_new_tokens;
   return r;
 }
@@ -129,7 +130,8 @@ TEST(WorkflowErrors, PolicyGraphReturnsTheWrongShape) {
   replace_in(dir / graph, "op_type: \"Unsqueeze\"", "op_type: \"Identity\"");
   replace_in(dir / graph,
              "name: \"slot\"\n    type {\n      tensor_type {\n        elem_type: 7\n        shape {\n          dim {\n"
-             "            dim_param: \"batch\"\n          }\n          dim {\n            dim_value: 1\n          }\n        }\n",
+             "            dim_param: \"batch\"\n          }\n          dim {\n            dim_value: 1\n          }\n  "
+             "      }\n",
              "name: \"slot\"\n    type {\n      tensor_type {\n        elem_type: 7\n");
   std::string e = error_of([&] { run(load_program(dir), decoder_request()); });
   EXPECT_HAS(e, "steps[1]");
@@ -141,8 +143,9 @@ TEST(WorkflowErrors, PolicyGraphReturnsTheWrongShape) {
 }
 
 TEST(WorkflowErrors, UnknownAdapterIsRefusedAtLoad) {
-  auto dir = edited("speculative", "      grammar_clone:\n        implementation:\n          kind: adapter\n"
-                                   "          abi: onnx-genai.grammar-guidance\n          version: '1'",
+  auto dir = edited("speculative",
+                    "      grammar_clone:\n        implementation:\n          kind: adapter\n"
+                    "          abi: onnx-genai.grammar-guidance\n          version: '1'",
                     "      grammar_clone:\n        implementation:\n          kind: adapter\n"
                     "          abi: onnx-genai.grammar-guidance\n          version: '2'");
   const auto e = error_of([&] { load_program(dir); });
@@ -161,7 +164,8 @@ TEST(WorkflowErrors, BadGrammarActionIsRefusedAtLoad) {
 
 TEST(WorkflowErrors, CarryThatChangesShape) {
   // The sampler's counter is fed back as `token`, an invariant [batch, 1] cell: rank changes.
-  const auto dir = edited("decoder", "      - cell: token\n        next: token.body", "      - cell: token\n        next: sample.next_counter");
+  const auto dir = edited("decoder", "      - cell: token\n        next: token.body",
+                          "      - cell: token\n        next: sample.next_counter");
   std::string e;
   try {
     e = error_of([&] { run(load_program(dir), decoder_request()); });

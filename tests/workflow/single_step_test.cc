@@ -23,9 +23,7 @@ std::vector<float> last_row(const ort::Tensor& logits) {
   return {v.end() - static_cast<std::ptrdiff_t>(vocab), v.end()};
 }
 
-std::int64_t argmax(const std::vector<float>& v) {
-  return std::max_element(v.begin(), v.end()) - v.begin();
-}
+std::int64_t argmax(const std::vector<float>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
 
 // The application alias of workflow input `name` (or the name itself).
 std::string alias_of(const metadata::Workflow& wf, const std::string& name) {
@@ -57,7 +55,7 @@ void check_package(const std::filesystem::path& package, int steps) {
     pasts.emplace(alias, f32({}, shape));
   }
   const std::string ids_name = *metadata::find_named(invoke->inputs, *abi.token_ids_input);
-  std::vector<std::int64_t> tokens = {1, 403, 407, 261, 378};
+  std::vector<TokenId> tokens = {1, 403, 407, 261, 378};
   std::int64_t position = 0;
   for (int step = 0; step < steps; ++step) {
     const auto n = static_cast<std::int64_t>(tokens.size());
@@ -65,14 +63,15 @@ void check_package(const std::filesystem::path& package, int steps) {
     const auto expected = last_row(out.logits);
 
     RunRequest r;
-    r.tensors.emplace(ids_name, i64(tokens, {1, n}));
+    r.tensors.emplace(ids_name, i64(std::vector<std::int64_t>(tokens.begin(), tokens.end()), {1, n}));
     if (abi.attention_mask_input)
       r.tensors.emplace(alias_of(wf, *metadata::find_named(invoke->inputs, *abi.attention_mask_input)),
                         i64(std::vector<std::int64_t>(static_cast<std::size_t>(position + n), 1), {1, position + n}));
     if (abi.position_ids_input) {
       std::vector<std::int64_t> positions;
       for (std::int64_t i = 0; i < n; ++i) positions.push_back(position + i);
-      r.tensors.emplace(alias_of(wf, *metadata::find_named(invoke->inputs, *abi.position_ids_input)), i64(positions, {1, n}));
+      r.tensors.emplace(alias_of(wf, *metadata::find_named(invoke->inputs, *abi.position_ids_input)),
+                        i64(positions, {1, n}));
     }
     r.tensors.emplace("active", boolean({true}));
     r.tensors.emplace("done", boolean({false}));
@@ -90,7 +89,7 @@ void check_package(const std::filesystem::path& package, int steps) {
     pasts.clear();
     for (const auto& [alias, present] : kv) pasts.emplace(alias, std::move(result.values.at(present)));
     position += n;
-    tokens = {argmax(expected)};
+    tokens = {static_cast<TokenId>(argmax(expected))};
   }
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 RunRequest speculative_request(std::int64_t iterations) {
   RunRequest r;
-  r.prompt_tokens = std::vector<std::int64_t>{1, 2, 3, 4};
+  r.prompt_tokens = std::vector<TokenId>{1, 2, 3, 4};
   r.max_new_tokens = iterations;
   r.seed = 7;
   r.tensors.emplace("verifier.past_key_values.0.key", f32({}, {1, 2, 0, 8}));
