@@ -52,6 +52,12 @@ void WidthCost::wide(std::int64_t rows, std::int64_t seq, double seconds) {
   ratio[s] = ratio[s] == 0 ? observed : ratio[s] + kWeight * (observed - ratio[s]);
 }
 
+double WidthCost::prior(std::int64_t rows, std::int64_t width) {
+  if (width <= 1) return 1.0;
+  const double fixed = kFixed + kFixedPerRow * static_cast<double>(std::max<std::int64_t>(rows, 1) - 1);
+  return std::min(kMaxRatio, 1 + fixed + kPosition * static_cast<double>(width - 1));
+}
+
 std::span<const double> WidthCost::relative(std::int64_t rows, std::int64_t widest) {
   relative_.assign(static_cast<std::size_t>(std::max<std::int64_t>(widest, 1)), 1.0);
   static const std::vector<double> none;
@@ -63,7 +69,7 @@ std::span<const double> WidthCost::relative(std::int64_t rows, std::int64_t wide
       if (ratio[static_cast<std::size_t>(s)] > 0 && (nearest == 0 || std::abs(s - width) < std::abs(nearest - width)))
         nearest = s;
     relative_[static_cast<std::size_t>(width - 1)] =
-        nearest == 0 ? 1 + kFixed + kPosition * static_cast<double>(width - 1)
+        nearest == 0 ? prior(rows, width)
                      : std::max(1.0, ratio[static_cast<std::size_t>(nearest)] +
                                          kPosition * static_cast<double>(width - nearest));
   }

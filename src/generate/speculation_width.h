@@ -9,8 +9,9 @@
 // (kv::BatchCache::keep_prefixes), per row count and width, against the plain steps of the same
 // row count. A width not measured yet for that row count is estimated from the nearest measured
 // width of that row count (kPosition per position between them), else from the prior
-// 1 + kFixed + kPosition (S - 1): a wide run has a fixed cost beyond its positions (stories260k, one
-// row, 2-core CPU: S = 2 costs 1.25 plain steps, S = 5 1.47; eight rows: 1.9 and 2.8).
+// 1 + kFixed + kFixedPerRow (rows - 1) + kPosition (S - 1): a wide run has a fixed cost beyond its
+// positions, larger the more rows leave their one-token paths (stories260k, 2-core CPU: one row at
+// S = 2 costs 1.25 plain steps, at S = 5 1.47; eight rows 1.9 and 2.8).
 // Rows whose proposals may not be trimmed (sampled rows: their seeded sample path depends on what
 // is verified) set a floor. Pure function and a small accumulator; no allocation after warm-up.
 // Not thread-safe: the engine's thread.
@@ -39,6 +40,7 @@ std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double
 class WidthCost {
  public:
   static constexpr double kFixed = 0.15;
+  static constexpr double kFixedPerRow = 0.08;
   static constexpr double kPosition = 0.08;
   static constexpr double kWeight = 0.1;
   static constexpr double kMaxRatio = 4.0;
@@ -46,6 +48,8 @@ class WidthCost {
   void wide(std::int64_t rows, std::int64_t seq, double seconds);
   // cost(S) for S = 1..widest with `rows` rows (the span stays valid until the next call).
   std::span<const double> relative(std::int64_t rows, std::int64_t widest);
+  // The estimate for a width never measured with `rows` rows.
+  static double prior(std::int64_t rows, std::int64_t width);
 
  private:
   struct Rows {

@@ -54,13 +54,23 @@ TEST(SpeculationWidth, CostsMustCoverTheLongestProposal) {
 
 TEST(SpeculationWidth, UnmeasuredWidthsUseThePrior) {
   WidthCost cost;
-  const auto prior = cost.relative(8, 5);
-  ASSERT_EQ(prior.size(), 5u);
-  EXPECT_DOUBLE_EQ(prior[0], 1.0);
+  const std::vector<double> one(cost.relative(1, 5).begin(), cost.relative(1, 5).end());
+  ASSERT_EQ(one.size(), 5u);
+  EXPECT_DOUBLE_EQ(one[0], 1.0);
   for (int s = 2; s <= 5; ++s)
-    EXPECT_DOUBLE_EQ(prior[static_cast<std::size_t>(s - 1)], 1 + WidthCost::kFixed + WidthCost::kPosition * (s - 1));
+    EXPECT_DOUBLE_EQ(one[static_cast<std::size_t>(s - 1)], 1 + WidthCost::kFixed + WidthCost::kPosition * (s - 1));
+  // More rows: a larger fixed part (each row leaves its one-token path), capped at kMaxRatio.
+  EXPECT_DOUBLE_EQ(cost.relative(8, 2)[1], 1 + WidthCost::kFixed + 7 * WidthCost::kFixedPerRow + WidthCost::kPosition);
+  EXPECT_DOUBLE_EQ(cost.relative(200, 2)[1], WidthCost::kMaxRatio);
   cost.wide(4, 5, 2.0);  // no plain step of 4 rows seen yet: no evidence
-  EXPECT_DOUBLE_EQ(cost.relative(4, 5)[4], prior[4]);
+  EXPECT_DOUBLE_EQ(cost.relative(4, 5)[4], WidthCost::prior(4, 5));
+  // With one row and the prior, a proposal accepted half of the time pays for three positions:
+  // 1.5 / 1.23, 1.75 / 1.31, 1.875 / 1.39 (best), 1.94 / 1.47.
+  EXPECT_EQ(choose_width(std::vector<RowDraft>{{4, 0.5, true}}, cost.relative(1, 5)), 4);
+  // Eight rows, two of them proposing at 0.8: at most 8 + 2 x 2.36 tokens for 2.03 steps: plain.
+  std::vector<RowDraft> batch(8, RowDraft{0, 1.0, true});
+  batch[0] = batch[5] = {4, 0.8, true};
+  EXPECT_EQ(choose_width(batch, cost.relative(8, 5)), 1);
 }
 
 TEST(SpeculationWidth, CostIsMeasuredPerRowCountAndWidthAgainstPlainSteps) {
