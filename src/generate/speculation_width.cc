@@ -25,7 +25,8 @@ std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double
       const std::int64_t kept = r.trimmable ? std::min(r.proposed, width - 1) : r.proposed;
       for (std::int64_t j = 0; j < kept; ++j) tokens += (p *= r.acceptance);
     }
-    const double value = tokens / cost[static_cast<std::size_t>(width - 1)];
+    double value = tokens / cost[static_cast<std::size_t>(width - 1)];
+    if (width == 1) value *= kWidenMargin;  // a wide run must beat the plain step by the margin
     if (value > best * (1 + 1e-9)) {
       best = value;
       best_width = width;

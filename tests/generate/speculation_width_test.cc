@@ -34,12 +34,27 @@ TEST(SpeculationWidth, WidensOnlyWhenTheExpectedTokensPayForIt) {
 }
 
 TEST(SpeculationWidth, AFixedCostOfWideningDeclinesWeakProposals) {
-  const std::vector<RowDraft> row = {{1, 0.3, true}};
-  EXPECT_EQ(choose_width(row, linear(0.2)), 2);  // 1.3 tokens for 1.2 steps
-  // The same position price plus a fixed 0.15 for any wide run: 1.3 / 1.35 < 1.
+  const std::vector<RowDraft> row = {{1, 0.4, true}};
+  EXPECT_EQ(choose_width(row, linear(0.2)), 2);  // 1.4 tokens for 1.2 steps
+  // The same position price plus a fixed 0.15 for any wide run: 1.4 / 1.35 < 1.1.
   EXPECT_EQ(choose_width(row, std::vector<double>{1.0, 1.35}), 1);
   // A long confident proposal still pays the fixed part: 1 + .9 + .81 + .73 + .66 = 4.1 for 1.5.
   EXPECT_EQ(choose_width(std::vector<RowDraft>{{4, 0.9, true}}, std::vector<double>{1, 1.3, 1.37, 1.43, 1.5}), 5);
+}
+
+TEST(SpeculationWidth, AWideRunMustBeatThePlainStepByTheMargin) {
+  // 1.3 tokens for 1.2 steps: 8% better than plain, under the margin.
+  EXPECT_EQ(choose_width(std::vector<RowDraft>{{1, 0.3, true}}, linear(0.2)), 1);
+  // 1.35 tokens for 1.2 steps: 12.5% better.
+  EXPECT_EQ(choose_width(std::vector<RowDraft>{{1, 0.35, true}}, linear(0.2)), 2);
+  // Eight rows, four proposing one sure token: 12 tokens for 1.4 steps (8.57 per step) is not 10%
+  // above the plain step's 8.
+  std::vector<RowDraft> batch(8, RowDraft{0, 1.0, true});
+  for (int r = 0; r < 4; ++r) batch[static_cast<std::size_t>(r)] = {1, 1.0, true};
+  EXPECT_EQ(choose_width(batch, linear(0.4)), 1);
+  EXPECT_EQ(choose_width(batch, linear(0.3)), 2);  // 12 / 1.3 = 9.2
+  // An untrimmable proposal is verified whatever the margin says.
+  EXPECT_EQ(choose_width(std::vector<RowDraft>{{1, 0.3, false}}, linear(0.2)), 2);
 }
 
 TEST(SpeculationWidth, UntrimmableRowsSetTheFloor) {
