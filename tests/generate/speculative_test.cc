@@ -172,9 +172,9 @@ TEST(SpeculativeTest, UnsupportedRequestsFailClearly) {
   EXPECT_THROW(model->generate("x", negative), Error);
 }
 
-// Batches decode speculatively too (the rows verify in the engine's shared run). A row's first
-// proposal is always verified (its acceptance average starts at 1); later ones only while they
-// pay for the batch's width (speculation_width.h), so the drafted total is checked, not each row's.
+// Batches decode speculatively too (the rows verify in the engine's shared run). Proposals are
+// verified only while they pay for the batch's width (speculation_width.h), so the drafted total
+// is checked, not each row's.
 // The second prompt's reply repeats two-token runs by its 11th token (the lookup matches two tokens
 // at least, ngram_drafter.h).
 TEST(SpeculativeTest, BatchRowsEqualPlainGreedy) {
