@@ -5,7 +5,7 @@
 // returns the S that maximises expected tokens per cost: 1 (a plain step) when no proposal pays
 // for the widening, which on a CPU where a wide run of many rows costs nearly twice a plain one is
 // most steps of a large batch.
-// cost(S) is measured (WidthCost): the wall time of each step's run plus its roll-back
+// cost(S) is measured (WidthCost): the engine thread's CPU time of each step's run plus its roll-back
 // (kv::BatchCache::keep_prefixes), per row count and width, against the plain steps of the same
 // row count. A width not measured yet for that row count is estimated from the nearest measured
 // width of that row count (kPosition per position between them), else from the prior
