@@ -27,6 +27,14 @@ inline double thread_cpu_once(const std::function<void()>& body) {
   return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_nsec - a.tv_nsec) * 1e-9;
 }
 
+// CPU seconds all threads of this process have used so far (differences of two calls time a
+// piece of work done on other threads too, such as an ogai::Engine's, without the waits for a core).
+inline double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 // The fastest of `runs` calls, in seconds.
 inline double time_best(int runs, const std::function<void()>& body) {
   double best = 1e300;

@@ -69,7 +69,7 @@ struct SpeculativeOptions {
   };
   Drafter drafter = Drafter::kNone;
   int max_draft_tokens = 0;  // per step; 0 = the package's max_proposal_width (assistant) or 4 (n-gram)
-  int ngram_max = 3;         // n-gram drafter: longest suffix to match (tries ngram_max down to 1)
+  int ngram_max = 3;         // n-gram drafter: longest suffix to match (tries ngram_max down to 2; 1 = one token)
 };
 
 // Structured output: the generated text is constrained, token by token, to a format

@@ -1,5 +1,7 @@
 #include "generate/engine.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -25,6 +27,16 @@ std::pair<std::size_t, std::size_t> state_geometry(const kv::CacheSpec& spec) {
     }
   }
   return {per_position, fixed};
+}
+
+// CPU seconds of the calling thread: a step's cost as the width rule weighs it (speculation_width.h),
+// without the time other processes took the core (a loaded machine's wall times jump by whole
+// scheduler slices). ONNX Runtime's intra-op pool threads are not counted; the caller's share of a
+// parallel run (it works and spins meanwhile) stands for the run.
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace
@@ -189,13 +201,16 @@ std::int64_t Engine::draft() {
 // trimmed to it.
 std::int64_t Engine::width() {
   drafts_.resize(rows_.size());
+  std::int64_t widest = 1;
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const LiveSequence& row = *rows_[r];
     const LiveSequence::Speculative* speculation = row.speculation();
     drafts_[r] = {static_cast<std::int64_t>(row.drafted().size()) - 1, speculation ? speculation->acceptance() : 0.0,
                   !speculation || speculation->trims_drafts()};
+    widest = std::max(widest, drafts_[r].proposed + 1);
   }
-  const std::int64_t seq = choose_width(drafts_, width_cost_.per_position());
+  const auto rows = static_cast<std::int64_t>(rows_.size());
+  const std::int64_t seq = choose_width(drafts_, width_cost_.relative(rows, widest));
   for (const auto& row : rows_)
     if (row->speculation()) row->speculation()->trim_draft(static_cast<std::size_t>(seq - 1));
   return seq;
@@ -221,6 +236,7 @@ void Engine::decode() {
       tokens_[r * static_cast<std::size_t>(seq) + static_cast<std::size_t>(s)] = fed[s < real_[r] ? s : 0];
   }
   StepOutput out;
+  const double started = thread_seconds();
   try {
     out = seq == 1 ? step_.run(tokens_, batch_) : step_.run(tokens_, real_, seq, batch_);
   } catch (...) {  // the batch's run failed: every row ends with that error
@@ -230,12 +246,9 @@ void Engine::decode() {
     }
     return;
   }
+  const double ran = thread_seconds() - started;
   ++counters_.steps;
   if (seq > 1) ++counters_.speculative_runs;
-  if (seq > 1)
-    width_cost_.wide(static_cast<std::int64_t>(rows), seq, out.run_seconds);
-  else
-    width_cost_.plain(static_cast<std::int64_t>(rows), out.run_seconds);
   counters_.decoded_rows += rows;
   counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows));
   kept_.assign(rows, 1);
@@ -250,9 +263,13 @@ void Engine::decode() {
       rows_[r]->stop_with_error(std::current_exception());
     }
   }
-  if (seq > 1) {  // roll every row back to the positions it kept
+  if (seq > 1) {  // roll every row back to the positions it kept; the run's cost includes it
+    const double rolling = thread_seconds();
     for (std::size_t r = 0; r < rows; ++r) kept_[r] += batch_.length(static_cast<std::int64_t>(r)) - seq;
     batch_.keep_prefixes(kept_);
+    width_cost_.wide(static_cast<std::int64_t>(rows), seq, ran + thread_seconds() - rolling);
+  } else {
+    width_cost_.plain(static_cast<std::int64_t>(rows), ran);
   }
   for (std::size_t r = rows_.size(); r-- > 0;)
     if (rows_[r]->done()) leave(r);

@@ -10,7 +10,7 @@
 //      (batch_step.h); then each row verifies (Speculative::verify) and the batch rolls every
 //      row back to the positions it kept (kv::BatchCache::keep_prefixes). The run is only as
 //      wide as pays for the whole batch (speculation_width.h: greedy rows' proposals trimmed,
-//      the cost of a position measured from the runs). Plain rows share the
+//      the cost of each width measured from the runs). Plain rows share the
 //      speculative rows' run rather than a second run of their own: on stories260k (CPU) a
 //      run's fixed cost outweighs the padded positions (docs/speculative.md has the figures).
 //      Only where the graph allows it (verifies_in_batch: a left-padded append cache with a

@@ -273,10 +273,15 @@ void BatchCache::keep_prefixes(std::span<const std::int64_t> keep) {
     if (pair.update == Update::kReplace)
       fail(ErrorCode::kInternal, "batch cache", "{}: recurrent state cannot rewind", pair.input);
     if (pair.update != Update::kAppend || shared(pair)) continue;
-    ort::Tensor next = memory_.zeros(pair.dtype, row_shape(pair, rows(), width));
+    // On the host only each row's padding is zeroed (the mask hides it; zeros keep it finite).
+    const bool host = memory_.location().host();
+    ort::Tensor next = host ? memory_.allocate(pair.dtype, row_shape(pair, rows(), width))
+                            : memory_.zeros(pair.dtype, row_shape(pair, rows(), width));
     for (std::int64_t r = 0; r < rows(); ++r) {
       const std::int64_t len = length(r), kept = keep[static_cast<std::size_t>(r)];
-      copy_row_positions(store_[i], r, left_padded_ ? width_ - len : 0, next, r, left_padded_ ? width - kept : 0, kept);
+      const std::int64_t pad = width - kept;
+      if (host && pad > 0) zero_row_positions(next, r, left_padded_ ? 0 : kept, pad);
+      copy_row_positions(store_[i], r, left_padded_ ? width_ - len : 0, next, r, left_padded_ ? pad : 0, kept);
     }
     store_[i] = std::move(next);
   }

@@ -1,6 +1,7 @@
 #include "kv/row_copy.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "base/error.h"
@@ -24,7 +25,8 @@ void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64
   const bool fits = (s.size() == 4 || s.size() == 5) && d.size() == s.size() && (!lead || s[0] == d[0]) &&
                     s[lead + 1] == d[lead + 1] && s[lead + 3] == d[lead + 3] && src.dtype() == dst.dtype() &&
                     src_row >= 0 && src_row < s[lead] && dst_row >= 0 && dst_row < d[lead] && src_at >= 0 &&
-                    dst_at >= 0 && positions >= 0 && src_at + positions <= s[lead + 2] && dst_at + positions <= d[lead + 2];
+                    dst_at >= 0 && positions >= 0 && src_at + positions <= s[lead + 2] &&
+                    dst_at + positions <= d[lead + 2];
   if (!fits)
     fail(ErrorCode::kInternal, "kv row copy", "cannot copy {} positions from row {} at {} of {} to row {} at {} of {}",
          positions, src_row, src_at, ort::shape_string(s), dst_row, dst_at, ort::shape_string(d));
@@ -48,12 +50,30 @@ void copy_row(const ort::Tensor& src, std::int64_t src_row, ort::Tensor& dst, st
   const bool fits = !s.empty() && s.size() == d.size() && std::equal(s.begin() + 1, s.end(), d.begin() + 1) &&
                     src.dtype() == dst.dtype() && src_row >= 0 && src_row < s[0] && dst_row >= 0 && dst_row < d[0];
   if (!fits)
-    fail(ErrorCode::kInternal, "kv row copy", "cannot copy row {} of {} to row {} of {}", src_row,
-         ort::shape_string(s), dst_row, ort::shape_string(d));
+    fail(ErrorCode::kInternal, "kv row copy", "cannot copy row {} of {} to row {} of {}", src_row, ort::shape_string(s),
+         dst_row, ort::shape_string(d));
   const std::size_t bytes = row_bytes(src);
   if (bytes == 0) return;
-  const ort::ByteRange range{static_cast<std::size_t>(src_row) * bytes, static_cast<std::size_t>(dst_row) * bytes, bytes};
+  const ort::ByteRange range{static_cast<std::size_t>(src_row) * bytes, static_cast<std::size_t>(dst_row) * bytes,
+                             bytes};
   ort::copy_ranges(src, dst, {&range, 1});
+}
+
+void zero_row_positions(ort::Tensor& t, std::int64_t row, std::int64_t at, std::int64_t positions) {
+  const auto& s = t.shape();
+  const std::size_t lead = s.size() == 5 ? 1 : 0;
+  const bool fits = (s.size() == 4 || s.size() == 5) && t.location().host() && row >= 0 && row < s[lead] && at >= 0 &&
+                    positions >= 0 && at + positions <= s[lead + 2];
+  if (!fits)
+    fail(ErrorCode::kInternal, "kv row copy", "cannot zero {} positions of row {} at {} of {}", positions, row, at,
+         ort::shape_string(s));
+  const std::int64_t planes = lead ? s[0] : 1, rows = s[lead], heads = s[lead + 1], length = s[lead + 2];
+  const std::size_t vec = static_cast<std::size_t>(s[lead + 3]) * dtype_size(t.dtype());
+  auto* base = static_cast<std::byte*>(t.raw_data());
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t h = 0; h < heads; ++h)
+      std::memset(base + static_cast<std::size_t>(((p * rows + row) * heads + h) * length + at) * vec, 0,
+                  static_cast<std::size_t>(positions) * vec);
 }
 
 }  // namespace ogai::kv

@@ -17,6 +17,10 @@ namespace ogai::kv {
 void copy_row_positions(const ort::Tensor& src, std::int64_t src_row, std::int64_t src_at, ort::Tensor& dst,
                         std::int64_t dst_row, std::int64_t dst_at, std::int64_t positions);
 
+// Zeroes `positions` positions of row `row` of a host tensor [B, H, S, D] (or [2, B, H, S, D]) from
+// position `at`: the padding of a re-laid row. ogai::Error kInternal outside the tensor or off the host.
+void zero_row_positions(ort::Tensor& t, std::int64_t row, std::int64_t at, std::int64_t positions);
+
 // Copies batch row `src_row` of `src` [B, ...] whole into row `dst_row` of `dst` [B', ...] (same
 // dtype and trailing dims).
 void copy_row(const ort::Tensor& src, std::int64_t src_row, ort::Tensor& dst, std::int64_t dst_row);

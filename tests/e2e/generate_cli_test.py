@@ -153,15 +153,17 @@ class SamplingTest(unittest.TestCase):
 
     def test_speculative_sampling_is_reproducible(self):
         flags = ("--max-new-tokens", "40", "--speculative", "ngram", "--temperature", "0.8", "--seed", "3")
-        a = generate_json(self, *flags)
-        b = generate_json(self, *flags)
+        # A prompt that repeats itself, so that the lookup (two tokens at least) proposes at once.
+        prompt = "Once upon a time, there was a girl. Once upon a time"
+        a = generate_json(self, *flags, prompt=prompt)
+        b = generate_json(self, *flags, prompt=prompt)
         self.assertEqual(a["ids"], b["ids"])
         self.assertEqual(a["text"], b["text"])
         self.assertNotEqual(a["ids"], GOLDEN_IDS)  # it really sampled
         stats = a["speculative"]
         self.assertGreater(stats["draft_tokens"], 0)
         self.assertLessEqual(stats["accepted_draft_tokens"], stats["draft_tokens"])
-        r = generate(*flags)
+        r = generate(*flags, prompt=prompt)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, a["text"])
 

@@ -340,14 +340,16 @@ bool compare_counts(const std::string& package, const GenerationOptions& o) {
 
 // Speculative rows (greedy and seeded) and plain rows join at steps 0, 0, 1, 3 and 6 and leave at
 // different steps; each equals the same request run alone, greedy speculative rows also equal plain
-// greedy, and the plain rows still decode together in the batched run.
+// greedy, and the plain rows still decode together in the batched run. The seeded speculative row's
+// prompt repeats "Once upon a time", so that it proposes from its first step; its proposals are
+// verified whatever they cost (a sampled row's are never trimmed), which widens the shared run.
 TEST_P(SpeculativeEngineTest, RowsEqualSoloRuns) {
   auto model = load(GetParam().package);
   const auto d = GetParam().drafter;
   const std::vector<Job> jobs = {
       {"Once upon a time", speculative(greedy(20), d), 0},
       {"the cat sat on the mat and the dog", greedy(12), 0},
-      {"a", speculative(sampled(15, 7), d, 2), 1},
+      {"Once upon a time, there was a girl. Once upon a time", speculative(sampled(15, 7), d, 2), 1},
       {"she said that it was a very long day in the park", sampled(8, 99), 1},
       {"the cat sat on the mat and the cat sat", speculative(greedy(9), d, 4), 3},
       {"it", greedy(5), 6},

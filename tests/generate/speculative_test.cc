@@ -39,10 +39,27 @@ TEST(NgramDrafterTest, ContinuesTheMostRecentEarlierOccurrence) {
   history = {1, 2, 3, 4};
   drafter.propose({history, nullptr, nullptr, 0, 4}, out);
   EXPECT_TRUE(out.empty());
-  history = {4, 1, 2, 3, 4};
+  history = {3, 4, 1, 2, 3, 4};
   drafter.propose({history, nullptr, nullptr, 0, 10}, out);
   EXPECT_EQ(out, (std::vector<std::int32_t>{1, 2, 3, 4}));  // stops at the end of the history
   EXPECT_THROW(generate::NgramDrafter(0), Error);
+}
+
+// A match of the last token alone proposes nothing (ngram_max >= 2): its proposals are mostly
+// rejected and would close the row's gate; with ngram_max 1 it is the only rule, and proposes.
+TEST(NgramDrafterTest, OneMatchingTokenProposesNothingUnlessItIsTheOnlyRule) {
+  const std::vector<std::int32_t> history = {4, 1, 2, 3, 9, 4};  // "4" recurs, "9 4" does not
+  std::vector<std::int32_t> out;
+  generate::NgramDrafter(3).propose({history, nullptr, nullptr, 0, 4}, out);
+  EXPECT_TRUE(out.empty());
+  generate::NgramDrafter(2).propose({history, nullptr, nullptr, 0, 4}, out);
+  EXPECT_TRUE(out.empty());
+  generate::NgramDrafter(1).propose({history, nullptr, nullptr, 0, 4}, out);
+  EXPECT_EQ(out, (std::vector<std::int32_t>{1, 2, 3, 9}));
+  out.clear();
+  const std::vector<std::int32_t> pair = {9, 4, 7, 3, 9, 4};  // "9 4" recurs: two tokens match
+  generate::NgramDrafter(3).propose({pair, nullptr, nullptr, 0, 4}, out);
+  EXPECT_EQ(out, (std::vector<std::int32_t>{7, 3, 9, 4}));
 }
 
 // The assistant drafter, fed by the engine's own KV cache and hidden state, proposes exactly the
@@ -155,12 +172,14 @@ TEST(SpeculativeTest, UnsupportedRequestsFailClearly) {
   EXPECT_THROW(model->generate("x", negative), Error);
 }
 
-// Batches decode speculatively too (the rows verify in the engine's shared run). A row's first
-// proposal is always verified (its acceptance average starts at 1); later ones only while they
-// pay for the batch's width (speculation_width.h), so the drafted total is checked, not each row's.
+// Batches decode speculatively too (the rows verify in the engine's shared run). Proposals are
+// verified only while they pay for the batch's width (speculation_width.h), so the drafted total
+// is checked, not each row's.
+// The second prompt's reply repeats two-token runs by its 11th token (the lookup matches two tokens
+// at least, ngram_drafter.h).
 TEST(SpeculativeTest, BatchRowsEqualPlainGreedy) {
   auto model = Model::load(kStories);
-  std::vector<std::string> prompts = {"Once upon a time", "Lily and"};
+  std::vector<std::string> prompts = {"Once upon a time", "Lily and Tom went to the park"};
   auto batch = model->generate_batch(prompts, greedy(20, SpeculativeOptions::Drafter::kNgram, 4));
   int drafted = 0;
   for (std::size_t i = 0; i < prompts.size(); ++i) {

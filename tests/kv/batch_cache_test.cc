@@ -2,6 +2,7 @@
 // for left-padded append rows, prefix rows (explicit-length attention), shared buffers, static
 // buffers and recurrent state; the bytes of every row are where the layout says.
 #include "kv/batch_cache.h"
+#include "kv/row_copy.h"
 
 #include <gtest/gtest.h>
 
@@ -175,10 +176,38 @@ TEST(BatchCacheMultiToken, RowsKeepTheirOwnPrefixes) {
     EXPECT_EQ(batch.length(r), keep[static_cast<std::size_t>(r)]);
     expect_row(batch, *batch.pasts()[0], r, static_cast<int>(r + 1), keep[static_cast<std::size_t>(r)]);
   }
+  const ort::Tensor& past = *batch.pasts()[0];  // row 0's left padding (3 positions) holds zeros
+  for (std::int64_t h = 0; h < 2; ++h)
+    for (std::int64_t s = 0; s < 3; ++s)
+      for (std::int64_t d = 0; d < 3; ++d)
+        EXPECT_EQ(past.span<float>()[static_cast<std::size_t>(((0 * 2 + h) * 7 + s) * 3 + d)], 0.0f) << h << " " << s;
   const KvCache taken = batch.take_row(2);
   ASSERT_EQ(taken.length(), 7);
   for (std::int64_t s = 0; s < 7; ++s) EXPECT_EQ(at(taken.pasts()[0], 0, 1, s), value(3, s));
   EXPECT_THROW(batch.keep_prefixes(std::vector<std::int64_t>{8, 7}), Error);  // more than a row holds
+}
+
+// zero_row_positions zeroes exactly the positions asked, in every head of the row (and both planes
+// of a combined [2, B, H, S, D] tensor), and refuses ranges outside the tensor.
+TEST(RowCopy, ZeroRowPositions) {
+  ort::Tensor t = ort::Tensor::allocate(DataType::kFloat32, {2, 2, 5, 3});
+  for (float& v : t.span<float>()) v = 7.0f;
+  zero_row_positions(t, 1, 1, 2);
+  for (std::int64_t r = 0; r < 2; ++r)
+    for (std::int64_t h = 0; h < 2; ++h)
+      for (std::int64_t s = 0; s < 5; ++s)
+        for (std::int64_t d = 0; d < 3; ++d)
+          EXPECT_EQ(t.span<float>()[static_cast<std::size_t>(((r * 2 + h) * 5 + s) * 3 + d)],
+                    r == 1 && (s == 1 || s == 2) ? 0.0f : 7.0f)
+              << r << " " << h << " " << s;
+  ort::Tensor combined = ort::Tensor::allocate(DataType::kFloat32, {2, 1, 1, 4, 2});
+  for (float& v : combined.span<float>()) v = 7.0f;
+  zero_row_positions(combined, 0, 3, 1);
+  for (std::int64_t p = 0; p < 2; ++p)
+    for (std::int64_t s = 0; s < 4; ++s)
+      EXPECT_EQ(combined.span<float>()[static_cast<std::size_t>((p * 4 + s) * 2)], s == 3 ? 0.0f : 7.0f);
+  EXPECT_THROW(zero_row_positions(t, 2, 0, 1), Error);  // no row 2
+  EXPECT_THROW(zero_row_positions(t, 0, 4, 2), Error);  // past the last position
 }
 
 // Recurrent state cannot rewind and prefix-row or shared-buffer layouts take no multi-token step.
