@@ -12,23 +12,35 @@ namespace {
 
 constexpr size_t kBlock = 8;
 
+// Lane maxima of x[0, n) into lane (8 lanes by position; the tail into lane 0); bad |= NaN or +inf.
+inline void lane_max(const float* x, size_t n, float* lane, bool& any_bad) {
+  bool bad = false;
+  size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    for (size_t l = 0; l < kBlock; ++l) {
+      const float v = x[i + l];
+      bad |= !(v < INFINITY);
+      lane[l] = std::max(lane[l], v);
+    }
+  }
+  for (; i < n; ++i) {
+    bad |= !(x[i] < INFINITY);
+    lane[0] = std::max(lane[0], x[i]);
+  }
+  any_bad |= bad;
+}
+
+[[noreturn]] void fail_all_forbidden() {
+  fail(ErrorCode::kInvalidArgument, "logits",
+       "every token's logit is -inf after logit_bias and the sampling filters; nothing to pick");
+}
+
 // Max over finite and -inf logits in 8 lanes; NaN or +inf raise the error.
 float checked_max(std::span<const float> x) {
   float lane[kBlock];
   std::fill(lane, lane + kBlock, -INFINITY);
   bool bad = false;
-  size_t i = 0;
-  for (; i + kBlock <= x.size(); i += kBlock) {
-    for (size_t l = 0; l < kBlock; ++l) {
-      const float v = x[i + l];
-      bad |= !(v < INFINITY);  // NaN or +inf
-      lane[l] = std::max(lane[l], v);
-    }
-  }
-  for (; i < x.size(); ++i) {
-    bad |= !(x[i] < INFINITY);
-    lane[0] = std::max(lane[0], x[i]);
-  }
+  lane_max(x.data(), x.size(), lane, bad);
   if (bad) {
     for (size_t j = 0; j < x.size(); ++j) {
       if (!(x[j] < INFINITY)) fail_bad_logit(x[j], j);
@@ -48,14 +60,35 @@ inline double block_sum(const float* w) {
 void DenseWeights::compute(std::span<const float> logits) {
   OGAI_CHECK(weights_.size() >= logits.size());
   const float max = max_ = checked_max(logits);
-  if (max == -INFINITY) {
-    fail(ErrorCode::kInvalidArgument, "logits",
-         "every token's logit is -inf after logit_bias and the sampling filters; nothing to pick");
-  }
+  if (max == -INFINITY) fail_all_forbidden();
   float* w = weights_.data();
   const float* x = logits.data();
   size_ = logits.size();
   for (size_t i = 0; i < size_; ++i) w[i] = exp_nonpositive(x[i] - max);
+}
+
+void DenseWeights::compute(std::span<const float> logits, const AllowedTokens& allowed) {
+  OGAI_CHECK(weights_.size() >= logits.size());
+  float lane[kBlock];
+  std::fill(lane, lane + kBlock, -INFINITY);
+  bool bad = false;
+  for_each_allowed_block(
+      logits, allowed, [&](const float* x, size_t, size_t n) { lane_max(x, n, lane, bad); }, [](size_t, size_t) {});
+  if (bad) {
+    for_each_allowed(logits, allowed, [](float x, size_t i) {
+      if (!(x < INFINITY)) fail_bad_logit(x, i);
+    });
+  }
+  const float max = max_ = *std::max_element(lane, lane + kBlock);
+  if (max == -INFINITY) fail_all_forbidden();
+  float* w = weights_.data();
+  size_ = logits.size();
+  for_each_allowed_block(
+      logits, allowed,
+      [&](const float* x, size_t begin, size_t n) {
+        for (size_t j = 0; j < n; ++j) w[begin + j] = exp_nonpositive(x[j] - max);
+      },
+      [&](size_t begin, size_t n) { std::fill_n(w + begin, n, 0.0f); });
 }
 
 void DenseWeights::apply_min_p(double min_p) {

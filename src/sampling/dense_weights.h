@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling/allowed_tokens.h"
+
 namespace ogai::sampling {
 
 class DenseWeights {
@@ -22,6 +24,9 @@ class DenseWeights {
   // weights = exp(logits - max) (0 for -inf). Throws ogai::Error on NaN/+inf logits or when
   // every logit is -inf.
   void compute(std::span<const float> logits);
+  // The same with the ids `allowed` forbids counted as -inf (weight 0; their logits unread): the
+  // weights of the row with -inf materialized, without writing it.
+  void compute(std::span<const float> logits, const AllowedTokens& allowed);
   // HF MinPLogitsWarper with min_tokens_to_keep 1: zero the weights below min_p times the largest
   // (which is 1, so the top token always stays).
   void apply_min_p(double min_p);

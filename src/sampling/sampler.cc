@@ -31,8 +31,23 @@ int64_t argmax(std::span<const float> logits) {
   return best;
 }
 
+int64_t argmax(std::span<const float> logits, const AllowedTokens& allowed) {
+  int64_t best = -1;
+  float best_value = -INFINITY;
+  for_each_allowed(logits, allowed, [&](float x, size_t i) {
+    if (!(x <= best_value)) {  // greater, or NaN
+      if (std::isnan(x)) fail_bad_logit(x, i);
+      best_value = x;
+      best = static_cast<int64_t>(i);
+    }
+  });
+  if (best < 0) fail_nothing_left();
+  return best;
+}
+
 Sampler::Sampler(SamplingParams params, int64_t vocab_size)
-    : params_(std::move(params)), vocab_size_(vocab_size),
+    : params_(std::move(params)),
+      vocab_size_(vocab_size),
       rng_(params_.seed ? *params_.seed : nondeterministic_seed()) {
   params_.validate();
   history_.reset(vocab_size, {});
@@ -49,8 +64,7 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
 
 void Sampler::plan_chain() {
   // HF clamps top_k to [min_tokens_to_keep, V]; at V it keeps everything.
-  top_k_active_ = params_.top_k > 0 &&
-                  std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
+  top_k_active_ = params_.top_k > 0 && std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
   const bool rank_filters = top_k_active_ || params_.top_p < 1.0 || params_.typical_p < 1.0 ||
                             (params_.min_p > 0.0 && params_.min_tokens_to_keep > 1);
   dense_path_ = !rank_filters;
@@ -73,13 +87,20 @@ void Sampler::accept(int64_t token) {
 
 void Sampler::check_size(std::span<const float> logits) const {
   if (static_cast<int64_t>(logits.size()) != vocab_size_) {
-    fail(ErrorCode::kInvalidArgument, "logits", "{} values given; the sampler's vocabulary is {}",
-         logits.size(), vocab_size_);
+    fail(ErrorCode::kInvalidArgument, "logits", "{} values given; the sampler's vocabulary is {}", logits.size(),
+         vocab_size_);
   }
 }
 
+const AllowedTokens* Sampler::constrain() {
+  if (!constraint_) return nullptr;
+  allowed_ = constraint_->allowed();
+  return &allowed_;
+}
+
+// The processors touch only the ids they name, and each maps -inf to -inf: they run on the raw
+// row, and a forbidden id stays forbidden however they change its logit.
 void Sampler::apply_processors(std::span<float> logits) {
-  if (constraint_) constraint_->mask(logits);
   if (!bias_.empty()) apply_logit_bias(logits, bias_);
   if (params_.repetition_penalty != 1.0) {
     apply_repetition_penalty(logits, history_, static_cast<float>(params_.repetition_penalty));
@@ -90,17 +111,23 @@ void Sampler::apply_processors(std::span<float> logits) {
   }
 }
 
-void Sampler::apply_warpers(std::span<float> logits) {
+void Sampler::apply_warpers(std::span<float> logits, const AllowedTokens* allowed) {
   const auto min_keep = static_cast<size_t>(params_.min_tokens_to_keep);
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
   if (top_k_active_) {
-    candidates_.gather_top_k(logits, std::max(static_cast<size_t>(params_.top_k), min_keep));
+    const size_t k = std::max(static_cast<size_t>(params_.top_k), min_keep);
+    allowed ? candidates_.gather_top_k(logits, k, *allowed) : candidates_.gather_top_k(logits, k);
   } else if (params_.top_p < 1.0) {
     if (dense_.capacity() < logits.size()) dense_.reserve(logits.size());  // distribution() only
-    dense_.compute(logits);
-    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);  // includes the cut
+    if (allowed) {
+      dense_.compute(logits, *allowed);
+      gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_, *allowed);  // includes the cut
+    } else {
+      dense_.compute(logits);
+      gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);
+    }
   } else {
-    candidates_.gather_all(logits);
+    gather_all(logits, allowed);
   }
   if (candidates_.empty()) fail_nothing_left();
   if (top_k_active_ && params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
@@ -119,18 +146,23 @@ int64_t Sampler::draw() {
   fail_nothing_left();
 }
 
+void Sampler::gather_all(std::span<const float> logits, const AllowedTokens* allowed) {
+  allowed ? candidates_.gather_all(logits, *allowed) : candidates_.gather_all(logits);
+}
+
 int64_t Sampler::sample(std::span<float> logits) {
   check_size(logits);
+  const AllowedTokens* allowed = constrain();
   apply_processors(logits);
-  if (params_.greedy()) return argmax(logits);
-  if (dense_path_) return sample_dense(logits);
-  apply_warpers(logits);
+  if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
+  if (dense_path_) return sample_dense(logits, allowed);
+  apply_warpers(logits, allowed);
   return draw();
 }
 
-int64_t Sampler::sample_dense(std::span<float> logits) {
+int64_t Sampler::sample_dense(std::span<float> logits, const AllowedTokens* allowed) {
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
-  dense_.compute(logits);
+  allowed ? dense_.compute(logits, *allowed) : dense_.compute(logits);
   if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
   return dense_.draw(rng_.uniform());
 }
@@ -144,12 +176,13 @@ int64_t Sampler::next(std::span<float> logits) {
 std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
   if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
+  const AllowedTokens* allowed = constrain();
   apply_processors(logits);
   if (params_.greedy()) {
-    candidates_.gather_all(logits);
+    gather_all(logits, allowed);
     if (candidates_.empty()) fail_nothing_left();
   } else {
-    apply_warpers(logits);
+    apply_warpers(logits, allowed);
     if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();  // canonical
   }
   candidates_.normalize();
