@@ -137,25 +137,6 @@ void Candidates::gather_at_least(std::span<const float> logits, std::span<const 
   weights_valid_ = true;
 }
 
-void Candidates::gather_at_least(std::span<const float> logits, std::span<const float> weights, float threshold,
-                                 const AllowedTokens& allowed) {
-  OGAI_CHECK(items_.size() >= logits.size() && weights.size() == logits.size());
-  Candidate* out = items_.data();
-  size_t n = 0;
-  for_each_allowed_block(
-      logits, allowed,
-      [&](const float* x, size_t begin, size_t count) {
-        for (size_t j = 0; j < count; ++j) {
-          out[n] = Candidate{x[j], weights[begin + j], 0.0f, static_cast<int32_t>(begin + j)};
-          n += x[j] >= threshold;
-        }
-      },
-      [](size_t, size_t) {});
-  size_ = n;
-  order_ = CandidateOrder::kById;
-  weights_valid_ = true;
-}
-
 // The loops below keep independent lanes or blocks (no single loop-carried chain) so that they
 // vectorize or at least pipeline; their summation order is fixed, so results are deterministic.
 namespace {

@@ -57,9 +57,6 @@ class Candidates {
   // Every token with logit >= threshold, in id order, with p = weights[id] (weights from
   // DenseWeights, so p is valid). Logits are assumed already checked (no NaN/+inf).
   void gather_at_least(std::span<const float> logits, std::span<const float> weights, float threshold);
-  // The same over the ids `allowed`.
-  void gather_at_least(std::span<const float> logits, std::span<const float> weights, float threshold,
-                       const AllowedTokens& allowed);
 
   // Softmax of the logits into p (max-subtracted exp_nonpositive, double sum).
   void normalize();

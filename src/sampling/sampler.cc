@@ -1,8 +1,10 @@
 #include "sampling/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/error.h"
+#include "sampling/lanes.h"
 #include "sampling/penalties.h"
 #include "sampling/warpers.h"
 
@@ -16,33 +18,74 @@ namespace {
 
 }  // namespace
 
-int64_t argmax(std::span<const float> logits) {
+namespace {
+
+// The reference rule, one id at a time: the first maximum; NaN is an error, +inf a maximum.
+struct ScalarArgmax {
   int64_t best = -1;
   float best_value = -INFINITY;
-  for (size_t i = 0; i < logits.size(); ++i) {
-    float x = logits[i];
+  void add(float x, size_t i) {
     if (!(x <= best_value)) {  // greater, or NaN
       if (std::isnan(x)) fail_bad_logit(x, i);
       best_value = x;
       best = static_cast<int64_t>(i);
     }
   }
-  if (best < 0) fail_nothing_left();
-  return best;
+  int64_t result() const {
+    if (best < 0) fail_nothing_left();
+    return best;
+  }
+};
+
+// The fast rule over 64-id blocks: a vector max per block (lanes.h), then the first id holding
+// it when it beats the best so far. False when a NaN or +inf turned up (the caller then applies
+// the reference rule). `word(w)` is the allowed bits of block w (all ones unconstrained).
+template <class Word>
+bool argmax_blocks(std::span<const float> logits, Word word, ScalarArgmax& out) {
+  const size_t full = logits.size() / 64;
+  for (size_t w = 0; w < full; ++w) {
+    const std::uint64_t m = word(w);
+    if (m == 0) continue;
+    const float* x = logits.data() + 64 * w;
+    lanes::MaxScan scan;
+    m == ~std::uint64_t{0} ? lanes::scan_all(x, 64, scan) : lanes::scan_masked(x, m, scan);
+    if (scan.any_bad()) return false;
+    const float block_max = scan.max();
+    if (!(block_max > out.best_value)) continue;
+    size_t j = 0;
+    while (!(((m >> j) & 1) && x[j] == block_max)) ++j;
+    out.best = static_cast<int64_t>(64 * w + j);
+    out.best_value = block_max;
+  }
+  const std::uint64_t m = full * 64 < logits.size() ? word(full) : 0;  // the tail, shorter than 64
+  for (size_t i = full * 64; i < logits.size(); ++i)
+    if ((m >> (i % 64)) & 1) out.add(logits[i], i);
+  return true;
+}
+
+}  // namespace
+
+int64_t argmax(std::span<const float> logits) {
+  ScalarArgmax fast;
+  if (argmax_blocks(
+          logits, [](size_t) { return ~std::uint64_t{0}; }, fast))
+    return fast.result();
+  ScalarArgmax exact;
+  for (size_t i = 0; i < logits.size(); ++i) exact.add(logits[i], i);
+  return exact.result();
 }
 
 int64_t argmax(std::span<const float> logits, const AllowedTokens& allowed) {
-  int64_t best = -1;
-  float best_value = -INFINITY;
-  for_each_allowed(logits, allowed, [&](float x, size_t i) {
-    if (!(x <= best_value)) {  // greater, or NaN
-      if (std::isnan(x)) fail_bad_logit(x, i);
-      best_value = x;
-      best = static_cast<int64_t>(i);
-    }
-  });
-  if (best < 0) fail_nothing_left();
-  return best;
+  ScalarArgmax out;
+  if (allowed.listed()) {
+    for_each_allowed(logits, allowed, [&](float x, size_t i) { out.add(x, i); });
+    return out.result();
+  }
+  auto word = [&](size_t w) { return w < allowed.words.size() ? allowed.words[w] : 0; };
+  if (argmax_blocks(logits, word, out)) return out.result();
+  ScalarArgmax exact;
+  for_each_allowed(logits, allowed, [&](float x, size_t i) { exact.add(x, i); });
+  return exact.result();
 }
 
 Sampler::Sampler(SamplingParams params, int64_t vocab_size)
@@ -119,13 +162,8 @@ void Sampler::apply_warpers(std::span<float> logits, const AllowedTokens* allowe
     allowed ? candidates_.gather_top_k(logits, k, *allowed) : candidates_.gather_top_k(logits, k);
   } else if (params_.top_p < 1.0) {
     if (dense_.capacity() < logits.size()) dense_.reserve(logits.size());  // distribution() only
-    if (allowed) {
-      dense_.compute(logits, *allowed);
-      gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_, *allowed);  // includes the cut
-    } else {
-      dense_.compute(logits);
-      gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);
-    }
+    allowed ? dense_.compute(logits, *allowed) : dense_.compute(logits);   // masks the row too
+    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);    // includes the cut
   } else {
     gather_all(logits, allowed);
   }

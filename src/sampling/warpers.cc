@@ -11,10 +11,14 @@ namespace {
 // First prefix length tried by the rank-prefix searches; doubled until the answer is inside.
 constexpr size_t kFirstPrefix = 64;
 
-size_t next_prefix(size_t sorted, size_t n) { return std::min(n, std::max(kFirstPrefix, 2 * sorted)); }
+size_t next_prefix(size_t sorted, size_t n) {
+  return std::min(n, std::max(kFirstPrefix, 2 * sorted));
+}
 
 // Typical-p order: lower key (distance of the surprisal from the entropy) first, then lower id.
-bool typical_before(const Candidate& a, const Candidate& b) { return a.key < b.key || (a.key == b.key && a.id < b.id); }
+bool typical_before(const Candidate& a, const Candidate& b) {
+  return a.key < b.key || (a.key == b.key && a.id < b.id);
+}
 
 // Sorts [from, to) of `items` by typical_before, given [0, from) is the sorted best prefix.
 void extend_typical_prefix(std::span<Candidate> items, size_t from, size_t to) {
@@ -33,7 +37,7 @@ void typical_keys(Candidates& candidates) {
   double entropy = 0.0;
   for (Candidate& c : candidates.items()) {
     c.key = static_cast<float>(static_cast<double>(c.logit - max) - log_sum);  // log p
-    if (c.p > 0.0f) entropy -= static_cast<double>(c.p) * c.key;               // HF's nansum skips 0 * -inf
+    if (c.p > 0.0f) entropy -= static_cast<double>(c.p) * c.key;  // HF's nansum skips 0 * -inf
   }
   for (Candidate& c : candidates.items()) c.key = std::fabs(-c.key - static_cast<float>(entropy));
 }
@@ -69,69 +73,25 @@ void cut_top_p(Candidates& candidates, double top_p, size_t min_keep, double tot
   candidates.set_order(CandidateOrder::kByRank);
 }
 
-// Adds to mass (8 lanes by position; the tail into lane 0) the weights of x[0, n) >= threshold,
-// and their number to count.
-void add_mass_at_least(const float* x, const float* w, size_t n, float threshold, double* mass, size_t& count) {
-  size_t c = 0, i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (size_t l = 0; l < 8; ++l) {
-      const bool in = x[i + l] >= threshold;
-      mass[l] += in ? w[i + l] : 0.0f;
-      c += in;
-    }
-  }
-  for (; i < n; ++i) {
-    const bool in = x[i] >= threshold;
-    mass[0] += in ? w[i] : 0.0f;
-    c += in;
-  }
-  count += c;
-}
-
-// Weight held by, and number of, the tokens with logit >= threshold (among `allowed` when given;
-// forbidden ids add exactly 0, so the sums are those of the materialized row).
-std::pair<double, size_t> mass_at_least(std::span<const float> logits, std::span<const float> weights, float threshold,
-                                        const AllowedTokens* allowed) {
+// Weight held by, and number of, the tokens with logit >= threshold.
+std::pair<double, size_t> mass_at_least(std::span<const float> logits,
+                                        std::span<const float> weights, float threshold) {
   double mass[8] = {};
-  size_t count = 0;
-  if (!allowed) {
-    add_mass_at_least(logits.data(), weights.data(), logits.size(), threshold, mass, count);
-  } else {
-    for_each_allowed_block(
-        logits, *allowed,
-        [&](const float* x, size_t begin, size_t n) {
-          add_mass_at_least(x, weights.data() + begin, n, threshold, mass, count);
-        },
-        [](size_t, size_t) {});
-  }
-  return {((mass[0] + mass[1]) + (mass[2] + mass[3])) + ((mass[4] + mass[5]) + (mass[6] + mass[7])), count};
-}
-
-void gather_top_p_impl(std::span<const float> logits, const DenseWeights& dense, double top_p, size_t min_keep,
-                       Candidates& out, const AllowedTokens* allowed) {
-  const double total = dense.total();
-  // A little above top_p * total, so that rounding in the sorted cut cannot need a token
-  // outside the gathered set.
-  const double need = top_p * total * (1.0 + 1e-6);
-  const float max = dense.max_logit();
-  auto gather = [&](float threshold) {
-    if (allowed) {
-      out.gather_at_least(logits, dense.weights(), threshold, *allowed);
-    } else {
-      out.gather_at_least(logits, dense.weights(), threshold);
-    }
-  };
-  bool gathered = false;
-  for (float below = 2.0f; below <= 64.0f && !gathered; below *= 2.0f) {
-    const float threshold = max - below;
-    auto [mass, count] = mass_at_least(logits, dense.weights(), threshold, allowed);
-    if (mass >= need && count >= min_keep) {
-      gather(threshold);
-      gathered = true;
+  size_t count = 0, i = 0;
+  for (; i + 8 <= logits.size(); i += 8) {
+    for (size_t l = 0; l < 8; ++l) {
+      const bool in = logits[i + l] >= threshold;
+      mass[l] += in ? weights[i + l] : 0.0f;
+      count += in;
     }
   }
-  if (!gathered) gather(std::numeric_limits<float>::lowest());
-  cut_top_p(out, top_p, min_keep, total);
+  for (; i < logits.size(); ++i) {
+    const bool in = logits[i] >= threshold;
+    mass[0] += in ? weights[i] : 0.0f;
+    count += in;
+  }
+  return {((mass[0] + mass[1]) + (mass[2] + mass[3])) + ((mass[4] + mass[5]) + (mass[6] + mass[7])),
+          count};
 }
 
 }  // namespace
@@ -141,14 +101,24 @@ void filter_top_p(Candidates& candidates, double top_p, size_t min_keep) {
   cut_top_p(candidates, top_p, min_keep, candidates.total_weight());
 }
 
-void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p, size_t min_keep,
-                  Candidates& out) {
-  gather_top_p_impl(logits, dense, top_p, min_keep, out, nullptr);
-}
-
-void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p, size_t min_keep,
-                  Candidates& out, const AllowedTokens& allowed) {
-  gather_top_p_impl(logits, dense, top_p, min_keep, out, &allowed);
+void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p,
+                  size_t min_keep, Candidates& out) {
+  const double total = dense.total();
+  // A little above top_p * total, so that rounding in the sorted cut cannot need a token
+  // outside the gathered set.
+  const double need = top_p * total * (1.0 + 1e-6);
+  const float max = dense.max_logit();
+  bool gathered = false;
+  for (float below = 2.0f; below <= 64.0f && !gathered; below *= 2.0f) {
+    const float threshold = max - below;
+    auto [mass, count] = mass_at_least(logits, dense.weights(), threshold);
+    if (mass >= need && count >= min_keep) {
+      out.gather_at_least(logits, dense.weights(), threshold);
+      gathered = true;
+    }
+  }
+  if (!gathered) out.gather_at_least(logits, dense.weights(), std::numeric_limits<float>::lowest());
+  cut_top_p(out, top_p, min_keep, total);
 }
 
 void filter_min_p(Candidates& candidates, double min_p, size_t min_keep) {

@@ -29,11 +29,8 @@ void filter_top_p(Candidates& candidates, double top_p, size_t min_keep);
 // min_keep tokens, gathers only those into `out` (a superset of the nucleus, since the nucleus is
 // the best-ranked tokens) and cuts them with the whole vocabulary's mass as normalizer. Same result
 // as gather_all + filter_top_p; `dense` must hold the weights of `logits`.
-void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p, size_t min_keep,
-                  Candidates& out);
-// The same over the ids `allowed` (forbidden ids counted as -inf; `dense` computed with them).
-void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p, size_t min_keep,
-                  Candidates& out, const AllowedTokens& allowed);
+void gather_top_p(std::span<const float> logits, const DenseWeights& dense, double top_p,
+                  size_t min_keep, Candidates& out);
 
 // HF MinPLogitsWarper: removes tokens with p < min_p * p_max, keeping the min_keep best.
 // Preserves the list's order unless min_keep > 1 needs a rank sort.

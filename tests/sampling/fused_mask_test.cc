@@ -189,7 +189,9 @@ void compare(const Config& config, std::size_t v, std::uint32_t seed, int steps)
     materialize(constraint->script.view(), b);
     const std::optional<std::int64_t> got = outcome(fused, a), want = outcome(reference, b);
     ASSERT_EQ(got, want) << where;  // the same token, or both refuse (nothing allowed is finite)
-    if (kind == MaskKind::kNone) ASSERT_FALSE(got) << where;
+    if (kind == MaskKind::kNone) {
+      ASSERT_FALSE(got) << where;
+    }
     if (!got) {
       refused += kind != MaskKind::kNone;
       continue;
