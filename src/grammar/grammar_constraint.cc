@@ -220,7 +220,7 @@ sampling::AllowedTokens GrammarState::allowed() {
   sampling::AllowedTokens out;
   out.words = e.allowed_words();
   out.ids = e.ids;
-  out.listed_ = e.listed;
+  out.listed = e.listed;
   return out;
 }
 

@@ -15,25 +15,18 @@ std::size_t AllowedTokens::count(std::size_t vocab_size) const {
 }
 
 void materialize(const AllowedTokens& allowed, std::span<float> logits) {
-  for_each_allowed_block(
-      logits, allowed,
-      [&](const float* x, std::size_t begin, std::size_t n) {
-        if (x != logits.data() + begin) std::copy_n(x, n, logits.data() + begin);
-      },
-      [&](std::size_t begin, std::size_t n) { std::fill_n(logits.data() + begin, n, -INFINITY); });
+  const std::size_t full = logits.size() / 64;
+  for (std::size_t w = 0; w < full; ++w) {
+    const std::uint64_t m = w < allowed.words.size() ? allowed.words[w] : 0;
+    float* x = logits.data() + 64 * w;
+    if (m == 0) {
+      std::fill_n(x, 64, -INFINITY);
+    } else if (m != ~std::uint64_t{0}) {
+      detail::masked_block(x, m, x);
+    }
+  }
+  for (std::size_t i = full * 64; i < logits.size(); ++i)
+    if (!allowed.allows(i)) logits[i] = -INFINITY;
 }
 
-namespace detail {
-
-const std::array<std::array<std::uint32_t, 8>, 256>& lane_masks() {
-  static const auto table = [] {
-    std::array<std::array<std::uint32_t, 8>, 256> t{};
-    for (std::size_t b = 0; b < 256; ++b)
-      for (std::size_t j = 0; j < 8; ++j) t[b][j] = ((b >> j) & 1) ? 0xFFFFFFFFu : 0u;
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace detail
 }  // namespace ogai::sampling

@@ -3,8 +3,8 @@
 // separate pass writing -inf over the forbidden ids of the whole row.
 //
 // Two encodings of one set: `words` always (bit id % 64 of words[id / 64]; ids past the words are
-// forbidden: 32 KB at a 262k vocabulary) and, when the set is small, `ids` too (ascending, listed()
-// true), so that greedy picks and candidate gathers cost O(allowed) instead of O(V). Both are
+// forbidden: 32 KB at a 262k vocabulary) and, when the set is small, `ids` too (ascending,
+// listed), so that greedy picks and candidate gathers cost O(allowed) instead of O(V). Both are
 // borrowed from the constraint state: valid until its next allowed() or accept().
 //
 // Semantics: every fused pass treats a forbidden id exactly as a logit of -inf (and never reads
@@ -16,21 +16,21 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
 
+#include "sampling/lanes.h"
+
 namespace ogai::sampling {
 
 struct AllowedTokens {
   std::span<const std::uint64_t> words;  // [ceil(V / 64)] bit i % 64 of word i / 64: id i allowed
-  std::span<const std::int32_t> ids;     // the same set in ascending order when listed()
-  bool listed_ = false;
+  std::span<const std::int32_t> ids;     // the same set in ascending order when listed
+  bool listed = false;
 
-  bool listed() const { return listed_; }
   bool allows(std::size_t id) const { return id / 64 < words.size() && ((words[id / 64] >> (id % 64)) & 1) != 0; }
   // Number of allowed ids below `vocab_size`. O(V / 64).
   std::size_t count(std::size_t vocab_size) const;
@@ -41,19 +41,11 @@ void materialize(const AllowedTokens& allowed, std::span<float> logits);
 
 namespace detail {
 
-// Row b: eight lane masks, all ones where bit j of b is set.
-const std::array<std::array<std::uint32_t, 8>, 256>& lane_masks();
-
-// out[j] = bit j of m ? x[j] : -inf, for j < 64 (vectorizes: a select by bit masks).
+// out[j] = bit j of m ? x[j] : -inf, for j < 64.
 inline void masked_block(const float* x, std::uint64_t m, float* out) {
-  constexpr std::uint32_t kNegInf = 0xFF800000u;
-  const auto& table = lane_masks();
-  for (std::size_t k = 0; k < 8; ++k) {
-    const std::uint32_t* keep = table[(m >> (8 * k)) & 0xFF].data();
-    std::uint32_t bits[8];
-    std::memcpy(bits, x + 8 * k, sizeof bits);
-    for (std::size_t j = 0; j < 8; ++j) bits[j] = (bits[j] & keep[j]) | (kNegInf & ~keep[j]);
-    std::memcpy(out + 8 * k, bits, sizeof bits);
+  for (std::size_t i = 0; i < 64; i += 4, m >>= 4) {
+    const lanes::F4 v = lanes::keep(lanes::load(x + i), static_cast<unsigned>(m));
+    std::memcpy(out + i, &v, sizeof v);
   }
 }
 
@@ -87,10 +79,10 @@ void for_each_allowed_block(std::span<const float> logits, const AllowedTokens& 
 }
 
 // Calls visit(x, id) in ascending id order for every allowed id, and possibly for forbidden ids
-// with x = -inf (never with their logit): per listed id when listed(), else per block.
+// with x = -inf (never with their logit): per listed id when listed, else per block.
 template <class Visit>
 void for_each_allowed(std::span<const float> logits, const AllowedTokens& allowed, Visit&& visit) {
-  if (allowed.listed()) {
+  if (allowed.listed) {
     for (std::int32_t id : allowed.ids)
       if (static_cast<std::size_t>(id) < logits.size())
         visit(logits[static_cast<std::size_t>(id)], static_cast<std::size_t>(id));

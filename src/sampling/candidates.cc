@@ -95,7 +95,7 @@ void Candidates::gather_all(std::span<const float> logits, const AllowedTokens& 
   OGAI_CHECK(items_.size() >= logits.size());
   start_list();
   bool bad = false;
-  if (allowed.listed()) {
+  if (allowed.listed) {
     for_each_allowed(logits, allowed, [&](float x, size_t i) {
       if (!(x < INFINITY)) fail_bad_logit(x, i);  // NaN or +inf; ids ascend, so the first one
       if (x > -INFINITY) push(x, static_cast<int32_t>(i));

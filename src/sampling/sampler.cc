@@ -77,7 +77,7 @@ int64_t argmax(std::span<const float> logits) {
 
 int64_t argmax(std::span<const float> logits, const AllowedTokens& allowed) {
   ScalarArgmax out;
-  if (allowed.listed()) {
+  if (allowed.listed) {
     for_each_allowed(logits, allowed, [&](float x, size_t i) { out.add(x, i); });
     return out.result();
   }

@@ -263,7 +263,7 @@ TEST(SamplerHook, EndTokenAloneIsAllowedWhenNothingElseMayFollow) {
   auto state = constraint->start_state();
   state->accept(87);  // "x"
   const sampling::AllowedTokens allowed = state->allowed();
-  ASSERT_TRUE(allowed.listed());
+  ASSERT_TRUE(allowed.listed);
   EXPECT_EQ(std::vector<std::int32_t>(allowed.ids.begin(), allowed.ids.end()), std::vector<std::int32_t>{50256});
   EXPECT_EQ(allowed.count(vocab->size()), 1u);
   std::mt19937 rng(4);
