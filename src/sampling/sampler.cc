@@ -48,7 +48,14 @@ bool argmax_blocks(std::span<const float> logits, Word word, ScalarArgmax& out) 
     if (m == 0) continue;
     const float* x = logits.data() + 64 * w;
     lanes::MaxScan scan;
-    m == ~std::uint64_t{0} ? lanes::scan_all(x, 64, scan) : lanes::scan_masked(x, m, scan);
+    lanes::scan_all(x, 64, scan);
+    if (m != ~std::uint64_t{0}) {
+      // The block's max over every id bounds its max over the allowed ones: most blocks are
+      // passed over at the unmasked scan's cost.
+      if (!scan.any_bad() && !(scan.max() > out.best_value)) continue;
+      scan = lanes::MaxScan{};
+      lanes::scan_masked(x, m, scan);
+    }
     if (scan.any_bad()) return false;
     const float block_max = scan.max();
     if (!(block_max > out.best_value)) continue;
@@ -67,9 +74,8 @@ bool argmax_blocks(std::span<const float> logits, Word word, ScalarArgmax& out) 
 
 int64_t argmax(std::span<const float> logits) {
   ScalarArgmax fast;
-  if (argmax_blocks(
-          logits, [](size_t) { return ~std::uint64_t{0}; }, fast))
-    return fast.result();
+  auto every = [](size_t) { return ~std::uint64_t{0}; };
+  if (argmax_blocks(logits, every, fast)) return fast.result();
   ScalarArgmax exact;
   for (size_t i = 0; i < logits.size(); ++i) exact.add(logits[i], i);
   return exact.result();
