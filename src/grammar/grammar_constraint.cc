@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 
 #include "base/error.h"
@@ -14,17 +15,6 @@ std::string shown(const std::string& bytes) {
   for (unsigned char c : bytes)
     out += (c >= 0x20 && c < 0x7F) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
   return out;
-}
-
-// Row b: eight floats, +inf where bit j of b is set, else -inf.
-const std::array<std::array<float, 8>, 256>& byte_mask_table() {
-  static const auto table = [] {
-    std::array<std::array<float, 8>, 256> t{};
-    for (std::size_t b = 0; b < 256; ++b)
-      for (std::size_t j = 0; j < 8; ++j) t[b][j] = ((b >> j) & 1) ? INFINITY : -INFINITY;
-    return t;
-  }();
-  return table;
 }
 
 }  // namespace
@@ -177,18 +167,42 @@ const TokenMask& GrammarState::allowed_text_tokens() {
     nothing_.assign((vocabulary_.size() + 63) / 64, 0);
     return nothing_;
   }
+  return entry().text;
+}
+
+const MaskEntry& GrammarState::entry() {
   auto it = cache_.find(state_);
   if (it != cache_.end()) return *it->second;
   const std::string key = matcher_.configuration_key(state_);
-  std::shared_ptr<const TokenMask> mask = constraint_.shared_masks_.find(key);
-  if (!mask) {
-    auto words = std::make_shared<TokenMask>();
-    compute_mask(*words);
-    mask = words;
-    constraint_.shared_masks_.insert(key, mask);
+  std::shared_ptr<const MaskEntry> found = constraint_.shared_masks_.find(key);
+  if (!found) {
+    found = compute_entry();
+    constraint_.shared_masks_.insert(key, found);
   }
   if (cache_.size() >= 4096) cache_.clear();  // pointers into the shared cache: small
-  return *(cache_[state_] = std::move(mask));
+  return *(cache_[state_] = std::move(found));
+}
+
+std::shared_ptr<const MaskEntry> GrammarState::compute_entry() {
+  auto e = std::make_shared<MaskEntry>();
+  compute_mask(e->text);
+  if (matcher_.accepting(state_) && !constraint_.end_ids_.empty()) {
+    e->allowed = e->text;
+    const auto last = static_cast<std::size_t>(constraint_.end_ids_.back());
+    if (e->allowed.size() * 64 <= last) e->allowed.resize(last / 64 + 1, 0);
+    for (TokenId id : constraint_.end_ids_)
+      if (id >= 0) e->allowed[static_cast<std::size_t>(id) >> 6] |= std::uint64_t{1} << (id & 63);
+  }
+  const TokenMask& words = e->allowed_words();
+  for (std::uint64_t w : words) e->count += static_cast<std::size_t>(std::popcount(w));
+  e->listed = e->count <= words.size();  // at most one id per 64
+  if (e->listed) {
+    e->ids.reserve(e->count);
+    for (std::size_t w = 0; w < words.size(); ++w)
+      for (std::uint64_t m = words[w]; m != 0; m &= m - 1)
+        e->ids.push_back(static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(m))));
+  }
+  return e;
 }
 
 bool GrammarState::allows_by_walk(TokenId id) {
@@ -199,55 +213,28 @@ bool GrammarState::allows_by_walk(TokenId id) {
   return !bytes.empty() && matcher_.walk(state_, bytes) != Matcher::kDead;
 }
 
-void GrammarState::mask(std::span<float> logits) {
-  const TokenMask& words = allowed_text_tokens();
+sampling::AllowedTokens GrammarState::allowed() {
+  if (ended_) fail_nothing_allowed();
+  const MaskEntry& e = entry();
+  if (e.count == 0) fail_nothing_allowed();
+  sampling::AllowedTokens out;
+  out.words = e.allowed_words();
+  out.ids = e.ids;
+  out.listed = e.listed;
+  return out;
+}
+
+void GrammarState::fail_nothing_allowed() const {
   const bool accepting = complete();
-  bool any = false;
-  saved_.clear();
-  for (TokenId id : constraint_.end_ids_)
-    saved_.push_back(id >= 0 && static_cast<std::size_t>(id) < logits.size() ? logits[static_cast<std::size_t>(id)]
-                                                                             : 0.0f);
-  const std::size_t v = logits.size();
-  float* out = logits.data();
-  for (std::size_t w = 0; w * 64 < v; ++w) {
-    const std::uint64_t m = w < words.size() ? words[w] : 0;
-    any = any || m != 0;
-    if (m == ~std::uint64_t{0}) continue;
-    const std::size_t begin = w * 64, n = std::min<std::size_t>(64, v - begin);
-    if (m == 0) {
-      std::fill_n(out + begin, n, -INFINITY);
-      continue;
-    }
-    if (n < 64) {
-      for (std::size_t b = 0; b < n; ++b)
-        if (!((m >> b) & 1)) out[begin + b] = -INFINITY;
-      continue;
-    }
-    // Eight bits at a time: min with +inf keeps a logit, with -inf drops it (vectorizes).
-    for (std::size_t k = 0; k < 8; ++k) {
-      const float* keep = byte_mask_table()[(m >> (8 * k)) & 0xFF].data();
-      float* o = out + begin + 8 * k;
-      for (std::size_t j = 0; j < 8; ++j) o[j] = std::min(o[j], keep[j]);
-    }
-  }
-  bool end_allowed = false;
-  for (std::size_t k = 0; k < constraint_.end_ids_.size(); ++k) {
-    const TokenId id = constraint_.end_ids_[k];
-    if (id < 0 || static_cast<std::size_t>(id) >= v) continue;
-    logits[static_cast<std::size_t>(id)] = accepting ? saved_[k] : -INFINITY;
-    end_allowed = end_allowed || accepting;
-  }
-  if (!any && !end_allowed) {
-    if (!ended_ && !accepting && matcher_.pruned())
-      fail(ErrorCode::kUnsupported, "response_format",
-           "the grammar is too ambiguous: a continuation needs more than {} parse stacks at once; make the "
-           "alternatives of its rules start differently",
-           Matcher::kMaxStacks);
-    fail(ErrorCode::kInvalidArgument, "response_format", "{}",
-         ended_ ? "the grammar already ended; no token may follow"
-                : (accepting ? "the text is complete but the request has no end token (EOS or stop token id) to end it"
-                             : "no token of the vocabulary can continue the grammar here"));
-  }
+  if (!ended_ && !accepting && matcher_.pruned())
+    fail(ErrorCode::kUnsupported, "response_format",
+         "the grammar is too ambiguous: a continuation needs more than {} parse stacks at once; make the "
+         "alternatives of its rules start differently",
+         Matcher::kMaxStacks);
+  fail(ErrorCode::kInvalidArgument, "response_format", "{}",
+       ended_ ? "the grammar already ended; no token may follow"
+              : (accepting ? "the text is complete but the request has no end token (EOS or stop token id) to end it"
+                           : "no token of the vocabulary can continue the grammar here"));
 }
 
 void GrammarState::accept(TokenId token) {

@@ -22,7 +22,10 @@
 // walking it, when the state there starts a plain run at least as long as the subtree is high
 // (plain_depth()).
 // Cost of an uncached mask: O(trie nodes visited) plus, on the plain-run path, O(V / 64) to copy
-// the plain tokens' bits; of applying it: O(V).
+// the plain tokens' bits, plus O(V / 64) to count them (and list them when at most V / 64).
+// allowed() (the mask call the Sampler makes) hands out the cached bits and list: O(1) for a state
+// this sequence has seen, a key and a locked lookup for one another sequence has; the Sampler
+// consumes them in its own pass (sampling/allowed_tokens.h). mask() materializes them: O(V).
 // GrammarConstraint is immutable and thread-safe; GrammarState is not (one per sequence).
 #pragma once
 
@@ -75,7 +78,7 @@ class GrammarState final : public sampling::ConstraintState {
  public:
   // `constraint` must outlive the state (a Sampler guarantees it: it holds the constraint).
   explicit GrammarState(const GrammarConstraint& constraint);
-  void mask(std::span<float> logits) override;
+  sampling::AllowedTokens allowed() override;
   void accept(TokenId token) override;
   bool complete() const override { return !ended_ && matcher_.accepting(state_); }
 
@@ -102,6 +105,10 @@ class GrammarState final : public sampling::ConstraintState {
   enum class RunEnd { kDead, kCapped, kDiverges };
 
   bool is_end(TokenId id) const;
+  // The cached entry of the current (not ended) state, computed on a miss.
+  const MaskEntry& entry();
+  std::shared_ptr<const MaskEntry> compute_entry();
+  [[noreturn]] void fail_nothing_allowed() const;
   void compute_mask(std::vector<std::uint64_t>& words);
   // Where every byte of the class leads from `s`: one state, kDead (all die) or kDiverges (memoized).
   Matcher::State run_next(RunSplit::Kind kind, Matcher::State s);
@@ -121,7 +128,7 @@ class GrammarState final : public sampling::ConstraintState {
   bool ended_ = false;  // an end token was accepted
   std::array<std::size_t, RunSplit::kKinds> run_masks_{};
   std::size_t whole_trie_masks_ = 0;
-  std::unordered_map<Matcher::State, std::shared_ptr<const TokenMask>> cache_;  // this matcher's states
+  std::unordered_map<Matcher::State, std::shared_ptr<const MaskEntry>> cache_;  // this matcher's states
   std::vector<Matcher::State> walk_states_;                                     // per trie depth
   // Per kind, per matcher state: run_next()'s memo (kUnknown: not computed).
   std::array<std::vector<Matcher::State>, RunSplit::kKinds> run_next_;
@@ -129,7 +136,6 @@ class GrammarState final : public sampling::ConstraintState {
   std::vector<int> plain_depths_;           // per matcher state, valid when plain_stamps_ matches
   std::vector<std::uint32_t> plain_stamps_;
   std::uint32_t plain_stamp_ = 0;  // one per walk
-  std::vector<float> saved_;       // end ids' logits during mask()
   TokenMask nothing_;              // the mask after an end token
 };
 

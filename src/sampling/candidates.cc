@@ -10,8 +10,8 @@
 namespace ogai::sampling {
 
 void fail_bad_logit(float value, size_t id) {
-  fail(ErrorCode::kRuntime, "logits", "logit of token {} is {}; the model produced {} logits",
-       id, value, std::isnan(value) ? "NaN" : "infinite");
+  fail(ErrorCode::kRuntime, "logits", "logit of token {} is {}; the model produced {} logits", id, value,
+       std::isnan(value) ? "NaN" : "infinite");
 }
 
 void Candidates::reserve(size_t vocab_size) {
@@ -42,16 +42,20 @@ void Candidates::gather_all(std::span<const float> logits) {
   weights_valid_ = false;
 }
 
-void Candidates::gather_top_k(std::span<const float> logits, size_t k) {
-  OGAI_CHECK(items_.size() >= logits.size() && k >= 1);
-  if (k >= logits.size()) return gather_all(logits);
+void Candidates::start_list() {
+  size_ = 0;
+  order_ = CandidateOrder::kById;
+  weights_valid_ = false;
+}
+
+template <class Visit>
+void Candidates::top_k_passes(Visit&& visit, size_t k) {
   // Pass 1: a min-heap of the k largest finite logits; its top is the k-th largest.
   heap_.clear();
   heap_.reserve(k);
   float floor = -INFINITY;  // the k-th largest so far once the heap is full
-  for (size_t i = 0; i < logits.size(); ++i) {
-    float x = logits[i];
-    if (x <= floor) continue;  // the common case once the heap is full; false for NaN
+  visit([&](float x, size_t i) {
+    if (x <= floor) return;  // the common case once the heap is full; false for NaN
     if (!(x < INFINITY)) fail_bad_logit(x, i);
     if (heap_.size() < k) {
       heap_.push_back(x);
@@ -63,19 +67,64 @@ void Candidates::gather_top_k(std::span<const float> logits, size_t k) {
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
       floor = heap_.front();
     }
-  }
+  });
   // Pass 2: every finite logit >= the k-th largest (ties included, as HF), in id order.
-  size_ = 0;
-  for (size_t i = 0; i < logits.size(); ++i) {
-    float x = logits[i];
+  start_list();
+  visit([&](float x, size_t i) {
     if (x >= floor && x > -INFINITY) push(x, static_cast<int32_t>(i));
-  }
-  order_ = CandidateOrder::kById;
-  weights_valid_ = false;
+  });
 }
 
-void Candidates::gather_at_least(std::span<const float> logits, std::span<const float> weights,
-                                 float threshold) {
+void Candidates::gather_top_k(std::span<const float> logits, size_t k) {
+  OGAI_CHECK(items_.size() >= logits.size() && k >= 1);
+  if (k >= logits.size()) return gather_all(logits);
+  top_k_passes(
+      [&](auto&& fn) {
+        for (size_t i = 0; i < logits.size(); ++i) fn(logits[i], i);
+      },
+      k);
+}
+
+void Candidates::gather_top_k(std::span<const float> logits, size_t k, const AllowedTokens& allowed) {
+  OGAI_CHECK(items_.size() >= logits.size() && k >= 1);
+  if (k >= logits.size()) return gather_all(logits, allowed);
+  top_k_passes([&](auto&& fn) { for_each_allowed(logits, allowed, fn); }, k);
+}
+
+void Candidates::gather_all(std::span<const float> logits, const AllowedTokens& allowed) {
+  OGAI_CHECK(items_.size() >= logits.size());
+  start_list();
+  bool bad = false;
+  if (allowed.listed) {
+    for_each_allowed(logits, allowed, [&](float x, size_t i) {
+      if (!(x < INFINITY)) fail_bad_logit(x, i);  // NaN or +inf; ids ascend, so the first one
+      if (x > -INFINITY) push(x, static_cast<int32_t>(i));
+    });
+    return;
+  }
+  // Branch-free compaction per block, as gather_all(logits).
+  Candidate* out = items_.data();
+  size_t n = 0;
+  for_each_allowed_block(
+      logits, allowed,
+      [&](const float* x, size_t begin, size_t count) {
+        for (size_t j = 0; j < count; ++j) {
+          out[n] = Candidate{x[j], 0.0f, 0.0f, static_cast<int32_t>(begin + j)};
+          const bool finite = x[j] > -INFINITY && x[j] < INFINITY;
+          n += finite;
+          bad |= !finite && !(x[j] == -INFINITY);
+        }
+      },
+      [](size_t, size_t) {});
+  if (bad) {
+    for_each_allowed(logits, allowed, [](float x, size_t i) {
+      if (std::isnan(x) || x == INFINITY) fail_bad_logit(x, i);
+    });
+  }
+  size_ = n;
+}
+
+void Candidates::gather_at_least(std::span<const float> logits, std::span<const float> weights, float threshold) {
   OGAI_CHECK(items_.size() >= logits.size() && weights.size() == logits.size());
   Candidate* out = items_.data();
   size_t n = 0;
@@ -171,8 +220,7 @@ void Candidates::extend_rank_prefix(size_t from, size_t to) {
 
 void Candidates::sort_by_id() {
   if (order_ == CandidateOrder::kById) return;
-  std::sort(items_.begin(), items_.begin() + size_,
-            [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+  std::sort(items_.begin(), items_.begin() + size_, [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
   order_ = CandidateOrder::kById;
 }
 

@@ -19,6 +19,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling/allowed_tokens.h"
+
 namespace ogai::sampling {
 
 struct Candidate {
@@ -46,11 +48,15 @@ class Candidates {
   // HF top-k: the k highest logits and every logit equal to the k-th (k >= 1), in id order, in
   // O(V log k) without sorting. Throws ogai::Error on NaN or +inf.
   void gather_top_k(std::span<const float> logits, size_t k);
+  // The same over the ids `allowed` (constraint.h), forbidden ids counted as -inf: the lists
+  // equal those of the row with -inf materialized. O(V / 64 + allowed blocks * 64), or O(allowed)
+  // for a listed set (plus O(log k) per heap entry for top-k).
+  void gather_all(std::span<const float> logits, const AllowedTokens& allowed);
+  void gather_top_k(std::span<const float> logits, size_t k, const AllowedTokens& allowed);
 
   // Every token with logit >= threshold, in id order, with p = weights[id] (weights from
   // DenseWeights, so p is valid). Logits are assumed already checked (no NaN/+inf).
-  void gather_at_least(std::span<const float> logits, std::span<const float> weights,
-                       float threshold);
+  void gather_at_least(std::span<const float> logits, std::span<const float> weights, float threshold);
 
   // Softmax of the logits into p (max-subtracted exp_nonpositive, double sum).
   void normalize();
@@ -82,6 +88,10 @@ class Candidates {
   void push(float logit, int32_t id) { items_[size_++] = Candidate{logit, 0.0f, 0.0f, id}; }
 
   double exp_weights();  // p = exp(logit - max) for every live item; returns their sum
+  void start_list();     // empty, in id order, weights invalid
+  // The top-k passes over the logits `visit(fn)` hands to fn(x, id) in ascending id order.
+  template <class Visit>
+  void top_k_passes(Visit&& visit, size_t k);
 
   std::vector<Candidate> items_;  // [V] capacity; the first size_ are live
   std::vector<float> heap_;       // [k] scratch min-heap of gather_top_k

@@ -6,6 +6,11 @@
 // safe: start() may be called from many threads). Each Sampler owns one ConstraintState, made by
 // start() in its constructor and again in reset(); the state follows the tokens the sequence
 // accepts. ConstraintState is not thread-safe (one per sequence, like the Sampler).
+//
+// The mask call is allowed(): a compact set (allowed_tokens.h: bits over the vocabulary, and a
+// list of ids when small) that the Sampler consumes inside its own pass over the logits, treating
+// a forbidden id as a logit of -inf. mask() writes that -inf into a row, for a caller that needs
+// the masked logits themselves (and as the reference the fused sampler is tested against).
 #pragma once
 
 #include <cstdint>
@@ -13,17 +18,20 @@
 #include <span>
 
 #include "ogai/token_id.h"
+#include "sampling/allowed_tokens.h"
 
 namespace ogai::sampling {
 
 class ConstraintState {
  public:
   virtual ~ConstraintState() = default;
-  // Sets the logit of every token the grammar forbids in the current state to -inf (size V, the
-  // Sampler's vocabulary; ids the constraint does not know are forbidden). End tokens (EOS, stop
-  // ids) are allowed only while the text so far is complete. Throws ogai::Error when no token at
-  // all may follow (a grammar the vocabulary cannot spell).
-  virtual void mask(std::span<float> logits) = 0;
+  // The tokens the grammar allows in the current state (ids the constraint does not know are
+  // forbidden). End tokens (EOS, stop ids) are allowed only while the text so far is complete.
+  // Valid until the next allowed() or accept(). Throws ogai::Error when no token at all may
+  // follow (a grammar the vocabulary cannot spell, or after an end token).
+  virtual AllowedTokens allowed() = 0;
+  // allowed() materialized: every forbidden logit of `logits` (size V) set to -inf. O(V).
+  void mask(std::span<float> logits) { materialize(allowed(), logits); }
   // Advances over a chosen token. Throws ogai::Error for a token mask() forbids.
   virtual void accept(TokenId token) = 0;
   // True when the text accepted so far is a complete match (an end token may follow).

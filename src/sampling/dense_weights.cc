@@ -6,35 +6,63 @@
 #include "base/error.h"
 #include "sampling/candidates.h"
 #include "sampling/fast_exp.h"
+#include "sampling/lanes.h"
 
 namespace ogai::sampling {
 namespace {
 
 constexpr size_t kBlock = 8;
 
-// Max over finite and -inf logits in 8 lanes; NaN or +inf raise the error.
+[[noreturn]] void fail_all_forbidden() {
+  fail(ErrorCode::kInvalidArgument, "logits",
+       "every token's logit is -inf after logit_bias and the sampling filters; nothing to pick");
+}
+
+// Max over finite and -inf logits (lanes.h); NaN or +inf raise the error.
 float checked_max(std::span<const float> x) {
-  float lane[kBlock];
-  std::fill(lane, lane + kBlock, -INFINITY);
-  bool bad = false;
-  size_t i = 0;
-  for (; i + kBlock <= x.size(); i += kBlock) {
-    for (size_t l = 0; l < kBlock; ++l) {
-      const float v = x[i + l];
-      bad |= !(v < INFINITY);  // NaN or +inf
-      lane[l] = std::max(lane[l], v);
-    }
-  }
-  for (; i < x.size(); ++i) {
+  lanes::MaxScan scan;
+  const size_t vec = x.size() / 8 * 8;
+  lanes::scan_all(x.data(), vec, scan);
+  float max = scan.max();
+  bool bad = scan.any_bad();
+  for (size_t i = vec; i < x.size(); ++i) {
     bad |= !(x[i] < INFINITY);
-    lane[0] = std::max(lane[0], x[i]);
+    max = std::max(max, x[i]);
   }
   if (bad) {
     for (size_t j = 0; j < x.size(); ++j) {
       if (!(x[j] < INFINITY)) fail_bad_logit(x[j], j);
     }
   }
-  return *std::max_element(lane, lane + kBlock);
+  return max;
+}
+
+// The same over the ids `allowed` (forbidden ids unread).
+float checked_max(std::span<const float> x, const AllowedTokens& allowed) {
+  lanes::MaxScan scan;
+  float max = -INFINITY;
+  bool bad = false;
+  const size_t full = x.size() / 64;
+  for (size_t w = 0; w < full && w < allowed.words.size(); ++w) {
+    const std::uint64_t m = allowed.words[w];
+    if (m == ~std::uint64_t{0}) {
+      lanes::scan_all(x.data() + 64 * w, 64, scan);
+    } else if (m != 0) {
+      lanes::scan_masked(x.data() + 64 * w, m, scan);
+    }
+  }
+  const std::uint64_t m = full < allowed.words.size() ? allowed.words[full] : 0;
+  for (size_t i = full * 64; i < x.size(); ++i) {
+    if (!((m >> (i % 64)) & 1)) continue;
+    bad |= !(x[i] < INFINITY);
+    max = std::max(max, x[i]);
+  }
+  if (bad || scan.any_bad()) {
+    for_each_allowed(x, allowed, [](float v, size_t i) {
+      if (!(v < INFINITY)) fail_bad_logit(v, i);
+    });
+  }
+  return std::max(max, scan.max());
 }
 
 inline double block_sum(const float* w) {
@@ -48,14 +76,30 @@ inline double block_sum(const float* w) {
 void DenseWeights::compute(std::span<const float> logits) {
   OGAI_CHECK(weights_.size() >= logits.size());
   const float max = max_ = checked_max(logits);
-  if (max == -INFINITY) {
-    fail(ErrorCode::kInvalidArgument, "logits",
-         "every token's logit is -inf after logit_bias and the sampling filters; nothing to pick");
-  }
+  if (max == -INFINITY) fail_all_forbidden();
   float* w = weights_.data();
   const float* x = logits.data();
   size_ = logits.size();
   for (size_t i = 0; i < size_; ++i) w[i] = exp_nonpositive(x[i] - max);
+}
+
+void DenseWeights::compute(std::span<float> logits, const AllowedTokens& allowed) {
+  OGAI_CHECK(weights_.size() >= logits.size());
+  const float max = max_ = checked_max(logits, allowed);
+  if (max == -INFINITY) fail_all_forbidden();
+  float* w = weights_.data();
+  size_ = logits.size();
+  float* out = logits.data();
+  for_each_allowed_block(
+      logits, allowed,
+      [&](const float* x, size_t begin, size_t n) {
+        for (size_t j = 0; j < n; ++j) w[begin + j] = exp_nonpositive(x[j] - max);
+        if (x != out + begin) std::copy_n(x, n, out + begin);
+      },
+      [&](size_t begin, size_t n) {
+        std::fill_n(w + begin, n, 0.0f);
+        std::fill_n(out + begin, n, -INFINITY);
+      });
 }
 
 void DenseWeights::apply_min_p(double min_p) {

@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling/allowed_tokens.h"
+
 namespace ogai::sampling {
 
 class DenseWeights {
@@ -22,6 +24,10 @@ class DenseWeights {
   // weights = exp(logits - max) (0 for -inf). Throws ogai::Error on NaN/+inf logits or when
   // every logit is -inf.
   void compute(std::span<const float> logits);
+  // The same with the ids `allowed` forbids set to -inf in `logits` in the same pass (weight 0;
+  // their old logits unread): the row and weights of materialize() then compute(), so the passes
+  // after it (top-p's gather) run on the masked row.
+  void compute(std::span<float> logits, const AllowedTokens& allowed);
   // HF MinPLogitsWarper with min_tokens_to_keep 1: zero the weights below min_p times the largest
   // (which is 1, so the top token always stays).
   void apply_min_p(double min_p);

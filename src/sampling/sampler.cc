@@ -1,8 +1,10 @@
 #include "sampling/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/error.h"
+#include "sampling/lanes.h"
 #include "sampling/penalties.h"
 #include "sampling/warpers.h"
 
@@ -16,19 +18,80 @@ namespace {
 
 }  // namespace
 
-TokenId argmax(std::span<const float> logits) {
+namespace {
+
+// The reference rule, one id at a time: the first maximum; NaN is an error, +inf a maximum.
+struct ScalarArgmax {
   TokenId best = -1;
   float best_value = -INFINITY;
-  for (size_t i = 0; i < logits.size(); ++i) {
-    float x = logits[i];
+  void add(float x, size_t i) {
     if (!(x <= best_value)) {  // greater, or NaN
       if (std::isnan(x)) fail_bad_logit(x, i);
       best_value = x;
       best = static_cast<TokenId>(i);
     }
   }
-  if (best < 0) fail_nothing_left();
-  return best;
+  TokenId result() const {
+    if (best < 0) fail_nothing_left();
+    return best;
+  }
+};
+
+// The fast rule over 64-id blocks: a vector max per block (lanes.h), then the first id holding
+// it when it beats the best so far. False when a NaN or +inf turned up (the caller then applies
+// the reference rule). `word(w)` is the allowed bits of block w (all ones unconstrained).
+template <class Word>
+bool argmax_blocks(std::span<const float> logits, Word word, ScalarArgmax& out) {
+  const size_t full = logits.size() / 64;
+  for (size_t w = 0; w < full; ++w) {
+    const std::uint64_t m = word(w);
+    if (m == 0) continue;
+    const float* x = logits.data() + 64 * w;
+    lanes::MaxScan scan;
+    lanes::scan_all(x, 64, scan);
+    if (m != ~std::uint64_t{0}) {
+      // The block's max over every id bounds its max over the allowed ones: most blocks are
+      // passed over at the unmasked scan's cost.
+      if (!scan.any_bad() && !(scan.max() > out.best_value)) continue;
+      scan = lanes::MaxScan{};
+      lanes::scan_masked(x, m, scan);
+    }
+    if (scan.any_bad()) return false;
+    const float block_max = scan.max();
+    if (!(block_max > out.best_value)) continue;
+    size_t j = 0;
+    while (!(((m >> j) & 1) && x[j] == block_max)) ++j;
+    out.best = static_cast<TokenId>(64 * w + j);
+    out.best_value = block_max;
+  }
+  const std::uint64_t m = full * 64 < logits.size() ? word(full) : 0;  // the tail, shorter than 64
+  for (size_t i = full * 64; i < logits.size(); ++i)
+    if ((m >> (i % 64)) & 1) out.add(logits[i], i);
+  return true;
+}
+
+}  // namespace
+
+TokenId argmax(std::span<const float> logits) {
+  ScalarArgmax fast;
+  auto every = [](size_t) { return ~std::uint64_t{0}; };
+  if (argmax_blocks(logits, every, fast)) return fast.result();
+  ScalarArgmax exact;
+  for (size_t i = 0; i < logits.size(); ++i) exact.add(logits[i], i);
+  return exact.result();
+}
+
+TokenId argmax(std::span<const float> logits, const AllowedTokens& allowed) {
+  ScalarArgmax out;
+  if (allowed.listed) {
+    for_each_allowed(logits, allowed, [&](float x, size_t i) { out.add(x, i); });
+    return out.result();
+  }
+  auto word = [&](size_t w) { return w < allowed.words.size() ? allowed.words[w] : 0; };
+  if (argmax_blocks(logits, word, out)) return out.result();
+  ScalarArgmax exact;
+  for_each_allowed(logits, allowed, [&](float x, size_t i) { exact.add(x, i); });
+  return exact.result();
 }
 
 Sampler::Sampler(SamplingParams params, int64_t vocab_size)
@@ -78,8 +141,15 @@ void Sampler::check_size(std::span<const float> logits) const {
   }
 }
 
+const AllowedTokens* Sampler::constrain() {
+  if (!constraint_) return nullptr;
+  allowed_ = constraint_->allowed();
+  return &allowed_;
+}
+
+// The processors touch only the ids they name, and each maps -inf to -inf: they run on the raw
+// row, and a forbidden id stays forbidden however they change its logit.
 void Sampler::apply_processors(std::span<float> logits) {
-  if (constraint_) constraint_->mask(logits);
   if (!bias_.empty()) apply_logit_bias(logits, bias_);
   if (params_.repetition_penalty != 1.0) {
     apply_repetition_penalty(logits, history_, static_cast<float>(params_.repetition_penalty));
@@ -90,17 +160,18 @@ void Sampler::apply_processors(std::span<float> logits) {
   }
 }
 
-void Sampler::apply_warpers(std::span<float> logits) {
+void Sampler::apply_warpers(std::span<float> logits, const AllowedTokens* allowed) {
   const auto min_keep = static_cast<size_t>(params_.min_tokens_to_keep);
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
   if (top_k_active_) {
-    candidates_.gather_top_k(logits, std::max(static_cast<size_t>(params_.top_k), min_keep));
+    const size_t k = std::max(static_cast<size_t>(params_.top_k), min_keep);
+    allowed ? candidates_.gather_top_k(logits, k, *allowed) : candidates_.gather_top_k(logits, k);
   } else if (params_.top_p < 1.0) {
     if (dense_.capacity() < logits.size()) dense_.reserve(logits.size());  // distribution() only
-    dense_.compute(logits);
-    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);  // includes the cut
+    allowed ? dense_.compute(logits, *allowed) : dense_.compute(logits);   // masks the row too
+    gather_top_p(logits, dense_, params_.top_p, min_keep, candidates_);    // includes the cut
   } else {
-    candidates_.gather_all(logits);
+    gather_all(logits, allowed);
   }
   if (candidates_.empty()) fail_nothing_left();
   if (top_k_active_ && params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
@@ -119,18 +190,23 @@ TokenId Sampler::draw() {
   fail_nothing_left();
 }
 
+void Sampler::gather_all(std::span<const float> logits, const AllowedTokens* allowed) {
+  allowed ? candidates_.gather_all(logits, *allowed) : candidates_.gather_all(logits);
+}
+
 TokenId Sampler::sample(std::span<float> logits) {
   check_size(logits);
+  const AllowedTokens* allowed = constrain();
   apply_processors(logits);
-  if (params_.greedy()) return argmax(logits);
-  if (dense_path_) return sample_dense(logits);
-  apply_warpers(logits);
+  if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
+  if (dense_path_) return sample_dense(logits, allowed);
+  apply_warpers(logits, allowed);
   return draw();
 }
 
-TokenId Sampler::sample_dense(std::span<float> logits) {
+TokenId Sampler::sample_dense(std::span<float> logits, const AllowedTokens* allowed) {
   if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
-  dense_.compute(logits);
+  allowed ? dense_.compute(logits, *allowed) : dense_.compute(logits);
   if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
   return static_cast<TokenId>(dense_.draw(rng_.uniform()));
 }
@@ -144,12 +220,13 @@ TokenId Sampler::next(std::span<float> logits) {
 std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
   if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
+  const AllowedTokens* allowed = constrain();
   apply_processors(logits);
   if (params_.greedy()) {
-    candidates_.gather_all(logits);
+    gather_all(logits, allowed);
     if (candidates_.empty()) fail_nothing_left();
   } else {
-    apply_warpers(logits);
+    apply_warpers(logits, allowed);
     if (candidates_.order() == CandidateOrder::kUnspecified) candidates_.sort_by_id();  // canonical
   }
   candidates_.normalize();

@@ -1,7 +1,11 @@
 // Sampler: picks the next token from one row of logits, with HF transformers' semantics.
 //
 // Per token, in this order (docs/sampling.md has the formulas and sources):
-//   0. the constraint (params.constraint, structured output): tokens its grammar forbids -> -inf
+//   0. the constraint (params.constraint, structured output): tokens its grammar forbids -> -inf.
+//      Not written into the row: its compact set (allowed_tokens.h) is consumed inside the O(V)
+//      pass of the chain below (argmax, dense weights, candidate gathers), which treats a
+//      forbidden id as -inf; the same tokens as writing -inf first, since every processor maps
+//      -inf to -inf and touches only the ids it names.
 //   processors (also in greedy mode), in place on the dense logits:
 //     1. logit_bias            (OpenAI; vLLM applies it before its penalties)
 //     2. repetition_penalty    (HF RepetitionPenaltyLogitsProcessor; prompt + generated)
@@ -20,8 +24,9 @@
 // Scratch buffers are allocated in the constructor (and by TokenHistory as ids are first seen);
 // sample() allocates nothing.
 //
-// sample() overwrites `logits` with the processed scores (the dense part of the chain) — pass a
-// buffer you no longer need, such as the model's output for this step.
+// sample() overwrites `logits` with the processed scores (the dense part of the chain; with a
+// constraint, forbidden ids keep a processed score that no step reads) — pass a buffer you no
+// longer need, such as the model's output for this step.
 // With a constraint the Sampler owns its per-sequence state (constraint.h): made in the
 // constructor and in reset(), advanced by accept(); its mask costs are the grammar's
 // (docs/structured_output.md). Move-only then as always; not copyable.
@@ -82,10 +87,13 @@ class Sampler {
  private:
   void plan_chain();
   void check_size(std::span<const float> logits) const;
+  // The constraint's allowed set for this step (allowed_), or null without a constraint.
+  const AllowedTokens* constrain();
   void apply_processors(std::span<float> logits);
-  void apply_warpers(std::span<float> logits);
+  void apply_warpers(std::span<float> logits, const AllowedTokens* allowed);
+  void gather_all(std::span<const float> logits, const AllowedTokens* allowed);
   TokenId draw();
-  TokenId sample_dense(std::span<float> logits);
+  TokenId sample_dense(std::span<float> logits, const AllowedTokens* allowed);
 
   SamplingParams params_;
   int64_t vocab_size_;
@@ -97,10 +105,13 @@ class Sampler {
   DenseWeights dense_;         // reserved for dense_path_ and for top-p without top-k
   Rng rng_;
   std::unique_ptr<ConstraintState> constraint_;  // from params_.constraint
+  AllowedTokens allowed_;                        // this step's, borrowed from constraint_
 };
 
 // Greedy choice: index of the largest logit, the lowest such index on ties (torch.argmax).
 // Throws ogai::Error on a NaN logit or when every logit is -inf.
 TokenId argmax(std::span<const float> logits);
+// The same over the ids `allowed`, forbidden ids counted as -inf (never read: no NaN error there).
+TokenId argmax(std::span<const float> logits, const AllowedTokens& allowed);
 
 }  // namespace ogai::sampling

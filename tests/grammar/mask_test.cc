@@ -210,6 +210,74 @@ TEST(SamplerHook, GreedySampledAndDistributionStayInTheGrammar) {
   EXPECT_GT(ended_count, 5);
 }
 
+// The Sampler consumes allowed() inside its own pass over the row; an unconstrained Sampler given
+// the row mask() materialized picks the same tokens (greedy and seeded sampling, penalties), with
+// the logits wider than the vocabulary, over every format's states (listed and bit sets, EOS).
+TEST(SamplerHook, FusedSamplingEqualsTheMaskedRow) {
+  auto vocab = vocabulary("/tokenizers/gpt2");
+  const auto v = static_cast<std::int64_t>(vocab->size()) + 7;
+  std::mt19937 rng(3);
+  int ended = 0;
+  for (const ResponseFormat& f : formats()) {
+    auto constraint =
+        std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<TokenId>{kEos});
+    for (int mode = 0; mode < 4; ++mode) {
+      sampling::SamplingParams p;
+      p.seed = 9;
+      p.do_sample = mode != 0;
+      p.temperature = mode == 1 ? 0.8 : 1.0;
+      p.top_p = mode == 1 ? 0.9 : 1.0;
+      p.top_k = mode == 2 ? 20 : 0;
+      p.min_p = mode == 2 ? 0.05 : 0.0;
+      p.repetition_penalty = mode == 2 ? 1.3 : 1.0;
+      sampling::SamplingParams constrained = p;
+      constrained.constraint = constraint;
+      sampling::Sampler fused(constrained, v), reference(p, v);
+      auto state = constraint->start_state();  // the reference's grammar state
+      for (int step = 0; step < 60; ++step) {
+        std::vector<float> a = random_logits(static_cast<std::size_t>(v), rng), b = a;
+        state->mask(b);
+        const TokenId want = reference.sample(b), got = fused.sample(a);
+        ASSERT_EQ(got, want) << "format " << static_cast<int>(f.kind) << " mode " << mode << " step " << step;
+        fused.accept(got);
+        reference.accept(want);
+        state->accept(want);
+        if (want == kEos) {
+          ++ended;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_GT(ended, 0);
+}
+
+// Once the text is complete and nothing may extend it, EOS is the one token allowed (a listed
+// set of one) and every mode picks it, however low its logit.
+TEST(SamplerHook, EndTokenAloneIsAllowedWhenNothingElseMayFollow) {
+  auto vocab = vocabulary("/tokenizers/gpt2");
+  ResponseFormat f{ResponseFormat::Kind::kRegex, "x", true};
+  auto constraint = std::make_shared<GrammarConstraint>(compile_response_format(f), vocab, std::vector<TokenId>{50256});
+  auto state = constraint->start_state();
+  state->accept(87);  // "x"
+  const sampling::AllowedTokens allowed = state->allowed();
+  ASSERT_TRUE(allowed.listed);
+  EXPECT_EQ(std::vector<std::int32_t>(allowed.ids.begin(), allowed.ids.end()), std::vector<std::int32_t>{50256});
+  EXPECT_EQ(allowed.count(vocab->size()), 1u);
+  std::mt19937 rng(4);
+  for (int mode = 0; mode < 3; ++mode) {
+    sampling::SamplingParams p;
+    p.do_sample = mode != 0;
+    p.top_k = mode == 2 ? 5 : 0;
+    p.constraint = constraint;
+    sampling::Sampler sampler(p, static_cast<std::int64_t>(vocab->size()));
+    sampler.accept(87);
+    std::vector<float> logits = random_logits(vocab->size(), rng);
+    logits[50256] = -50.0f;
+    EXPECT_EQ(sampler.sample(logits), 50256) << mode;
+  }
+}
+
 TEST(SamplerHook, AcceptOfAForbiddenTokenThrowsAndResetRestarts) {
   auto vocab = vocabulary("/tokenizers/gpt2");
   ResponseFormat f{ResponseFormat::Kind::kRegex, "x+", true};

@@ -13,9 +13,10 @@ namespace {
 class EvenState final : public ConstraintState {
  public:
   explicit EvenState(int* starts) { ++*starts; }
-  void mask(std::span<float> logits) override {
-    for (std::size_t i = 0; i < logits.size(); ++i)
-      if (i % 2 == 1 && !(i == 7 && accepted_ >= 3)) logits[i] = -INFINITY;
+  AllowedTokens allowed() override {
+    words_.assign(2, 0x5555555555555555ull);  // even ids of [0, 128)
+    if (accepted_ >= 3) words_[0] |= std::uint64_t{1} << 7;
+    return {words_, {}, false};
   }
   void accept(TokenId token) override {
     if (token % 2 == 1 && !(token == 7 && accepted_ >= 3)) throw std::runtime_error("forbidden token");
@@ -25,6 +26,7 @@ class EvenState final : public ConstraintState {
 
  private:
   int accepted_ = 0;
+  std::vector<std::uint64_t> words_;
 };
 
 class Even final : public Constraint {
