@@ -119,7 +119,6 @@ class JsonRules {
   JsonDialect dialect_;
   std::optional<std::uint32_t> ws_, value_, object_, array_, string_, number_, integer_, char_, bool_, null_, frac_,
       zero_frac_, nonzero_frac_, raw_char_;
-  int counter_ = 0;
 };
 
 }  // namespace ogai::grammar

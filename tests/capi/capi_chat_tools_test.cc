@@ -92,7 +92,9 @@ TEST_F(CapiChatTools, ForcedCallsEqualTheCppApi) {
       EXPECT_EQ(calls[i]["type"], "function");
       EXPECT_EQ(calls[i]["id"].get<std::string>().rfind("call_", 0), 0u);
     }
-    if (std::string(choice) == "add") EXPECT_EQ(calls[0]["function"]["name"], "add");
+    if (std::string(choice) == "add") {
+      EXPECT_EQ(calls[0]["function"]["name"], "add");
+    }
     const char* content = nullptr;
     size_t length = 1;
     ASSERT_EQ(ogai_chat_result_content(r, &content, &length), OGAI_OK);

@@ -46,7 +46,9 @@ TEST(SamplingFields, EachIsACliFlagSettingItsMember) {
     app.parse(static_cast<int>(argv.size()), argv.data());
     EXPECT_EQ(value_of(flags.options.sampling, field), 3.0) << field.flag();
     for (const SamplingField& other : kSamplingFields)
-      if (other.name != field.name) EXPECT_FALSE(value_of(flags.options.sampling, other)) << field.flag() << " set " << other.name;
+      if (other.name != field.name) {
+        EXPECT_FALSE(value_of(flags.options.sampling, other)) << field.flag() << " set " << other.name;
+      }
   }
 }
 

@@ -148,8 +148,9 @@ TEST(BatchBinding, SharedBufferPresentIsWrittenInPlace) {
   twins.step("second");
   ASSERT_EQ(twins.bound().pasts().size(), before.size());
   for (std::size_t i = 0; i < before.size(); ++i)
-    if (twins.bound().spec().pairs[i].update == kv::Update::kAppend)
+    if (twins.bound().spec().pairs[i].update == kv::Update::kAppend) {
       EXPECT_EQ(twins.bound().pasts()[i]->raw_data(), before[i]) << "pair " << i << " was reallocated";
+    }
   EXPECT_EQ(twins.bound().length(0), 8);
   EXPECT_EQ(twins.bound().length(1), 5);
 }

@@ -362,7 +362,9 @@ TEST_P(SpeculativeEngineTest, RowsEqualSoloRuns) {
                             compare_counts(GetParam().package, jobs[i].options));
     if (jobs[i].options.speculative.drafter == SpeculativeOptions::Drafter::kNone) continue;
     drafted += out.results[i].draft_tokens;
-    if (d == SpeculativeOptions::Drafter::kAssistant) EXPECT_GT(out.results[i].draft_tokens, 0) << what;
+    if (d == SpeculativeOptions::Drafter::kAssistant) {
+      EXPECT_GT(out.results[i].draft_tokens, 0) << what;
+    }
     if (jobs[i].options.sampling.seed) continue;
     GenerationOptions plain = jobs[i].options;
     plain.speculative = {};
@@ -546,7 +548,9 @@ TEST(SpeculativeBatchedVerification, LowAcceptanceFallsBackToPlainDecoding) {
     GenerationOptions plain = jobs[i].second;
     const auto alone = model->generate(jobs[i].first, plain);
     EXPECT_EQ(r.ids, alone.ids) << "row " << i;  // top_k 1: the sampled row is greedy too
-    if (i == 1) EXPECT_EQ(r.draft_tokens, allowed);
+    if (i == 1) {
+      EXPECT_EQ(r.draft_tokens, allowed);
+    }
     EXPECT_LE(r.draft_tokens, allowed) << "row " << i;
     EXPECT_LT(r.draft_tokens, k * (n - 2) / 2) << "row " << i << " kept drafting";
   }

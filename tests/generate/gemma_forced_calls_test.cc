@@ -171,7 +171,9 @@ TEST_F(GemmaForcedCalls, RequiredAndParallel) {
     o.parallel_tool_calls = parallel;
     for (std::uint64_t seed : {11u, 12u, 13u}) {
       Forced f = force(*model_, o, seed);
-      if (!parallel) EXPECT_EQ(f.reply.tool_calls.size(), 1u) << f.raw;
+      if (!parallel) {
+        EXPECT_EQ(f.reply.tool_calls.size(), 1u) << f.raw;
+      }
       EXPECT_LE(f.reply.tool_calls.size(), 16u) << f.raw;
       expect_gemma_dialect(*model_, f);
     }

@@ -104,7 +104,9 @@ TEST_P(BatchCacheTest, RowsJoinAndLeaveWithTheirBytes) {
   // The longest row leaves: the padded width shrinks to the longest left.
   batch.remove_row(2);
   EXPECT_EQ(batch.longest(), 5);
-  if (layout.mode == StorageMode::kAppend) EXPECT_EQ(batch.pasts()[0]->shape()[2], 5);
+  if (layout.mode == StorageMode::kAppend) {
+    EXPECT_EQ(batch.pasts()[0]->shape()[2], 5);
+  }
   expect_solo(batch.take_row(0), 1, 5);
   expect_solo(batch.take_row(0), 4, 4);  // the last row: its tensors are handed back
   EXPECT_EQ(batch.rows(), 0);
@@ -132,7 +134,9 @@ TEST_P(BatchCacheTest, StepCommitsOnePositionPerRow) {
   batch.bind_presents(wrong);
   if (!shared) wrong[0] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 9, 3});
   wrong[1] = ort::Tensor::zeros(DataType::kFloat32, {2, 2, 2});
-  if (!shared) EXPECT_THROW(batch.commit(wrong), Error);
+  if (!shared) {
+    EXPECT_THROW(batch.commit(wrong), Error);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, BatchCacheTest,
