@@ -8,11 +8,11 @@
 namespace ogai::generate {
 namespace {
 
-std::int32_t argmax_row(const ort::Tensor& logits, std::vector<float>& scratch) {
+TokenId argmax_row(const ort::Tensor& logits, std::vector<float>& scratch) {
   const std::size_t vocab = static_cast<std::size_t>(logits.shape().back());
   scratch.resize(vocab);
   convert_floats(logits.raw_data(), logits.dtype(), scratch.data(), DataType::kFloat32, vocab);
-  return static_cast<std::int32_t>(std::max_element(scratch.begin(), scratch.end()) - scratch.begin());
+  return static_cast<TokenId>(std::max_element(scratch.begin(), scratch.end()) - scratch.begin());
 }
 
 }  // namespace
@@ -44,11 +44,12 @@ void AssistantDrafter::check_ports() const {
     if (session_.find_input(b.input) == nullptr)
       fail(ErrorCode::kInvalidPackage, origin, "borrowed KV input '{}' is not in the graph", b.input);
   if (fed != session_.inputs().size())
-    fail(ErrorCode::kUnsupported, origin, "the proposer has {} inputs; ogai feeds inputs_embeds and {} borrowed KV ports",
-         session_.inputs().size(), spec_.borrows.size());
+    fail(ErrorCode::kUnsupported, origin,
+         "the proposer has {} inputs; ogai feeds inputs_embeds and {} borrowed KV ports", session_.inputs().size(),
+         spec_.borrows.size());
 }
 
-void AssistantDrafter::propose(const DraftRequest& request, std::vector<std::int32_t>& out) const {
+void AssistantDrafter::propose(const DraftRequest& request, std::vector<TokenId>& out) const {
   if (request.max_tokens <= 0) return;
   if (request.target_hidden == nullptr)
     fail(ErrorCode::kInternal, session_.origin(), "the assistant drafter needs the target's hidden state");
@@ -57,7 +58,8 @@ void AssistantDrafter::propose(const DraftRequest& request, std::vector<std::int
   std::vector<std::uint8_t> embeds(2 * h * element);
   // Carry 0: the target's hidden state at the last KV position.
   const ort::Tensor& hidden = *request.target_hidden;
-  const auto* seed = static_cast<const std::uint8_t*>(hidden.raw_data()) + request.hidden_row * h * dtype_size(hidden.dtype());
+  const auto* seed =
+      static_cast<const std::uint8_t*>(hidden.raw_data()) + request.hidden_row * h * dtype_size(hidden.dtype());
   convert_floats(seed, hidden.dtype(), embeds.data() + h * element, embeds_dtype_, h);
 
   std::vector<ort::Tensor> borrowed;
@@ -71,7 +73,7 @@ void AssistantDrafter::propose(const DraftRequest& request, std::vector<std::int
   const std::size_t table_element = dtype_size(table.dtype);
   std::vector<ort::Tensor> outputs(2);
   std::vector<float> scratch;
-  std::int32_t token = request.history.back();
+  TokenId token = request.history.back();
   for (int k = 0; k < request.max_tokens; ++k) {
     if (token < 0 || token >= table.dims[0])
       fail(ErrorCode::kInvalidArgument, session_.origin(), "token {} is outside the embedding table", token);

@@ -34,7 +34,7 @@ struct AssistantSpec {
 class AssistantDrafter : public Drafter {
  public:
   AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options);
-  void propose(const DraftRequest& request, std::vector<std::int32_t>& out) const override;
+  void propose(const DraftRequest& request, std::vector<TokenId>& out) const override;
   bool needs_hidden() const override { return true; }
   bool needs_target_cache() const override { return true; }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kv/kv_cache.h"
+#include "ogai/token_id.h"
 #include "ort/tensor.h"
 
 namespace ogai::generate {
@@ -16,7 +17,7 @@ namespace ogai::generate {
 struct DraftRequest {
   // Committed tokens (prompt + generated); the last one is the pending token, whose KV is not in
   // `target_cache` yet (the verify step feeds it together with the proposal).
-  std::span<const std::int32_t> history;
+  std::span<const TokenId> history;
   const kv::KvCache* target_cache = nullptr;  // the target's KV of history minus its last token
   // The target's hidden state at the last KV position ([1, S, H] and the row in it), when the
   // target graph has a hidden_states output; null otherwise.
@@ -29,7 +30,7 @@ class Drafter {
  public:
   virtual ~Drafter() = default;
   // Appends at most request.max_tokens proposed tokens to `out` (possibly none).
-  virtual void propose(const DraftRequest& request, std::vector<std::int32_t>& out) const = 0;
+  virtual void propose(const DraftRequest& request, std::vector<TokenId>& out) const = 0;
   // Whether propose() needs the target's hidden state.
   virtual bool needs_hidden() const { return false; }
   // Whether propose() reads request.target_cache (then its sequence verifies on its own state:

@@ -10,7 +10,7 @@ NgramDrafter::NgramDrafter(int ngram_max) : ngram_max_(ngram_max), ngram_min_(st
   if (ngram_max < 1) fail(ErrorCode::kInvalidArgument, "ngram_max", "{} must be at least 1", ngram_max);
 }
 
-void NgramDrafter::propose(const DraftRequest& request, std::vector<std::int32_t>& out) const {
+void NgramDrafter::propose(const DraftRequest& request, std::vector<TokenId>& out) const {
   const auto h = request.history;
   const std::size_t size = h.size();
   if (size < 2) return;

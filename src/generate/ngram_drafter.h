@@ -15,7 +15,7 @@ class NgramDrafter : public Drafter {
  public:
   static constexpr int kMinMatch = 2;
   explicit NgramDrafter(int ngram_max);
-  void propose(const DraftRequest& request, std::vector<std::int32_t>& out) const override;
+  void propose(const DraftRequest& request, std::vector<TokenId>& out) const override;
 
  private:
   int ngram_max_;

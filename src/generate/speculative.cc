@@ -13,7 +13,7 @@ namespace {
 // the KV of the others or, with a snapshot from before the run (recurrent state), restores it and
 // replays `used` (its last row seeds the next carry). Returns the row of `out` of the last kept token.
 std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::optional<SequenceState>& snapshot,
-                      std::size_t before, std::span<const std::int32_t> used, StepOutput& out, double& run_seconds) {
+                      std::size_t before, std::span<const TokenId> used, StepOutput& out, double& run_seconds) {
   const std::size_t kept = before + used.size();
   if (!snapshot || kept == state.tokens.size()) {
     truncate_state(state, kept);
@@ -63,8 +63,8 @@ int SpeculativeDecoder::proposal_budget() const {
   return static_cast<int>(std::max<std::int64_t>(budget, 0));
 }
 
-std::span<const std::int32_t> SpeculativeDecoder::propose(std::span<const std::int32_t> tokens,
-                                                          const kv::KvCache* cache, std::int32_t pending, int limit) {
+std::span<const TokenId> SpeculativeDecoder::propose(std::span<const TokenId> tokens, const kv::KvCache* cache,
+                                                     TokenId pending, int limit) {
   history_.assign(tokens.begin(), tokens.end());
   history_.push_back(pending);
   step_tokens_.assign(1, pending);
@@ -79,7 +79,7 @@ std::span<const std::int32_t> SpeculativeDecoder::propose(std::span<const std::i
   return step_tokens_;
 }
 
-bool SpeculativeDecoder::verify(StepOutput& out, std::int64_t row, std::int32_t& pending, std::size_t& kept) {
+bool SpeculativeDecoder::verify(StepOutput& out, std::int64_t row, TokenId& pending, std::size_t& kept) {
   const int proposed = static_cast<int>(step_tokens_.size()) - 1;
   result_.draft_tokens += proposed;
   const int accepted_before = result_.accepted_draft_tokens;
@@ -96,13 +96,13 @@ void SpeculativeDecoder::trim(std::size_t keep) {
   step_tokens_.resize(keep + 1);
 }
 
-void SpeculativeDecoder::observe_plain(std::int32_t token) {
+void SpeculativeDecoder::observe_plain(TokenId token) {
   if (!shadow_) return;
   gate_.record(1, token == *shadow_ ? 1 : 0);
   shadow_.reset();
 }
 
-bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, double& run_seconds) {
+bool SpeculativeDecoder::step(SequenceState& state, TokenId& pending, double& run_seconds) {
   propose(state.tokens, &state.cache, pending, speculation_.max_draft_tokens);
   const std::size_t before = state.tokens.size();
   std::optional<SequenceState> snapshot;  // recurrent state cannot rewind: restore and replay
@@ -110,7 +110,7 @@ bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, doubl
   StepOutput out = feed(model_.decoder, state, step_tokens_, 0, run_seconds);
   std::size_t kept = 1;
   const bool done = verify(out, 0, pending, kept);
-  const auto used = std::span<const std::int32_t>(step_tokens_).first(kept);
+  const auto used = std::span<const TokenId>(step_tokens_).first(kept);
   hidden_row_ = keep_fed(model_, state, snapshot, before, used, out, run_seconds);
   hidden_ = std::move(out.hidden);
   return done;
@@ -118,10 +118,10 @@ bool SpeculativeDecoder::step(SequenceState& state, std::int32_t& pending, doubl
 
 // Emits the verified tokens of a run that fed step_tokens_ (pending token + proposal) at row `row`:
 // proposals while accepted, then the target's own token. Returns the last position of the row used.
-std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int64_t row, std::int32_t& pending, bool& done) {
+std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int64_t row, TokenId& pending, bool& done) {
   const std::size_t proposed = step_tokens_.size() - 1;
   for (std::int64_t at = 0;; ++at) {
-    std::optional<std::int32_t> draft;
+    std::optional<TokenId> draft;
     if (static_cast<std::size_t>(at) < proposed) draft = step_tokens_[static_cast<std::size_t>(at) + 1];
     const Emitted emitted = emit(out, row, at, draft, pending);
     done = emitted.done;
@@ -135,11 +135,11 @@ std::int64_t SpeculativeDecoder::emit_verified(StepOutput& out, std::int64_t row
 // proposal, so the output is plain greedy decoding's. Sampling: the speculative-sampling rule
 // for a one-hot draft over the distribution plain sampling draws from.
 SpeculativeDecoder::Emitted SpeculativeDecoder::emit(StepOutput& out, std::int64_t row, std::int64_t at,
-                                                     std::optional<std::int32_t> draft, std::int32_t& pending) {
+                                                     std::optional<TokenId> draft, TokenId& pending) {
   std::span<float> logits = logprobs_.observe(out.row_logits(row, at, scratch_));
   bool accepted = false;
   if (!draft || sampler_.params().greedy()) {
-    pending = static_cast<std::int32_t>(sampler_.next(logits));
+    pending = static_cast<TokenId>(sampler_.next(logits));
     accepted = draft && pending == *draft;
   } else {
     const AcceptOutcome outcome = accept_or_resample(sampler_.distribution(logits), *draft, sampler_.rng());

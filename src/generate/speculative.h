@@ -40,6 +40,7 @@
 #include "generate/sequence.h"
 #include "generate/speculation_gate.h"
 #include "generate/token_logprobs.h"
+#include "ogai/token_id.h"
 #include "sampling/sampler.h"
 
 namespace ogai::generate {
@@ -69,24 +70,24 @@ class SpeculativeDecoder {
   // One solo step on `state` (the KV of every committed token but `pending`): proposes, verifies
   // in one run, emits the kept tokens and rolls the rest back. `pending` becomes the last emitted
   // token (not fed yet). Adds ONNX Runtime time to `run_seconds`. Returns whether the sequence ended.
-  bool step(SequenceState& state, std::int32_t& pending, double& run_seconds);
+  bool step(SequenceState& state, TokenId& pending, double& run_seconds);
 
   // Batched steps. propose(): the tokens to feed this step, `pending` then at most `limit` proposed
   // tokens (fewer by the request's budget; none while the gate is closed). `tokens` are the
   // committed tokens (their KV is in the batch). The span stays valid until the next propose().
-  std::span<const std::int32_t> propose(std::span<const std::int32_t> tokens, const kv::KvCache* cache,
-                                        std::int32_t pending, int limit);
-  std::span<const std::int32_t> proposed() const { return step_tokens_; }
+  std::span<const TokenId> propose(std::span<const TokenId> tokens, const kv::KvCache* cache, TokenId pending,
+                                   int limit);
+  std::span<const TokenId> proposed() const { return step_tokens_; }
   // Verifies only the first `keep` proposed tokens (the engine's width, speculation_width.h). A
   // proposal trimmed away whole is still checked against the token emitted instead (free: no
   // run), so the acceptance average keeps learning while the row decodes plainly.
   void trim(std::size_t keep);
   // After a plain step emitted `token` (the row's proposal, if any, was trimmed away).
-  void observe_plain(std::int32_t token);
+  void observe_plain(TokenId token);
   // After the run that fed proposed() at row `row` of `out` (positions 0..): emits the verified
   // tokens. `kept` becomes how many fed tokens keep their KV (pending + the accepted proposal);
   // `pending` the last emitted token. Returns whether the sequence ended.
-  bool verify(StepOutput& out, std::int64_t row, std::int32_t& pending, std::size_t& kept);
+  bool verify(StepOutput& out, std::int64_t row, TokenId& pending, std::size_t& kept);
   const SpeculationGate& gate() const { return gate_; }
   const Drafter& drafter() const { return *speculation_.drafter; }
 
@@ -95,9 +96,8 @@ class SpeculativeDecoder {
     bool done = false;
     bool accepted = false;  // the token is the proposal
   };
-  Emitted emit(StepOutput& out, std::int64_t row, std::int64_t at, std::optional<std::int32_t> draft,
-               std::int32_t& pending);
-  std::int64_t emit_verified(StepOutput& out, std::int64_t row, std::int32_t& pending, bool& done);
+  Emitted emit(StepOutput& out, std::int64_t row, std::int64_t at, std::optional<TokenId> draft, TokenId& pending);
+  std::int64_t emit_verified(StepOutput& out, std::int64_t row, TokenId& pending, bool& done);
   int proposal_budget() const;
 
   SequenceModel model_;
@@ -107,13 +107,13 @@ class SpeculativeDecoder {
   LogprobRecorder& logprobs_;
   OutputStream& output_;
   GenerationResult& result_;
-  ort::Tensor hidden_;                     // [1, S, H]: the target's hidden state of the last run, or empty
-  std::int64_t hidden_row_ = 0;            // the position in hidden_ of the last KV token
-  std::vector<std::int32_t> history_;      // committed tokens + pending, for the drafter
-  std::vector<std::int32_t> step_tokens_;  // pending + proposal: what one verification run feeds
+  ort::Tensor hidden_;                // [1, S, H]: the target's hidden state of the last run, or empty
+  std::int64_t hidden_row_ = 0;       // the position in hidden_ of the last KV token
+  std::vector<TokenId> history_;      // committed tokens + pending, for the drafter
+  std::vector<TokenId> step_tokens_;  // pending + proposal: what one verification run feeds
   std::vector<float> scratch_;
   SpeculationGate gate_;
-  std::optional<std::int32_t> shadow_;  // the first proposed token of a proposal trimmed away
+  std::optional<TokenId> shadow_;  // the first proposed token of a proposal trimmed away
 };
 
 }  // namespace ogai::generate

@@ -15,18 +15,18 @@
 #include <cstdint>
 #include <span>
 
+#include "ogai/token_id.h"
 #include "sampling/candidates.h"
 #include "sampling/rng.h"
 
 namespace ogai::generate {
 
 struct AcceptOutcome {
-  std::int32_t token = 0;  // the token to emit: the draft when accepted, else the residual draw
+  TokenId token = 0;  // the token to emit: the draft when accepted, else the residual draw
   bool accepted = false;
 };
 
 // Throws ogai::Error (kInvalidArgument) when `target` holds no probability mass.
-AcceptOutcome accept_or_resample(std::span<const sampling::Candidate> target, std::int32_t draft,
-                                 sampling::Rng& rng);
+AcceptOutcome accept_or_resample(std::span<const sampling::Candidate> target, TokenId draft, sampling::Rng& rng);
 
 }  // namespace ogai::generate

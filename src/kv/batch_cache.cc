@@ -273,8 +273,14 @@ void BatchCache::keep_prefixes(std::span<const std::int64_t> keep) {
     if (pair.update == Update::kReplace)
       fail(ErrorCode::kInternal, "batch cache", "{}: recurrent state cannot rewind", pair.input);
     if (pair.update != Update::kAppend || shared(pair)) continue;
-    // On the host only each row's padding is zeroed (the mask hides it; zeros keep it finite).
+    // On the host, left-padded rows roll back inside the run's own buffer (no allocation).
     const bool host = memory_.location().host();
+    if (host && left_padded_) {
+      store_[i] = keep_right_aligned(std::move(store_[i]), lengths_, keep, width);
+      continue;
+    }
+    // Elsewhere a fresh tensor; on the host only each row's padding is zeroed (the mask hides it;
+    // zeros keep it finite).
     ort::Tensor next = host ? memory_.allocate(pair.dtype, row_shape(pair, rows(), width))
                             : memory_.zeros(pair.dtype, row_shape(pair, rows(), width));
     for (std::int64_t r = 0; r < rows(); ++r) {

@@ -21,7 +21,9 @@
 // Multi-token steps (speculative verification, generate/batch_step.h): left-padded caches only;
 // every row takes `added` new positions at the end of its width (the mask hides a row's padded
 // ones), then keep_prefixes() rolls each row back to the positions it kept, re-laying the rows
-// right-aligned again (one copy of the kept KV, the order of the graph's own concat per step).
+// right-aligned again: on the host in place, inside the buffer the run just wrote (a memmove of
+// the kept KV per row and head, no allocation: kv::keep_right_aligned); on a device one copy of
+// the kept KV into a new tensor (the order of the graph's own concat per step).
 // Memory: rows x the longest row (append) or rows x capacity (buffers): it grows with the live
 // rows and their lengths, never with a row count or context fixed in advance. Sliding-window
 // groups are no exception: each row keeps all its positions (kv_cache.h says why).
@@ -84,7 +86,8 @@ class BatchCache {
   // caches only); checks the presents' shapes.
   void commit(std::span<ort::Tensor> presents, std::int64_t added = 1);
   // Per-row rollback: row r keeps its first keep[r] positions (1 <= keep[r] <= length(r)). Re-lays
-  // the kAppend-storage append pairs when a row drops positions; shared buffers and indexed pairs
+  // the kAppend-storage append pairs when a row drops positions (in place on the host, the tensor
+  // then a narrowed view of its old buffer: bytes() counts the view); shared buffers and indexed pairs
   // only record the lengths. Replace (recurrent) pairs cannot rewind: ogai::Error (kInternal)
   // when such a cache drops a position.
   void keep_prefixes(std::span<const std::int64_t> keep);

@@ -76,4 +76,35 @@ void zero_row_positions(ort::Tensor& t, std::int64_t row, std::int64_t at, std::
                   static_cast<std::size_t>(positions) * vec);
 }
 
+ort::Tensor keep_right_aligned(ort::Tensor&& t, std::span<const std::int64_t> lengths,
+                               std::span<const std::int64_t> keep, std::int64_t width) {
+  const auto& s = t.shape();
+  const std::size_t lead = s.size() == 5 ? 1 : 0;
+  bool fits = (s.size() == 4 || s.size() == 5) && t.location().host() && lengths.size() == keep.size() &&
+              static_cast<std::int64_t>(keep.size()) == s[lead] && width >= 0 && width <= s[lead + 2];
+  for (std::size_t r = 0; fits && r < keep.size(); ++r)
+    fits = keep[r] >= 0 && keep[r] <= lengths[r] && lengths[r] <= s[lead + 2] && keep[r] <= width;
+  if (!fits)
+    fail(ErrorCode::kInternal, "kv row copy", "cannot roll the rows of {} back in place to width {}",
+         ort::shape_string(s), width);
+  const std::int64_t planes = lead ? s[0] : 1, rows = s[lead], heads = s[lead + 1], old_width = s[lead + 2];
+  const std::size_t vec = static_cast<std::size_t>(s[lead + 3]) * dtype_size(t.dtype());
+  auto* base = static_cast<std::byte*>(t.raw_data());
+  for (std::int64_t p = 0; p < planes; ++p)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t h = 0; h < heads; ++h) {
+        const auto block = static_cast<std::size_t>((p * rows + r) * heads + h);
+        const auto len = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
+        const auto kept = static_cast<std::size_t>(keep[static_cast<std::size_t>(r)]);
+        const auto w = static_cast<std::size_t>(width), old = static_cast<std::size_t>(old_width);
+        std::byte* to = base + (block * w + (w - kept)) * vec;
+        const std::byte* from = base + (block * old + (old - len)) * vec;
+        if (to != from && kept > 0) std::memmove(to, from, kept * vec);
+        if (w > kept) std::memset(base + block * w * vec, 0, (w - kept) * vec);
+      }
+  ort::Shape shape = s;
+  shape[lead + 2] = width;
+  return ort::Tensor::narrowed(std::move(t), std::move(shape));
+}
+
 }  // namespace ogai::kv

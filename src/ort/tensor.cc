@@ -35,6 +35,7 @@ Tensor::~Tensor() {
 
 Tensor::Tensor(Tensor&& other) noexcept
     : value_(other.value_),
+      owner_(std::move(other.owner_)),
       dtype_(other.dtype_),
       shape_(std::move(other.shape_)),
       data_(other.data_),
@@ -47,6 +48,7 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   if (this != &other) {
     if (value_ != nullptr) Ort::GetApi().ReleaseValue(value_);
     value_ = other.value_;
+    owner_ = std::move(other.owner_);
     dtype_ = other.dtype_;
     shape_ = std::move(other.shape_);
     data_ = other.data_;
@@ -107,6 +109,17 @@ Tensor Tensor::copy_bytes(DataType dtype, Shape shape, const void* bytes, std::s
 
 Tensor Tensor::copy_of(const Tensor& other) {
   return copy_bytes(other.dtype_, other.shape_, other.data_, other.byte_size());
+}
+
+Tensor Tensor::narrowed(Tensor&& owner, Shape shape) {
+  const auto elements = ort::element_count(shape);
+  if (owner.empty() || elements > owner.element_count())
+    fail(ErrorCode::kInternal, "tensor", "cannot narrow a {} tensor to {}", shape_string(owner.shape_),
+         shape_string(shape));
+  Tensor t = view(owner.dtype_, std::move(shape), owner.data_, owner.location_);
+  // The buffer's owner, never a chain: a narrowed tensor's data starts where its owner's does.
+  t.owner_ = owner.owner_ ? std::move(owner.owner_) : std::make_unique<Tensor>(std::move(owner));
+  return t;
 }
 
 Tensor Tensor::adopt(OrtValue* raw) {

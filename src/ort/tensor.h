@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ class Tensor {
   static Tensor copy_of(const Tensor& other);
   // Takes ownership of an OrtValue produced by ORT (used inside src/ort); reads its location.
   static Tensor adopt(OrtValue* value);
+  // An owning tensor of `shape` (no more elements than `owner`'s) over the first bytes of
+  // `owner`'s buffer, which it keeps alive: a smaller tensor without an allocation or a copy (the
+  // bytes are not moved; laying them out for the new shape is the caller's business). O(1).
+  static Tensor narrowed(Tensor&& owner, Shape shape);
 
   bool empty() const { return value_ == nullptr; }
   DataType dtype() const { return dtype_; }
@@ -75,6 +80,7 @@ class Tensor {
   void check_type(DataType expected) const;
 
   OrtValue* value_ = nullptr;
+  std::unique_ptr<Tensor> owner_;  // narrowed(): the tensor whose buffer value_ views
   DataType dtype_ = DataType::kUndefined;
   Shape shape_;  // cached at construction
   void* data_ = nullptr;
@@ -82,6 +88,7 @@ class Tensor {
 };
 
 // C++ type -> DataType for the types tensors are created from.
+// clang-format off
 template <typename T> constexpr DataType dtype_of();
 template <> constexpr DataType dtype_of<float>() { return DataType::kFloat32; }
 template <> constexpr DataType dtype_of<std::int64_t>() { return DataType::kInt64; }
@@ -90,6 +97,7 @@ template <> constexpr DataType dtype_of<std::uint8_t>() { return DataType::kUint
 template <> constexpr DataType dtype_of<std::int8_t>() { return DataType::kInt8; }
 template <> constexpr DataType dtype_of<bool>() { return DataType::kBool; }
 template <> constexpr DataType dtype_of<std::uint16_t>() { return DataType::kFloat16; }  // raw half bits
+// clang-format on
 
 template <typename T>
 Tensor Tensor::copy_of(std::span<const T> values, Shape shape) {

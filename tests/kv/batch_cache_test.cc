@@ -167,13 +167,16 @@ TEST(BatchCacheMultiToken, RowsKeepTheirOwnPrefixes) {
     for (std::int64_t h = 0; h < 2; ++h)
       for (std::int64_t s = 0; s < len + added; ++s)
         for (std::int64_t d = 0; d < 3; ++d)
-          data[static_cast<std::size_t>(((r * 2 + h) * total + width - len + s) * 3 + d)] = value(static_cast<int>(r + 1), s);
+          data[static_cast<std::size_t>(((r * 2 + h) * total + width - len + s) * 3 + d)] =
+              value(static_cast<int>(r + 1), s);
   }
+  const void* buffer = slots[0].raw_data();
   batch.commit(slots, added);
   EXPECT_EQ(batch.length(0), 6);
   EXPECT_EQ(batch.length(1), 9);
   const std::vector<std::int64_t> keep = {4, 7, 7};  // row 0 keeps 1 new, rows 1 and 2 keep 1 and 3
   batch.keep_prefixes(keep);
+  EXPECT_EQ(batch.pasts()[0]->raw_data(), buffer);  // on the host, rolled back inside the run's buffer
   EXPECT_EQ(batch.width(), 7);
   ASSERT_EQ(batch.pasts()[0]->shape()[2], 7);
   for (std::int64_t r = 0; r < 3; ++r) {
@@ -185,10 +188,72 @@ TEST(BatchCacheMultiToken, RowsKeepTheirOwnPrefixes) {
     for (std::int64_t s = 0; s < 3; ++s)
       for (std::int64_t d = 0; d < 3; ++d)
         EXPECT_EQ(past.span<float>()[static_cast<std::size_t>(((0 * 2 + h) * 7 + s) * 3 + d)], 0.0f) << h << " " << s;
+  batch.keep_prefixes(std::vector<std::int64_t>{4, 6, 7});  // again, over the narrowed tensor: same buffer
+  EXPECT_EQ(batch.pasts()[0]->raw_data(), buffer);
+  for (std::int64_t r = 0; r < 3; ++r)
+    expect_row(batch, *batch.pasts()[0], r, static_cast<int>(r + 1), r == 1 ? 6 : keep[static_cast<std::size_t>(r)]);
   const KvCache taken = batch.take_row(2);
   ASSERT_EQ(taken.length(), 7);
   for (std::int64_t s = 0; s < 7; ++s) EXPECT_EQ(at(taken.pasts()[0], 0, 1, s), value(3, s));
   EXPECT_THROW(batch.keep_prefixes(std::vector<std::int64_t>{8, 7}), Error);  // more than a row holds
+  batch.keep_prefixes(std::vector<std::int64_t>{2, 5});  // a second roll-back of the rolled-back rows
+  ASSERT_EQ(batch.width(), 5);
+  expect_row(batch, *batch.pasts()[0], 0, 1, 2);
+  expect_row(batch, *batch.pasts()[0], 1, 2, 5);
+  const KvCache last = batch.take_row(1);
+  for (std::int64_t s = 0; s < 5; ++s) EXPECT_EQ(at(last.pasts()[0], 0, 0, s), value(2, s));
+  const KvCache only = batch.take_row(0);  // the whole tensor, its buffer's owner with it
+  ASSERT_EQ(only.length(), 2);
+  for (std::int64_t s = 0; s < 2; ++s) EXPECT_EQ(at(only.pasts()[0], 0, 1, s), value(1, s));
+}
+
+// keep_right_aligned over rank-4 and combined [2, B, H, W, D] tensors equals a fresh right-aligned
+// layout of each row's kept positions (zeros before them), element for element, for rows that keep
+// all, some and none of their dropped width; it refuses keeps beyond a row or the width.
+TEST(RowCopy, KeepRightAlignedInPlace) {
+  for (const bool combined : {false, true}) {
+    const std::int64_t planes = combined ? 2 : 1, rows = 3, heads = 2, old_width = 9, dim = 3;
+    const std::vector<std::int64_t> lengths = {9, 5, 7}, keep = {6, 5, 2};
+    const std::int64_t width = 6;
+    ort::Shape shape = {rows, heads, old_width, dim};
+    if (combined) shape.insert(shape.begin(), 2);
+    ort::Tensor t = ort::Tensor::allocate(DataType::kFloat32, shape);
+    auto index = [&](std::int64_t p, std::int64_t r, std::int64_t h, std::int64_t s, std::int64_t w) {
+      return static_cast<std::size_t>((((p * rows + r) * heads + h) * w + s) * dim);
+    };
+    auto tag = [](std::int64_t p, std::int64_t r, std::int64_t h, std::int64_t pos, std::int64_t d) {
+      return static_cast<float>(p * 10000 + r * 1000 + h * 100 + pos * 10 + d);
+    };
+    for (std::int64_t p = 0; p < planes; ++p)
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (std::int64_t s = 0; s < old_width; ++s)
+            for (std::int64_t d = 0; d < dim; ++d) {
+              const std::int64_t pos = s - (old_width - lengths[static_cast<std::size_t>(r)]);
+              t.span<float>()[index(p, r, h, s, old_width) + static_cast<std::size_t>(d)] =
+                  pos < 0 ? -1.0f : tag(p, r, h, pos, d);
+            }
+    const void* buffer = t.raw_data();
+    ort::Tensor kept = keep_right_aligned(std::move(t), lengths, keep, width);
+    EXPECT_EQ(kept.raw_data(), buffer);
+    ASSERT_EQ(kept.shape()[combined ? 3 : 2], width);
+    for (std::int64_t p = 0; p < planes; ++p)
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (std::int64_t s = 0; s < width; ++s)
+            for (std::int64_t d = 0; d < dim; ++d) {
+              const std::int64_t pos = s - (width - keep[static_cast<std::size_t>(r)]);
+              ASSERT_EQ(kept.span<float>()[index(p, r, h, s, width) + static_cast<std::size_t>(d)],
+                        pos < 0 ? 0.0f : tag(p, r, h, pos, d))
+                  << "plane " << p << " row " << r << " head " << h << " position " << s;
+            }
+  }
+  ort::Tensor t = ort::Tensor::zeros(DataType::kFloat32, {2, 1, 4, 1});
+  EXPECT_THROW(keep_right_aligned(std::move(t), std::vector<std::int64_t>{4, 2}, std::vector<std::int64_t>{3, 3}, 3),
+               Error);  // row 1 keeps more than it holds
+  ort::Tensor u = ort::Tensor::zeros(DataType::kFloat32, {2, 1, 4, 1});
+  EXPECT_THROW(keep_right_aligned(std::move(u), std::vector<std::int64_t>{4, 2}, std::vector<std::int64_t>{3, 1}, 2),
+               Error);  // narrower than a kept row
 }
 
 // zero_row_positions zeroes exactly the positions asked, in every head of the row (and both planes

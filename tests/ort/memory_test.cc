@@ -30,18 +30,36 @@ TEST(MemoryTest, HostCopyMovesEachRange) {
   ort::Tensor dst = ort::Memory::host().zeros(DataType::kFloat32, {64});
   ort::copy_ranges(src, dst, ranges);
   auto v = dst.span<float>();
-  EXPECT_EQ(v[4], 1.0f);    // bytes 16.. <- bytes 0..
+  EXPECT_EQ(v[4], 1.0f);  // bytes 16.. <- bytes 0..
   EXPECT_EQ(v[6], 3.0f);
   EXPECT_EQ(v[7], 0.0f);    // 12 bytes only
   EXPECT_EQ(v[25], 11.0f);  // bytes 100.. <- bytes 40..
   EXPECT_EQ(v[30], 16.0f);
-  EXPECT_EQ(v[0], 51.0f);   // bytes 0.. <- bytes 200..
-  EXPECT_EQ(v[60], 0.0f);   // an empty range copies nothing
+  EXPECT_EQ(v[0], 51.0f);  // bytes 0.. <- bytes 200..
+  EXPECT_EQ(v[60], 0.0f);  // an empty range copies nothing
 }
 
 // ONNX Runtime's CopyTensors (the device path) needs a data transfer registered in the
 // environment; the CPU-only library registers none, not even host to host. The error must say
 // so, naming both locations, instead of copying some other way.
+// A narrowed tensor views the first bytes of its owner's buffer, keeps the owner alive after the
+// owner's handle is gone, never nests owners, and refuses to grow.
+TEST(MemoryTest, NarrowedTensorKeepsItsOwnersBuffer) {
+  ort::Tensor t = ort::Tensor::allocate(DataType::kFloat32, {2, 3});
+  std::iota(t.span<float>().begin(), t.span<float>().end(), 0.0f);
+  const void* buffer = t.raw_data();
+  ort::Tensor narrow = ort::Tensor::narrowed(std::move(t), {1, 4});
+  EXPECT_TRUE(t.empty());
+  EXPECT_EQ(narrow.raw_data(), buffer);
+  ASSERT_EQ(narrow.shape(), (ort::Shape{1, 4}));
+  EXPECT_EQ(narrow.span<float>()[3], 3.0f);
+  ort::Tensor narrower = ort::Tensor::narrowed(std::move(narrow), {2});
+  EXPECT_EQ(narrower.raw_data(), buffer);
+  ort::Tensor moved = std::move(narrower);  // the owner travels with the tensor
+  EXPECT_EQ(moved.span<float>()[1], 1.0f);
+  EXPECT_THROW(ort::Tensor::narrowed(std::move(moved), {3}), Error);
+}
+
 TEST(MemoryTest, RuntimeCopyWithoutADataTransferSaysWhy) {
   ort::Tensor src = counting(8);
   ort::Tensor dst = ort::Tensor::zeros(DataType::kFloat32, {8});
