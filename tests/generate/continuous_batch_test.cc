@@ -66,13 +66,18 @@ struct Outcome {
   generate::EngineCounters counters;
 };
 
-Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate::PrefixCache* prefix = nullptr,
-                     int max_rows = 8, const generate::SequenceModel* on = nullptr) {
-  const generate::SequenceModel sm = on ? *on : model.impl().sequence_model();
+// Limits under which a step prefills every waiting prompt whole (the schedules below are in steps).
+generate::EngineLimits whole_prompt_limits(int max_rows = generate::EngineLimits().max_rows) {
   generate::EngineLimits limits;
   limits.max_rows = max_rows;
   limits.step_tokens = std::numeric_limits<std::size_t>::max();
-  generate::Engine engine(sm, limits, prefix);
+  return limits;
+}
+
+Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate::PrefixCache* prefix = nullptr,
+                     int max_rows = 8, const generate::SequenceModel* on = nullptr) {
+  const generate::SequenceModel sm = on ? *on : model.impl().sequence_model();
+  generate::Engine engine(sm, whole_prompt_limits(max_rows), prefix);
   std::vector<std::shared_ptr<generate::LiveSequence>> sequences(jobs.size());
   std::size_t added = 0;
   for (int step = 0; added < jobs.size() || !engine.idle(); ++step) {
@@ -433,9 +438,7 @@ class FailingDrafter : public generate::Drafter {
 TEST(SpeculativeEngineErrors, AFailingDrafterEndsOnlyItsRow) {
   auto model = load("stories260k");
   const generate::SequenceModel sm = model->impl().sequence_model();
-  generate::EngineLimits limits;
-  limits.step_tokens = std::numeric_limits<std::size_t>::max();
-  generate::Engine engine(sm, limits);
+  generate::Engine engine(sm, whole_prompt_limits());
   const GenerationOptions ngram = speculative(greedy(12), SpeculativeOptions::Drafter::kNgram);
   const std::vector<std::pair<std::string, GenerationOptions>> jobs = {
       {"Once upon a time", greedy(12)}, {"the cat sat on the mat", greedy(12)}, {"Lily and", ngram}};
@@ -510,9 +513,7 @@ class RejectedDrafter : public generate::Drafter {
 TEST(SpeculativeBatchedVerification, LowAcceptanceFallsBackToPlainDecoding) {
   auto model = load("stories260k");
   const generate::SequenceModel sm = model->impl().sequence_model();
-  generate::EngineLimits limits;
-  limits.step_tokens = std::numeric_limits<std::size_t>::max();
-  generate::Engine engine(sm, limits);
+  generate::Engine engine(sm, whole_prompt_limits());
   const int k = 3, n = 60;
   GenerationOptions greedy_options = greedy(n);
   greedy_options.ignore_eos = true;
