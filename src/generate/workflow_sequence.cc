@@ -113,8 +113,17 @@ void WorkflowSequence::step() {
   pending_.clear();
   if (done_ || more) return;
   done_ = true;
-  const bool used_budget = budget_ >= 0 && run_->stats().iterations >= budget_;
-  output_.end(used_budget || budget_ < 0 ? FinishReason::kLength : FinishReason::kStop);
+  output_.end(end_reason());
+}
+
+// The workflow's loop ended on its own: on a row's EOS (its termination predicate's table, also in
+// the last trip its budget allowed) it is `stop`; at its budget, or without one, `length`.
+FinishReason WorkflowSequence::end_reason() const {
+  const auto& stats = run_->stats();
+  const std::size_t row = static_cast<std::size_t>(row_.value_or(0));
+  if (request_.stop_on_eos && row < stats.eos_rows.size() && stats.eos_rows[row]) return FinishReason::kStop;
+  const bool used_budget = budget_ >= 0 && stats.iterations >= budget_;
+  return used_budget || budget_ < 0 ? FinishReason::kLength : FinishReason::kStop;
 }
 
 void WorkflowSequence::stop_cancelled() {

@@ -59,6 +59,7 @@ class WorkflowSequence : public Generation {
 
  private:
   void take(const std::string& output, std::int64_t row, const ort::Tensor& chunk);
+  FinishReason end_reason() const;  // once the workflow ended on its own
 
   ResolvedRequest request_;
   StreamCallback on_token_;

@@ -85,6 +85,7 @@ InvokePlan plan_invoke(const Program& p, const metadata::InvokeStep& step) {
     plan.out_checks.push_back(port_check(ports.outputs, port));
   }
   plan.scatter_check = feeds_scatter_destinations(wf, step);
+  if (plan.component) plan.termination = termination_ports(*plan.component, plan.in_ports);
   return plan;
 }
 

@@ -16,6 +16,7 @@
 
 #include "metadata/workflow.h"
 #include "ort/session.h"
+#include "workflow/termination.h"
 #include "workflow/value_check.h"
 
 namespace ogai::workflow {
@@ -46,6 +47,7 @@ struct InvokePlan {
   std::vector<Slot> in_slots, out_slots;
   std::vector<std::optional<ContractCheck>> in_checks, out_checks;
   bool scatter_check = false;  // a fixed-capacity state service group feeds it destinations
+  std::optional<TerminationPorts> termination;  // a termination predicate (termination.h)
 };
 
 // One `emit`: the output it publishes into (null: undeclared, refused when the emit runs) and the

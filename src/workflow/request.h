@@ -43,6 +43,9 @@ struct RunStats {
   std::int64_t iterations = 0;  // loop-body trips, all loops together
   double total_seconds = 0;     // the whole request
   double ort_seconds = 0;       // inside ONNX Runtime's Run
+  // Per row: its token was in its EOS table the last trip a termination predicate saw it
+  // active (termination.h); empty when the workflow has no such predicate.
+  std::vector<bool> eos_rows;
 };
 
 struct RunResult {

@@ -46,6 +46,18 @@ void store_output(Context& ctx, const Component& comp, const InvokeStep& step, c
   ctx.store[ctx.slot(value)] = share(std::move(tensor));
 }
 
+// A termination predicate's EOS verdict per row, from the inputs of the trip that just ran.
+void note_eos(Context& ctx, const InvokePlan& plan) {
+  const TerminationPorts& t = *plan.termination;
+  auto input = [&](std::optional<std::size_t> i) -> const Tensor* {
+    if (!i) return nullptr;
+    const Slot slot = plan.in_slots[*i];
+    if (ctx.any_absent && ctx.absent[slot]) return nullptr;
+    return ctx.store[slot].get();
+  };
+  note_termination({input(t.tokens), input(t.eos_ids), input(t.eos_lengths), input(t.active)}, ctx.stats.eos_rows);
+}
+
 void invoke_onnx(Context& ctx, const InvokeStep& step, const InvokePlan& plan, const std::string& path) {
   if (plan.scatter_check) check_scatter_writes(ctx, step, path);
   const std::size_t n = plan.in_ports.size();
@@ -88,6 +100,7 @@ void invoke_onnx(Context& ctx, const InvokeStep& step, const InvokePlan& plan, c
       }));
     ctx.store[slot] = share(std::move(results[i]));
   }
+  if (plan.termination) note_eos(ctx, plan);
 }
 
 void invoke_binding(Context& ctx, const InvokeStep& step, const InvokePlan& plan, const std::string& path) {

@@ -123,6 +123,26 @@ TEST(WorkflowModel, EosAndStopStringsFinishWithStop) {
   EXPECT_EQ(s.finish_reason, FinishReason::kStop);
 }
 
+// The workflow's EOS in the last trip its budget allows is still an EOS ending: its termination
+// predicate's table names the token (termination.h), whatever the budget.
+TEST(WorkflowModel, EosInTheLastAllowedTripFinishesWithStop) {
+  auto model = decoder_model({"eos_ids=[[80]]"});
+  const auto last = model->generate(kPrompt, seeded(3, 7));
+  EXPECT_EQ(wide(last.ids), (std::vector<std::int64_t>{111, 1, 80}));
+  EXPECT_EQ(last.finish_reason, FinishReason::kStop) << "80 is the workflow's EOS, sampled in trip 3 of 3";
+  const auto before = model->generate(kPrompt, seeded(2, 7));
+  EXPECT_EQ(wide(before.ids), (std::vector<std::int64_t>{111, 1}));
+  EXPECT_EQ(before.finish_reason, FinishReason::kLength) << "the budget ended it one trip before its EOS";
+  GenerationOptions ignoring = seeded(3, 7);
+  ignoring.ignore_eos = true;
+  const auto ignored = model->generate(kPrompt, ignoring);
+  EXPECT_EQ(ignored.finish_reason, FinishReason::kLength) << "ignore_eos: the loop ran every trip it was given";
+  auto other_table = decoder_model({"eos_ids=[[49]]"});
+  const auto no_eos = other_table->generate(kPrompt, seeded(3, 7));
+  EXPECT_EQ(wide(no_eos.ids), (std::vector<std::int64_t>{111, 1, 80}));
+  EXPECT_EQ(no_eos.finish_reason, FinishReason::kLength) << "80 is not in this table";
+}
+
 TEST(WorkflowModel, RefusesWhatItsGraphsCannotDo) {
   auto model = decoder_model();
   GenerationOptions o = seeded(3, 7);
