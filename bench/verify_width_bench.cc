@@ -11,9 +11,6 @@
 // the host now), alternating rounds. The engine's width rule weighs run +
 // roll-back (speculation_width.h); this splits the two and shows how much a change on ogai's
 // side of the run could remove. Evidence, no goal (docs/speculative.md, "What a wide run costs").
-#include <onnxruntime_cxx_api.h>
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +18,7 @@
 #include <vector>
 
 #include "base/dtype.h"
+#include "bench/wide_run.h"
 #include "kv/row_copy.h"
 #include "ort/tensor.h"
 
@@ -69,77 +67,8 @@ Flags parse(int argc, char** argv) {
   return f;
 }
 
-double thread_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The graph's KV geometry, read from its first past input: [batch, kv_heads, past, head_dim].
-struct Graph {
-  Ort::Session session{nullptr};
-  std::vector<std::string> in_names, out_names;
-  std::vector<const char*> in_c, out_c;
-  std::int64_t pairs = 0, kv_heads = 0, head_dim = 0;
-};
-
-Graph open(const std::string& path) {
-  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "verify_width_bench");
-  Ort::SessionOptions so;
-  so.SetIntraOpNumThreads(1);
-  so.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
-  Graph g;
-  g.session = Ort::Session(env, path.c_str(), so);
-  Ort::AllocatorWithDefaultOptions alloc;
-  for (std::size_t i = 0; i < g.session.GetInputCount(); ++i) {
-    g.in_names.push_back(g.session.GetInputNameAllocated(i, alloc).get());
-    if (g.in_names.back().rfind("past_key_values.", 0) != 0) continue;
-    ++g.pairs;
-    auto shape = g.session.GetInputTypeInfo(i).GetTensorTypeAndShapeInfo().GetShape();
-    g.kv_heads = shape[1];
-    g.head_dim = shape[3];
-  }
-  for (std::size_t i = 0; i < g.session.GetOutputCount(); ++i)
-    g.out_names.push_back(g.session.GetOutputNameAllocated(i, alloc).get());
-  for (auto& n : g.in_names) g.in_c.push_back(n.c_str());
-  for (auto& n : g.out_names) g.out_c.push_back(n.c_str());
-  if (g.pairs == 0 || g.in_names.size() != static_cast<std::size_t>(g.pairs) + 3) {
-    std::fprintf(stderr, "%s: not a stories260k-style graph (input_ids, attention_mask, position_ids, pasts)\n",
-                 path.c_str());
-    std::exit(1);
-  }
-  return g;
-}
-
-// One run of R rows x `seq` new tokens over `past` positions: its thread CPU seconds and presents.
-double run_once(Graph& g, std::int64_t rows, std::int64_t past, std::int64_t seq, std::vector<float>& kv,
-                std::vector<ogai::ort::Tensor>& presents) {
-  auto mem = Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(rows * seq), 5), pos(ids.size());
-  std::vector<std::int64_t> mask(static_cast<std::size_t>(rows * (past + seq)), 1);
-  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = past + static_cast<std::int64_t>(i) % seq;
-  const std::int64_t ids_shape[] = {rows, seq}, mask_shape[] = {rows, past + seq};
-  const std::int64_t kv_shape[] = {rows, g.kv_heads, past, g.head_dim};
-  std::vector<Ort::Value> in;
-  in.push_back(Ort::Value::CreateTensor<std::int64_t>(mem, ids.data(), ids.size(), ids_shape, 2));
-  in.push_back(Ort::Value::CreateTensor<std::int64_t>(mem, mask.data(), mask.size(), mask_shape, 2));
-  in.push_back(Ort::Value::CreateTensor<std::int64_t>(mem, pos.data(), pos.size(), ids_shape, 2));
-  const auto kv_size = static_cast<std::size_t>(rows * g.kv_heads * past * g.head_dim);
-  for (std::int64_t p = 0; p < g.pairs; ++p)
-    in.push_back(Ort::Value::CreateTensor<float>(mem, kv.data(), kv_size, kv_shape, 4));
-  const double start = thread_seconds();
-  auto out =
-      g.session.Run(Ort::RunOptions{nullptr}, g.in_c.data(), in.data(), in.size(), g.out_c.data(), g.out_c.size());
-  const double took = thread_seconds() - start;
-  presents.clear();
-  for (std::size_t i = 1; i < out.size(); ++i) presents.push_back(ogai::ort::Tensor::adopt(out[i].release()));
-  return took;
-}
+using ogai::bench::median;
+using ogai::bench::thread_seconds;
 
 // The roll-back after a run `seq` wide in which every row kept one new position (past + 1), on the
 // run's own presents: a fresh tensor per pair and a copy of each row's kept positions (before), or
@@ -168,7 +97,7 @@ double rollback_once(std::int64_t rows, std::int64_t past, std::int64_t seq, boo
 
 int main(int argc, char** argv) {
   const Flags f = parse(argc, argv);
-  Graph g = open(f.package + "/model.onnx");
+  auto g = ogai::bench::open_wide_graph(f.package + "/model.onnx");
   std::printf("%s: %lld KV pairs, %lld KV heads x %lld; past %lld positions per row, 1 intra-op thread, %d rounds\n",
               f.package.c_str(), static_cast<long long>(g.pairs), static_cast<long long>(g.kv_heads),
               static_cast<long long>(g.head_dim), static_cast<long long>(f.past), f.rounds);
@@ -179,7 +108,7 @@ int main(int argc, char** argv) {
     std::vector<ogai::ort::Tensor> presents;
     for (int round = 0; round < f.rounds + 10; ++round)
       for (std::int64_t s = 1; s <= f.widths; ++s) {
-        const double t = run_once(g, rows, f.past, s, kv, presents);
+        const double t = ogai::bench::wide_run(g, rows, f.past, s, kv, presents);
         const auto w = static_cast<std::size_t>(s);
         const bool inplace = round % 2 == 0;  // the two roll-backs alternate rounds
         const double back = s > 1 ? rollback_once(rows, f.past, s, inplace, presents) : 0.0;
