@@ -158,13 +158,12 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   DocumentPlan plan{.config = config,
                     .ports = ports,
                     .artifact = fs::path(config.decoder_filename).lexically_normal().generic_string(),
+                    .tokenizer_algorithm = tok ? tok->algorithm : std::string(),
+                    .tokenizer_byte_level = tok && tok->byte_level,
+                    .tokenizer_vocab_size = tok ? tok->vocab_size : 0,
+                    .special_tokens = tok ? special_tokens(config, *tok) : std::vector<SpecialTokenFact>{},
                     .notes = config.notes};
-  if (tok) {
-    plan.tokenizer_algorithm = tok->algorithm;
-    plan.tokenizer_byte_level = tok->byte_level;
-    plan.tokenizer_vocab_size = tok->vocab_size;
-    plan.special_tokens = special_tokens(config, *tok);
-  } else {
+  if (!tok) {
     plan.notes.push_back("no tokenizer.json: the package runs from token ids; model.eos_token_id " +
                          id_list(config.eos_token_ids) + " has no v1 field without package.tokenizer");
   }
