@@ -142,6 +142,13 @@ describe('ogai serve on a decoder fixture with its own EOS and a small cache bou
     assert.equal(bad.status, 'rejected');
     assert.match(String(bad.reason.message), /over its max 12/);
   });
+
+  it('an EOS in the last trip max_tokens allows still finishes with stop; one trip short is length', async () => {
+    const last = await client.completions.create({ model: MODEL, prompt: [4, 5], max_tokens: 3, temperature: 1, seed: 7 });
+    assert.deepEqual([last.choices[0].text, last.choices[0].finish_reason], ['111 1 80', 'stop']);
+    const short = await client.completions.create({ model: MODEL, prompt: [4, 5], max_tokens: 2, temperature: 1, seed: 7 });
+    assert.deepEqual([short.choices[0].text, short.choices[0].finish_reason], ['111 1', 'length']);
+  });
 });
 
 describe('ogai serve on the speculative workflow fixture', () => {
