@@ -46,6 +46,14 @@ def test_engine_concurrent_equals_solo_and_streams(decoder):
     assert "".join(pieces) == " ".join(map(str, solo[0]))
 
 
+def test_eos_of_the_workflows_own_table_finishes_with_stop_in_the_last_trip():
+    model = ogai.Model(DECODER, inputs=["eos_ids=[[80]]"])
+    last = model.generate([4, 5], max_new_tokens=3, temperature=1.0, seed=7)
+    assert (last.token_ids, last.finish_reason) == ([111, 1, 80], "stop")
+    short = model.generate([4, 5], max_new_tokens=2, temperature=1.0, seed=7)
+    assert (short.token_ids, short.finish_reason) == ([111, 1], "length")
+
+
 def test_text_prompt_and_logprobs_are_refused(decoder):
     with pytest.raises(ogai.Error, match="no tokenizer"):
         decoder.generate("hello", max_new_tokens=2)
