@@ -210,7 +210,8 @@ std::int64_t Engine::width() {
     widest = std::max(widest, drafts_[r].proposed + 1);
   }
   const auto rows = static_cast<std::int64_t>(rows_.size());
-  const std::int64_t seq = choose_width(drafts_, width_cost_.relative(rows, widest));
+  const std::int64_t seq = choose_width(drafts_, width_cost_.relative(rows, widest), yield_.factor(rows));
+  expected_extra_ = expected_extra_tokens(drafts_, seq);
   for (const auto& row : rows_)
     if (row->speculation()) row->speculation()->trim_draft(static_cast<std::size_t>(seq - 1));
   return seq;
@@ -264,6 +265,9 @@ void Engine::decode() {
     }
   }
   if (seq > 1) {  // roll every row back to the positions it kept; the run's cost includes it
+    std::int64_t kept_extra = 0;
+    for (std::size_t r = 0; r < rows; ++r) kept_extra += kept_[r] - 1;
+    yield_.observe(static_cast<std::int64_t>(rows), expected_extra_, static_cast<double>(kept_extra));
     const double rolling = thread_seconds();
     for (std::size_t r = 0; r < rows; ++r) kept_[r] += batch_.length(static_cast<std::int64_t>(r)) - seq;
     batch_.keep_prefixes(kept_);

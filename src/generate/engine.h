@@ -105,6 +105,8 @@ class Engine : public StepEngine {
   std::vector<std::int64_t> kept_;  // [rows] scratch: positions each row keeps after the step
   std::vector<RowDraft> drafts_;    // [rows] scratch for width()
   WidthCost width_cost_;
+  YieldCalibration yield_;       // how far the rows' acceptance averages come true, per row count
+  double expected_extra_ = 0;    // proposed tokens width() expects the chosen run to keep
   bool batch_verifies_ = false;  // speculative rows verify in the shared run (verifies_in_batch)
   std::size_t bytes_per_position_ = 0;
   std::size_t fixed_bytes_ = 0;  // per sequence: static buffers and recurrent state

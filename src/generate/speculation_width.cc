@@ -7,7 +7,24 @@
 
 namespace ogai::generate {
 
-std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double> cost) {
+namespace {
+
+double row_extra(const RowDraft& r, std::int64_t width) {
+  double extra = 0, p = 1;
+  const std::int64_t kept = r.trimmable ? std::min(r.proposed, width - 1) : r.proposed;
+  for (std::int64_t j = 0; j < kept; ++j) extra += (p *= r.acceptance);
+  return extra;
+}
+
+}  // namespace
+
+double expected_extra_tokens(std::span<const RowDraft> rows, std::int64_t width) {
+  double extra = 0;
+  for (const RowDraft& r : rows) extra += row_extra(r, width);
+  return extra;
+}
+
+std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double> cost, double yield) {
   std::int64_t least = 1, most = 1;
   for (const RowDraft& r : rows) {
     most = std::max(most, 1 + r.proposed);
@@ -18,13 +35,7 @@ std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double
   std::int64_t best_width = least;
   double best = -1;
   for (std::int64_t width = least; width <= most; ++width) {
-    double tokens = 0;
-    for (const RowDraft& r : rows) {
-      tokens += 1;
-      double p = 1;
-      const std::int64_t kept = r.trimmable ? std::min(r.proposed, width - 1) : r.proposed;
-      for (std::int64_t j = 0; j < kept; ++j) tokens += (p *= r.acceptance);
-    }
+    const double tokens = static_cast<double>(rows.size()) + yield * expected_extra_tokens(rows, width);
     double value = tokens / cost[static_cast<std::size_t>(width - 1)];
     if (width == 1) value *= kWidenMargin;  // a wide run must beat the plain step by the margin
     if (value > best * (1 + 1e-9)) {
@@ -33,6 +44,25 @@ std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double
     }
   }
   return best_width;
+}
+
+void YieldCalibration::observe(std::int64_t rows, double expected_extra, double kept_extra) {
+  if (rows <= 0 || expected_extra <= 0 || kept_extra < 0) return;
+  const auto r = static_cast<std::size_t>(rows);
+  if (rows_.size() <= r) rows_.resize(r + 1);
+  Sums& s = rows_[r];
+  if (s.expected == 0) {
+    s = {expected_extra, kept_extra};
+    return;
+  }
+  s.expected += kWeight * (expected_extra - s.expected);
+  s.kept += kWeight * (kept_extra - s.kept);
+}
+
+double YieldCalibration::factor(std::int64_t rows) const {
+  const auto r = static_cast<std::size_t>(std::max<std::int64_t>(rows, 0));
+  if (r >= rows_.size() || rows_[r].expected == 0) return 1.0;
+  return std::clamp(rows_[r].kept / rows_[r].expected, kMin, kMax);
 }
 
 void WidthCost::plain(std::int64_t rows, double seconds) {

@@ -37,8 +37,33 @@ struct RowDraft {
 
 // The run width in [1 + the longest untrimmable proposal, 1 + the longest proposal]. `cost[S - 1]`
 // is the relative cost of a run S wide (cost[0] = 1, a plain step); it must cover the longest
-// proposal + 1 (ogai::Error kInternal otherwise).
-std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double> cost);
+// proposal + 1 (ogai::Error kInternal otherwise). `yield` scales the proposed tokens each row is
+// expected to add (YieldCalibration below; 1 = the acceptance averages taken as they are).
+std::int64_t choose_width(std::span<const RowDraft> rows, std::span<const double> cost, double yield = 1.0);
+
+// The tokens a run `width` wide is expected to add beyond one per row: sum over rows of
+// a + a^2 + ... + a^j, j = the proposal tokens it verifies at that width.
+double expected_extra_tokens(std::span<const RowDraft> rows, std::int64_t width);
+
+// How far the acceptance averages' expectations come true, per row count: the proposed tokens the
+// wide runs actually kept over what choose_width expected of them (exponential averages of both,
+// so one lucky or unlucky run moves it little). At one row of stories260k the averages undershoot
+// (a row that just proposed well keeps doing so), at eight they overshoot; the factor corrects
+// both. 1 until a wide run of that row count has been seen; clamped to [kMin, kMax].
+class YieldCalibration {
+ public:
+  static constexpr double kWeight = 0.1;
+  static constexpr double kMin = 0.5;
+  static constexpr double kMax = 2.0;
+  void observe(std::int64_t rows, double expected_extra, double kept_extra);
+  double factor(std::int64_t rows) const;
+
+ private:
+  struct Sums {
+    double expected = 0, kept = 0;
+  };
+  std::vector<Sums> rows_;  // [row count]
+};
 
 // The measured relative cost of a run S wide against the plain steps of the same row count:
 // exponential averages of each wide step's seconds over the plain average (observations clamped

@@ -116,5 +116,34 @@ TEST(SpeculationWidth, OneStalledStepCannotShutAWidthOut) {
   EXPECT_GE(cost.relative(1, 3)[2], 1.0);
 }
 
+TEST(SpeculationWidth, TheYieldFactorScalesWhatProposalsAreExpectedToAdd) {
+  const std::vector<RowDraft> row = {{4, 0.5, true}};
+  EXPECT_DOUBLE_EQ(expected_extra_tokens(row, 1), 0.0);
+  EXPECT_DOUBLE_EQ(expected_extra_tokens(row, 3), 0.5 + 0.25);
+  EXPECT_DOUBLE_EQ(expected_extra_tokens(std::vector<RowDraft>{{4, 0.5, false}}, 3), 0.5 + 0.25 + 0.125 + 0.0625)
+      << "an untrimmable proposal is verified whole";
+  const auto cost = std::vector<double>{1.0, 1.5, 1.7, 1.9, 2.1};
+  EXPECT_EQ(choose_width(row, cost), 1) << "1.5 / 1.5, 1.75 / 1.7 ... do not beat 1.1";
+  EXPECT_EQ(choose_width(row, cost, 1.0), 1);
+  EXPECT_EQ(choose_width(row, cost, 1.6), 3) << "proposals keeping 1.6x what their averages say pay: 2.2 / 1.7";
+  EXPECT_EQ(choose_width(std::vector<RowDraft>{{4, 1.0, true}}, cost, 0.2), 1) << "and ones that keep a fifth do not";
+}
+
+TEST(YieldCalibration, TracksKeptOverExpectedPerRowCountWithinItsClamp) {
+  YieldCalibration y;
+  EXPECT_DOUBLE_EQ(y.factor(1), 1.0) << "nothing seen yet";
+  y.observe(1, 2.0, 3.0);
+  EXPECT_DOUBLE_EQ(y.factor(1), 1.5);
+  EXPECT_DOUBLE_EQ(y.factor(8), 1.0) << "each row count on its own";
+  for (int i = 0; i < 200; ++i) y.observe(8, 4.0, 2.0);
+  EXPECT_NEAR(y.factor(8), 0.5, 1e-6);
+  for (int i = 0; i < 200; ++i) y.observe(8, 4.0, 0.0);
+  EXPECT_DOUBLE_EQ(y.factor(8), YieldCalibration::kMin);
+  for (int i = 0; i < 200; ++i) y.observe(1, 1.0, 9.0);
+  EXPECT_DOUBLE_EQ(y.factor(1), YieldCalibration::kMax);
+  y.observe(2, 0.0, 1.0);  // nothing was expected: no ratio to learn
+  EXPECT_DOUBLE_EQ(y.factor(2), 1.0);
+}
+
 }  // namespace
 }  // namespace ogai::generate
