@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "workflow/tensor_ops.h"
-
 namespace ogai::workflow {
 namespace {
 
@@ -16,7 +14,23 @@ std::optional<std::size_t> position_of(const metadata::ComponentContract& contra
   return static_cast<std::size_t>(it - in_ports.begin());
 }
 
-bool is_int(const ort::Tensor& t) { return t.dtype() == DataType::kInt64 || t.dtype() == DataType::kInt32; }
+// Integer or bool tensors, read in place (no copy per trip): the predicate runs every trip.
+bool readable(const ort::Tensor* t) {
+  return t && (t->dtype() == DataType::kInt64 || t->dtype() == DataType::kInt32 || t->dtype() == DataType::kBool);
+}
+
+std::int64_t at(const ort::Tensor& t, std::size_t i) {
+  switch (t.dtype()) {
+    case DataType::kInt64:
+      return t.span<std::int64_t>()[i];
+    case DataType::kInt32:
+      return t.span<std::int32_t>()[i];
+    default:
+      return t.span<bool>()[i] ? 1 : 0;
+  }
+}
+
+std::size_t count(const ort::Tensor& t) { return static_cast<std::size_t>(t.element_count()); }
 
 }  // namespace
 
@@ -32,26 +46,24 @@ std::optional<TerminationPorts> termination_ports(const metadata::Component& com
 }
 
 void note_termination(const TerminationInputs& in, std::vector<bool>& eos_rows) {
-  if (!in.tokens || !in.eos_ids || !is_int(*in.tokens) || !is_int(*in.eos_ids)) return;
-  const auto tokens = int_values(*in.tokens, "tokens");
-  const auto table = int_values(*in.eos_ids, "eos_ids");
-  const auto rows = tokens.size();
+  if (!readable(in.tokens) || !readable(in.eos_ids)) return;
+  if ((in.eos_lengths && !readable(in.eos_lengths)) || (in.active && !readable(in.active))) return;
+  const std::size_t rows = count(*in.tokens);
   const auto& shape = in.eos_ids->shape();
   const bool per_row = shape.size() == 2;
   if (shape.size() > 2 || (per_row && static_cast<std::size_t>(shape[0]) != rows)) return;
-  const std::size_t width = per_row ? static_cast<std::size_t>(shape[1]) : table.size();
-  std::vector<std::int64_t> lengths;
-  if (in.eos_lengths && is_int(*in.eos_lengths)) lengths = int_values(*in.eos_lengths, "eos_lengths");
-  std::vector<bool> active;
-  if (in.active) active = bool_values(*in.active, "active");
-  if (!lengths.empty() && lengths.size() != rows) return;
-  if (!active.empty() && active.size() != rows) return;
+  if ((in.eos_lengths && count(*in.eos_lengths) != rows) || (in.active && count(*in.active) != rows)) return;
+  const std::size_t width = per_row ? static_cast<std::size_t>(shape[1]) : count(*in.eos_ids);
   if (eos_rows.size() < rows) eos_rows.resize(rows, false);
   for (std::size_t r = 0; r < rows; ++r) {
-    if (!active.empty() && !active[r]) continue;
-    const std::size_t n = lengths.empty() ? width : std::min<std::size_t>(width, std::max<std::int64_t>(lengths[r], 0));
-    const auto* row = table.data() + (per_row ? r * width : 0);
-    eos_rows[r] = std::find(row, row + n, tokens[r]) != row + n;
+    if (in.active && at(*in.active, r) == 0) continue;
+    const std::int64_t length = in.eos_lengths ? at(*in.eos_lengths, r) : static_cast<std::int64_t>(width);
+    const std::size_t n = std::min<std::size_t>(width, static_cast<std::size_t>(std::max<std::int64_t>(length, 0)));
+    const std::size_t first = per_row ? r * width : 0;
+    const std::int64_t token = at(*in.tokens, r);
+    bool eos = false;
+    for (std::size_t e = 0; e < n && !eos; ++e) eos = at(*in.eos_ids, first + e) == token;
+    eos_rows[r] = eos;
   }
 }
 

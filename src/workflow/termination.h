@@ -39,9 +39,10 @@ struct TerminationInputs {
 
 // Updates `eos_rows` (one flag per row, grown to the batch): for each row active in this trip,
 // whether its token is in its EOS table. Rows inactive in the trip keep their flag, so a row that
-// ended on EOS keeps saying so while the others run on. Shapes that do not fit the contract
-// (tokens [B], eos_ids [B, E] or [E], eos_lengths [B], active [B]) are left alone: the
-// invoke's port contracts refuse them with the port's name before this runs.
+// ended on EOS keeps saying so while the others run on. Inputs that do not fit the contract
+// (tokens [B], eos_ids [B, E] or [E], eos_lengths [B], active [B], integer or bool) are left
+// alone: the invoke's port contracts refuse them with the port's name before this runs. Reads the
+// tensors in place: nothing is allocated per trip but `eos_rows` growing to the batch once.
 void note_termination(const TerminationInputs& in, std::vector<bool>& eos_rows);
 
 }  // namespace ogai::workflow

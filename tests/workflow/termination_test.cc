@@ -71,6 +71,11 @@ TEST(Termination, ShapesOffTheContractChangeNothing) {
   const auto floats = f32({5.f, 7.f}, {2});
   note_termination({&floats, &table, nullptr, nullptr}, eos);
   EXPECT_TRUE(eos.empty());
+  const auto float_active = f32({1.f, 1.f}, {2});
+  note_termination({&tokens, &table, nullptr, &float_active}, eos);
+  EXPECT_TRUE(eos.empty()) << "an active flag that is neither bool nor integer";
+  note_termination({&tokens, &table, nullptr, nullptr}, eos);
+  EXPECT_EQ(eos, (std::vector<bool>{true, true})) << "the same inputs on the contract";
 }
 
 }  // namespace
