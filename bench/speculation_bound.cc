@@ -134,6 +134,8 @@ std::vector<std::size_t> oracle_accepts(const Ids& prompt, const Ids& reply, int
 // Plain steps over the cheapest schedule's cost; `runs` gets that schedule's wide runs.
 double bound(const std::vector<std::size_t>& acc, const std::vector<double>& c, int k, int& runs) {
   const std::size_t n = acc.size();
+  runs = 0;
+  if (n < 2) return 1.0;  // a reply cut to one token (the context's end) has no step to schedule
   std::vector<double> best(n + 1, 0.0);
   std::vector<int> width(n + 1, 1);
   for (std::size_t i = n - 1; i >= 1; --i) {
@@ -144,7 +146,6 @@ double bound(const std::vector<std::size_t>& acc, const std::vector<double>& c, 
       if (cost < best[i]) best[i] = cost, width[i] = j + 1;
     }
   }
-  runs = 0;
   for (std::size_t i = 1; i < n;) {
     const std::size_t j = static_cast<std::size_t>(width[i]) - 1;
     runs += j > 0;
