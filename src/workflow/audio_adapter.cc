@@ -20,21 +20,25 @@ struct BoundOutput {
 
 class AudioPreprocessAdapter final : public Adapter {
  public:
-  AudioPreprocessAdapter(audio::AudioProgram program, std::string input_role, std::string input_name,
+  AudioPreprocessAdapter(audio::AudioProgram program, std::string component, std::string input_role,
                          std::vector<BoundOutput> outputs)
-      : program_(std::move(program)), input_role_(std::move(input_role)), input_name_(std::move(input_name)),
+      : program_(std::move(program)), component_(std::move(component)), input_role_(std::move(input_role)),
         outputs_(std::move(outputs)) {}
 
-  RoleOutputs run(const RoleInputs& in, const std::string& what) const override {
-    auto it = in.find(input_role_);
-    if (it == in.end() || !it->second) fail(ErrorCode::kInvalidArgument, what, "the 'encoded' input is not bound");
+  RoleOutputs run(const AdapterCall& call) const override {
+    auto it = call.inputs.find(input_role_);
+    if (it == call.inputs.end() || !it->second) fail(ErrorCode::kInvalidArgument, call.what, "the 'encoded' input is not bound");
+    const auto value = call.input_values.find(input_role_);
+    // Media errors name the value the step reads and the port it feeds.
+    const std::string input_name = (value == call.input_values.end() ? std::string("encoded") : value->second) +
+                                   " (input 'encoded' of component '" + component_ + "')";
     const ort::Tensor& encoded = *it->second;
     if (encoded.dtype() != DataType::kUint8 || encoded.shape().size() != 1)
-      fail(ErrorCode::kInvalidArgument, what, "input 'encoded' ({}) must be uint8 [bytes]; got {}{}", input_name_,
-           dtype_name(encoded.dtype()), ort::shape_string(encoded.shape()));
+      fail(ErrorCode::kInvalidArgument, input_name, "must be uint8 [bytes]; got {}{}", dtype_name(encoded.dtype()),
+           ort::shape_string(encoded.shape()));
     const std::span<const std::uint8_t> bytes(static_cast<const std::uint8_t*>(encoded.raw_data()),
                                               static_cast<std::size_t>(encoded.shape()[0]));
-    auto produced = program_.run(bytes, input_name_);
+    auto produced = program_.run(bytes, input_name);
     RoleOutputs out;
     for (const auto& b : outputs_) out.emplace(b.role, to_tensor(produced[b.index], program_.outputs()[b.index].dtype));
     return out;
@@ -59,7 +63,7 @@ class AudioPreprocessAdapter final : public Adapter {
   }
 
   audio::AudioProgram program_;
-  std::string input_role_, input_name_;
+  std::string component_, input_role_;
   std::vector<BoundOutput> outputs_;
 };
 
@@ -86,8 +90,7 @@ std::unique_ptr<const Adapter> make_audio_preprocess_adapter(const AdapterSite& 
          site.name);
   auto program = audio::parse_audio_program(pre["audio"], "preprocessing.audio");
   const auto& step = the_invoke(*site.package.document.workflow, site);
-  const std::string* encoded = metadata::find_named(step.inputs, "encoded");
-  if (!encoded) fail(ErrorCode::kInvalidPackage, site.path, "the audio preprocessing adapter takes its bytes on port 'encoded'");
+  if (!metadata::find_named(step.inputs, "encoded")) fail(ErrorCode::kInvalidPackage, site.path, "the audio preprocessing adapter takes its bytes on port 'encoded'");
   std::vector<BoundOutput> bound;
   std::vector<bool> used(program.outputs().size(), false);
   for (const auto& [port, value] : step.outputs) {
@@ -103,8 +106,7 @@ std::unique_ptr<const Adapter> make_audio_preprocess_adapter(const AdapterSite& 
     if (!used[i] && !program.outputs()[i].optional)
       fail(ErrorCode::kInvalidPackage, "preprocessing.audio.outputs[" + std::to_string(i) + "]",
            "'{}' is bound to no output port of the adapter '{}'", program.outputs()[i].name, site.name);
-  return std::make_unique<AudioPreprocessAdapter>(std::move(program), adapter_role(site.component, "encoded"),
-                                                  *encoded + " (input 'encoded' of component '" + site.name + "')",
+  return std::make_unique<AudioPreprocessAdapter>(std::move(program), site.name, adapter_role(site.component, "encoded"),
                                                   std::move(bound));
 }
 
@@ -113,8 +115,8 @@ namespace {
 class TextAssemblyAdapter final : public Adapter {
  public:
   explicit TextAssemblyAdapter(std::string name) : name_(std::move(name)) {}
-  RoleOutputs run(const RoleInputs&, const std::string& what) const override {
-    fail(ErrorCode::kUnsupported, what,
+  RoleOutputs run(const AdapterCall& call) const override {
+    fail(ErrorCode::kUnsupported, call.what,
          "text-assembly adapter '{}' is an API-boundary contract: a speech route assembles the prompt before the "
          "workflow runs; a workflow step cannot invoke it", name_);
   }
