@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "base/error.h"
+#include "media/audio/ogg_vorbis_check.h"
 #include "media/audio/riff_header.h"
 
 namespace ogai::media::audio {
@@ -128,6 +129,7 @@ Waveform planar(const std::vector<float>& interleaved, const SF_INFO& info) {
 Waveform decode_audio(std::span<const std::uint8_t> bytes, const std::string& name, const DecodeLimits& limits) {
   if (bytes.empty()) fail(ErrorCode::kInvalidArgument, name, "the audio input is empty (0 bytes); expected {}", kAccepted);
   check_riff(bytes, limits, name);
+  check_ogg_vorbis_headers(bytes, name);
   MemoryFile file{bytes};
   SF_INFO info{};
   Sndfile f = open(file, info, name);
