@@ -6,7 +6,7 @@
 #   Runtime is found through the RUNPATH to the folder the build used (CMAKE_INSTALL_RPATH).
 # - ogai_static -> libogai.a: the same objects in one archive, for static linking (the application
 #   then links the third-party libraries itself: `pkg-config --static --libs ogai`).
-set(OGAI_LIBRARY_STAGES ogai_base ogai_onnx ogai_importer ogai_ort ogai_metadata ogai_chat ogai_sampling
+set(OGAI_LIBRARY_STAGES ogai_base ogai_media ogai_onnx ogai_importer ogai_ort ogai_metadata ogai_chat ogai_sampling
                         ogai_kv ogai_tokenizer ogai_grammar ogai_workflow ogai_generate)
 
 set(ogai_library_objects $<TARGET_OBJECTS:ogai_capi>)

@@ -3,24 +3,21 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
-#include "workflow/grammar_adapter.h"
+#include "workflow/adapter.h"
 
 namespace ogai::workflow {
 namespace {
 
 using metadata::Step;
 
-void check_component(const metadata::Workflow& wf, const std::string& name, const std::string& path) {
-  const auto* comp = metadata::find_named(wf.components, name);
+// An undeclared component is refused; an adapter component is prepared once (adapter.h), and an
+// ABI ogai does not execute is refused naming the first step that invokes it.
+void check_component(Program& p, const std::string& name, const std::string& path) {
+  const auto* comp = metadata::find_named(p.workflow().components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
-  if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter) return;
-  const auto& impl = comp->implementation;
-  if (!is_grammar_guidance(impl.abi, impl.version))
-    fail(ErrorCode::kUnsupported, path + " (pipeline.workflow.components." + name + ".implementation)",
-         "adapter ABI {}@{} is not executed by ogai's workflow interpreter (it implements "
-         "onnx-genai.grammar-guidance@1 only)",
-         impl.abi, impl.version);
-  grammar_action(*comp, "pipeline.workflow.components." + name);  // throws on a bad action
+  if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter || p.adapters.count(name)) return;
+  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name};
+  p.adapters.emplace(name, prepare_adapter(site, path));
 }
 
 void check_inputs(const metadata::Workflow& wf) {
@@ -50,12 +47,12 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}};
   const auto& wf = p.workflow();
   check_inputs(wf);
   check_state(wf);
   for_each_step(wf.steps, [&](const Step& step) {
-    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(wf, inv->component, step.path);
+    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(p, inv->component, step.path);
     if (const auto* e = std::get_if<metadata::EmitStep>(&step.body))
       if (e->when || e->valid_length) p.row_wise.insert(e->output);
   });

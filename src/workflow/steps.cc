@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 #include "workflow/context.h"
-#include "workflow/grammar_adapter.h"
+#include "workflow/adapter.h"
 
 namespace ogai::workflow {
 namespace {
@@ -114,21 +114,22 @@ void invoke_binding(Context& ctx, const InvokeStep& step, const InvokePlan& plan
   }
 }
 
-void invoke_adapter(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path) {
-  const std::string comp_path = "pipeline.workflow.components." + step.component;
-  const auto action = grammar_action(comp, comp_path);
+void invoke_adapter(Context& ctx, const Component& comp, const InvokeStep& step, const InvokePlan& plan,
+                    const std::string& path) {
+  if (!plan.adapter)
+    fail(ErrorCode::kInternal, path, "adapter component '{}' was not prepared at load", step.component);
   auto in = gather(ctx, step, path);
   Symbols local;
   check_inputs(ctx, comp, step, path, in, local);
-  std::map<std::string, const Tensor*> by_role;
-  for (const auto& [role_name, port] : comp.contract->bindings)
-    for (const auto& [p, value] : in)
-      if (p == port) by_role[role_name] = value.get();
-  auto out = run_grammar(action, by_role, path + " (component '" + step.component + "')");
-  for (const auto& [role_name, port] : comp.contract->bindings) {
-    auto it = out.find(role_name);
-    if (it == out.end() || !metadata::find_named(step.outputs, port)) continue;
-    store_output(ctx, comp, step, path, port, std::move(it->second), local);
+  AdapterCall call;
+  for (const auto& [port, value] : in) call.inputs[adapter_role(comp, port)] = value.get();
+  for (const auto& [port, value] : step.inputs) call.input_values[adapter_role(comp, port)] = value;
+  for (const auto& [port, value] : step.outputs) call.output_values[adapter_role(comp, port)] = value;
+  call.what = path + " (component '" + step.component + "')";
+  auto out = plan.adapter->run(call);
+  for (const auto& [port, value] : step.outputs) {
+    auto it = out.find(adapter_role(comp, port));
+    if (it != out.end()) store_output(ctx, comp, step, path, port, std::move(it->second), local);
   }
 }
 
@@ -176,7 +177,7 @@ void run_invoke(Context& ctx, const InvokeStep& step, const std::string& path) {
     case metadata::Implementation::Kind::kBinding:
       return invoke_binding(ctx, step, plan, path);
     case metadata::Implementation::Kind::kAdapter:
-      return invoke_adapter(ctx, comp, step, path);
+      return invoke_adapter(ctx, comp, step, plan, path);
   }
 }
 

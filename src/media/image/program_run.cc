@@ -1,0 +1,308 @@
+// ImageProgram::run: executes the validated transforms on one encoded image and packs the
+// declared outputs.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "base/error.h"
+#include "base/half.h"
+#include "media/image/decode.h"
+#include "media/image/patchify.h"
+#include "media/image/program.h"
+#include "media/image/target_size.h"
+
+namespace ogai::media {
+namespace {
+
+using Op = ImageProgram::Op;
+using Transform = ImageProgram::Transform;
+
+constexpr std::uint64_t kMaxElements = 64ull << 20;  // per output tensor
+
+enum class VKind { kRaster, kPixels, kPatches, kPadded, kInts, kPaddedCoords };
+
+struct Value {
+  VKind kind = VKind::kRaster;
+  Size original, transformed;  // the decoded image's size; the size after resize
+  Raster raster;               // kRaster
+  std::vector<float> chw;      // kPixels: [3, H, W]
+  std::uint32_t width = 0, height = 0;
+  Patches patches;                  // kPatches, kPadded
+  std::uint64_t length = 0;         // kPadded, kPaddedCoords: the padded patch count
+  double fill = 0.0;                // kPadded: the pad transform's value
+  std::vector<std::int64_t> ints;   // kInts; kPaddedCoords: the [count, 2] coordinates before padding
+  std::vector<std::int64_t> shape;  // kInts
+};
+
+Raster rgb_of(const Raster& r) { return r.channels == 3 ? r : to_rgb(r); }
+
+Raster resize_raster(const Raster& src, const Transform& t, const ImageLimits& limits, const std::string& what) {
+  using M = ImageProgram::ResizeMode;
+  const Raster in = rgb_of(src);
+  const Size source{in.width, in.height};
+  if (t.mode == M::kPixelArea) {
+    const Size s = pixel_area_size(source, t.min_pixels, t.max_pixels, static_cast<std::uint32_t>(t.multiple),
+                                   limits.max_pixels, what);
+    return resize(in, s.width, s.height, t.filter);
+  }
+  if (t.mode == M::kPatchBudget) {
+    const Size s = patch_budget_size(source, t.patch_size, t.max_patches, t.pooling, limits.max_pixels, what);
+    return resize(in, s.width, s.height, t.filter);
+  }
+  if (t.mode == M::kStretch) return resize(in, t.width, t.height, t.filter);
+  const double sx = static_cast<double>(t.width) / in.width, sy = static_cast<double>(t.height) / in.height;
+  if (t.mode == M::kCrop) {  // cover the target, then take its centre
+    const double s = std::max(sx, sy);
+    const auto rw = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.width * s)), t.width);
+    const auto rh = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.height * s)), t.height);
+    if (rw * rh > limits.max_pixels)
+      fail(ErrorCode::kInvalidArgument, what, "crop resize needs a {}x{} intermediate, over {} pixels", rw, rh,
+           limits.max_pixels);
+    const Raster big = resize(in, static_cast<std::uint32_t>(rw), static_cast<std::uint32_t>(rh), t.filter);
+    Raster out = make_raster(t.width, t.height, 3);
+    const std::size_t x0 = (rw - t.width) / 2, y0 = (rh - t.height) / 2;
+    for (std::uint32_t y = 0; y < t.height; ++y)
+      std::memcpy(out.row(y), big.row(static_cast<std::uint32_t>(y0 + y)) + x0 * 3, out.row_bytes());
+    return out;
+  }
+  // pad: fit inside the target, centred on black
+  const double s = std::min(sx, sy);
+  const auto rw = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.width * s)), 1, t.width);
+  const auto rh = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.height * s)), 1, t.height);
+  const Raster small = resize(in, static_cast<std::uint32_t>(rw), static_cast<std::uint32_t>(rh), t.filter);
+  Raster out = make_raster(t.width, t.height, 3);
+  const std::size_t x0 = (t.width - rw) / 2, y0 = (t.height - rh) / 2;
+  for (std::uint32_t y = 0; y < small.height; ++y)
+    std::memcpy(out.row(static_cast<std::uint32_t>(y0 + y)) + x0 * 3, small.row(y), small.row_bytes());
+  return out;
+}
+
+// An RGB raster as float [3, H, W], the samples unscaled.
+void to_pixels(Value& v) {
+  if (v.kind != VKind::kRaster) return;
+  const Raster rgb = rgb_of(v.raster);
+  v.width = rgb.width, v.height = rgb.height;
+  const std::size_t plane = static_cast<std::size_t>(rgb.width) * rgb.height;
+  v.chw.resize(plane * 3);
+  for (std::size_t i = 0; i < plane; ++i)
+    for (std::size_t c = 0; c < 3; ++c) v.chw[c * plane + i] = rgb.pixels[i * 3 + c];
+  v.raster = {};
+  v.kind = VKind::kPixels;
+}
+
+Value ints_value(const Value& from, std::vector<std::int64_t> values, std::vector<std::int64_t> shape) {
+  Value v;
+  v.kind = VKind::kInts;
+  v.original = from.original, v.transformed = from.transformed;
+  v.ints = std::move(values);
+  v.shape = std::move(shape);
+  return v;
+}
+
+Value validity_mask(const Value& in) {
+  if (in.kind == VKind::kPadded) {
+    std::vector<std::int64_t> mask(in.length, 0);
+    std::fill_n(mask.begin(), in.patches.count, 1);
+    return ints_value(in, std::move(mask), {1, static_cast<std::int64_t>(in.length)});
+  }
+  const std::int64_t n = in.kind == VKind::kPatches ? in.patches.count : 1;
+  return ints_value(in, std::vector<std::int64_t>(static_cast<std::size_t>(n), 1), {n});
+}
+
+std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::span<const std::uint8_t> encoded,
+                         const ImageLimits& limits, const std::string& what) {
+  std::vector<Value> out;
+  if (t.op == Op::kDecode) {
+    Value v;
+    v.raster = decode_image(encoded, what, limits);
+    if (t.to_rgb) v.raster = rgb_of(v.raster);
+    v.original = v.transformed = {v.raster.width, v.raster.height};
+    out.push_back(std::move(v));
+    return out;
+  }
+  if (t.op == Op::kPad) {
+    for (const Value* src : in) {
+      Value v = *src;
+      const std::int64_t count = src->kind == VKind::kPatches ? src->patches.count
+                                                              : static_cast<std::int64_t>(src->ints.size() / 2);
+      if (t.target_length < static_cast<std::uint64_t>(count))
+        fail(ErrorCode::kInvalidArgument, what, "{}: the image makes {} patches, more than target_length {}", t.path,
+             count, t.target_length);
+      v.length = t.target_length;
+      v.fill = t.pad_value;
+      v.kind = src->kind == VKind::kPatches ? VKind::kPadded : VKind::kPaddedCoords;
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+  Value v = *in.at(0);
+  switch (t.op) {
+    case Op::kConvertRgb: v.raster = rgb_of(v.raster); break;
+    case Op::kResize:
+      v.raster = resize_raster(v.raster, t, limits, what);
+      v.transformed = {v.raster.width, v.raster.height};
+      break;
+    case Op::kRescale:
+      to_pixels(v);
+      for (float& x : v.chw) x *= t.scale;
+      break;
+    case Op::kNormalize: {
+      to_pixels(v);
+      const std::size_t plane = static_cast<std::size_t>(v.width) * v.height;
+      for (std::size_t c = 0; c < 3; ++c)
+        for (std::size_t i = 0; i < plane; ++i) v.chw[c * plane + i] = (v.chw[c * plane + i] - t.mean[c]) / t.std[c];
+      break;
+    }
+    case Op::kPatchify: {
+      to_pixels(v);
+      const PatchSpec spec{t.patch_size, t.temporal, t.merge, t.channels_last, t.temporal_major, t.raster_order, t.xy};
+      const std::uint64_t elements = static_cast<std::uint64_t>(v.width) * v.height * 3 * t.temporal;
+      if (elements > kMaxElements)
+        fail(ErrorCode::kInvalidArgument, what, "{}: {} patch values exceed the limit of {}", t.path, elements,
+             kMaxElements);
+      v.patches = patchify(v.chw, v.width, v.height, spec, what + " (" + t.path + ")");
+      v.chw = {};
+      v.kind = VKind::kPatches;
+      break;
+    }
+    case Op::kFlatten: break;
+    case Op::kEmitOriginalSize: v = ints_value(v, {v.original.height, v.original.width}, {1, 2}); break;
+    case Op::kEmitTransformedSize: v = ints_value(v, {v.transformed.height, v.transformed.width}, {1, 2}); break;
+    case Op::kEmitValidityMask: v = validity_mask(v); break;
+    case Op::kEmitPatchCoordinates:
+      v = ints_value(v, v.patches.coords, {v.patches.count, 2});
+      break;
+    case Op::kEmitGridCoordinates:
+      v = ints_value(v, {v.patches.grid.begin(), v.patches.grid.end()}, {1, 3});
+      break;
+    case Op::kDecode:
+    case Op::kPad: break;
+  }
+  out.push_back(std::move(v));
+  return out;
+}
+
+// Float values -> the output's dtype.
+std::vector<std::uint8_t> pack_floats(const std::vector<float>& values, DataType dtype) {
+  std::vector<std::uint8_t> bytes;
+  if (dtype == DataType::kFloat32) {
+    bytes.resize(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  }
+  bytes.resize(values.size() * 2);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint16_t h = dtype == DataType::kFloat16 ? float_to_half(values[i]) : float_to_bfloat16(values[i]);
+    std::memcpy(bytes.data() + i * 2, &h, 2);
+  }
+  return bytes;
+}
+
+template <class T>
+void put(std::vector<std::uint8_t>& bytes, std::size_t i, T v) {
+  std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+// Integer values -> the output's dtype, each checked to fit.
+std::vector<std::uint8_t> pack_ints(const std::vector<std::int64_t>& values, DataType dtype, const std::string& name,
+                                    const std::string& what) {
+  if (dtype == DataType::kFloat32 || dtype == DataType::kFloat16 || dtype == DataType::kBfloat16)
+    return pack_floats(std::vector<float>(values.begin(), values.end()), dtype);
+  std::int64_t lo = 0, hi = 0;
+  std::size_t width = 0;
+  switch (dtype) {
+    case DataType::kInt64: lo = INT64_MIN, hi = INT64_MAX, width = 8; break;
+    case DataType::kInt32: lo = INT32_MIN, hi = INT32_MAX, width = 4; break;
+    case DataType::kInt8: lo = -128, hi = 127, width = 1; break;
+    case DataType::kUint8: lo = 0, hi = 255, width = 1; break;
+    case DataType::kBool: lo = 0, hi = 1, width = 1; break;
+    default: fail(ErrorCode::kInternal, name, "unexpected output dtype");
+  }
+  std::vector<std::uint8_t> bytes(values.size() * width);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::int64_t v = values[i];
+    if (v < lo || v > hi)
+      fail(ErrorCode::kInvalidArgument, what, "image output '{}': value {} does not fit its dtype {}", name, v,
+           dtype_name(dtype));
+    if (width == 8) put<std::int64_t>(bytes, i, v);
+    else if (width == 4) put<std::int32_t>(bytes, i, static_cast<std::int32_t>(v));
+    else bytes[i] = static_cast<std::uint8_t>(v);
+  }
+  return bytes;
+}
+
+void check_elements(std::uint64_t n, const std::string& name, const std::string& what) {
+  if (n > kMaxElements)
+    fail(ErrorCode::kInvalidArgument, what, "image output '{}' would hold {} values, over the limit of {}", name, n,
+         kMaxElements);
+}
+
+ProgramTensor pixels_output(const ImageProgram::Output& o, Value v, const std::string& what) {
+  ProgramTensor t{o.name, o.content, o.dtype, {}, {}};
+  std::vector<float> values;
+  if (v.kind == VKind::kRaster) to_pixels(v);
+  if (v.kind == VKind::kPixels) {
+    const std::int64_t h = v.height, w = v.width;
+    t.shape = o.nhwc ? std::vector<std::int64_t>{1, h, w, 3} : std::vector<std::int64_t>{1, 3, h, w};
+    if (!o.nhwc) {
+      values = std::move(v.chw);
+    } else {
+      const std::size_t plane = static_cast<std::size_t>(h * w);
+      values.resize(plane * 3);
+      for (std::size_t i = 0; i < plane; ++i)
+        for (std::size_t c = 0; c < 3; ++c) values[i * 3 + c] = v.chw[c * plane + i];
+    }
+  } else if (v.kind == VKind::kPatches) {
+    t.shape = {v.patches.count, v.patches.feature};
+    values = std::move(v.patches.data);
+  } else {  // padded: [1, L, feature]
+    check_elements(v.length * static_cast<std::uint64_t>(v.patches.feature), o.name, what);
+    t.shape = {1, static_cast<std::int64_t>(v.length), v.patches.feature};
+    values.assign(v.length * static_cast<std::size_t>(v.patches.feature),
+                  static_cast<float>(o.pad_value.value_or(v.fill)));
+    std::copy(v.patches.data.begin(), v.patches.data.end(), values.begin());
+  }
+  t.data = pack_floats(values, o.dtype);
+  return t;
+}
+
+ProgramTensor ints_output(const ImageProgram::Output& o, const Value& v, const std::string& what) {
+  ProgramTensor t{o.name, o.content, o.dtype, {}, {}};
+  if (v.kind == VKind::kPaddedCoords) {
+    check_elements(v.length * 2, o.name, what);
+    const double sentinel = o.pad_value.value_or(-1.0);
+    if (sentinel != std::floor(sentinel))
+      fail(ErrorCode::kInvalidArgument, what, "image output '{}': pad_value {} is not an integer", o.name, sentinel);
+    std::vector<std::int64_t> values(v.length * 2, static_cast<std::int64_t>(sentinel));
+    std::copy(v.ints.begin(), v.ints.end(), values.begin());
+    t.shape = {1, static_cast<std::int64_t>(v.length), 2};
+    t.data = pack_ints(values, o.dtype, o.name, what);
+    return t;
+  }
+  t.shape = v.shape;
+  t.data = pack_ints(v.ints, o.dtype, o.name, what);
+  return t;
+}
+
+}  // namespace
+
+std::vector<ProgramTensor> ImageProgram::run(std::span<const std::uint8_t> encoded, const std::string& what,
+                                             const ImageLimits& limits) const {
+  std::map<std::string, Value> values;
+  for (const Transform& t : transforms_) {
+    std::vector<const Value*> in;
+    for (const auto& name : t.inputs) in.push_back(&values.at(name));
+    auto made = apply(t, std::move(in), encoded, limits, what);
+    for (std::size_t k = 0; k < made.size(); ++k) values[t.outputs[k]] = std::move(made[k]);
+  }
+  std::vector<ProgramTensor> out;
+  for (const Output& o : outputs_) {
+    if (o.source.empty()) continue;  // optional and nothing makes it
+    const Value& v = values.at(o.source);
+    out.push_back(o.content == "pixels" ? pixels_output(o, v, what) : ints_output(o, v, what));
+  }
+  return out;
+}
+
+}  // namespace ogai::media

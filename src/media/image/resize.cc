@@ -1,0 +1,205 @@
+#include "media/image/resize.h"
+
+#include <cmath>
+#include <vector>
+
+#include "base/error.h"
+
+namespace ogai::media {
+namespace {
+
+constexpr int kPrecisionBits = 32 - 8 - 2;
+
+struct Filter {
+  double (*f)(double);
+  double support;
+};
+
+double box(double x) { return x > -0.5 && x <= 0.5 ? 1.0 : 0.0; }
+double bilinear(double x) {
+  if (x < 0.0) x = -x;
+  return x < 1.0 ? 1.0 - x : 0.0;
+}
+double hamming(double x) {
+  if (x < 0.0) x = -x;
+  if (x == 0.0) return 1.0;
+  if (x >= 1.0) return 0.0;
+  x = x * M_PI;
+  return std::sin(x) / x * (0.54 + 0.46 * std::cos(x));
+}
+double bicubic(double x) {
+  constexpr double a = -0.5;
+  if (x < 0.0) x = -x;
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+double sinc(double x) {
+  if (x == 0.0) return 1.0;
+  x = x * M_PI;
+  return std::sin(x) / x;
+}
+double lanczos(double x) { return -3.0 <= x && x < 3.0 ? sinc(x) * sinc(x / 3) : 0.0; }
+
+Filter filter_of(ResizeFilter f) {
+  switch (f) {
+    case ResizeFilter::kBox: return {box, 0.5};
+    case ResizeFilter::kBilinear: return {bilinear, 1.0};
+    case ResizeFilter::kHamming: return {hamming, 1.0};
+    case ResizeFilter::kBicubic: return {bicubic, 2.0};
+    case ResizeFilter::kLanczos: return {lanczos, 3.0};
+    case ResizeFilter::kNearest: break;
+  }
+  fail(ErrorCode::kInternal, "media::resize", "nearest has no convolution filter");
+}
+
+// One axis: for each output index its first source index, its count and its fixed-point weights
+// (ksize per output, zero-padded).
+struct Coefficients {
+  int ksize = 0;
+  std::vector<int> first, count;
+  std::vector<std::int32_t> weights;
+};
+
+Coefficients precompute(int in_size, int out_size, const Filter& filter) {
+  const float in0 = 0.0f, in1 = static_cast<float>(in_size);
+  const double scale = static_cast<double>(in1 - in0) / out_size;
+  const double filterscale = scale < 1.0 ? 1.0 : scale;
+  const double support = filter.support * filterscale;
+  Coefficients c;
+  c.ksize = static_cast<int>(std::ceil(support)) * 2 + 1;
+  c.first.resize(static_cast<std::size_t>(out_size));
+  c.count.resize(static_cast<std::size_t>(out_size));
+  c.weights.assign(static_cast<std::size_t>(out_size) * c.ksize, 0);
+  std::vector<double> k(static_cast<std::size_t>(c.ksize));
+  for (int xx = 0; xx < out_size; ++xx) {
+    const double center = in0 + (xx + 0.5) * scale;
+    const double ss = 1.0 / filterscale;
+    int xmin = static_cast<int>(center - support + 0.5);
+    if (xmin < 0) xmin = 0;
+    int xmax = static_cast<int>(center + support + 0.5);
+    if (xmax > in_size) xmax = in_size;
+    xmax -= xmin;
+    double ww = 0.0;
+    for (int x = 0; x < xmax; ++x) {
+      const double w = filter.f((x + xmin - center + 0.5) * ss);
+      k[static_cast<std::size_t>(x)] = w;
+      ww += w;
+    }
+    std::int32_t* out = &c.weights[static_cast<std::size_t>(xx) * c.ksize];
+    for (int x = 0; x < xmax; ++x) {
+      double v = k[static_cast<std::size_t>(x)];
+      if (ww != 0.0) v /= ww;
+      out[x] = v < 0 ? static_cast<std::int32_t>(-0.5 + v * (1 << kPrecisionBits))
+                     : static_cast<std::int32_t>(0.5 + v * (1 << kPrecisionBits));
+    }
+    c.first[static_cast<std::size_t>(xx)] = xmin;
+    c.count[static_cast<std::size_t>(xx)] = xmax;
+  }
+  return c;
+}
+
+inline std::uint8_t clip8(std::int32_t v) {
+  const std::int32_t s = v >> kPrecisionBits;
+  return static_cast<std::uint8_t>(s < 0 ? 0 : s > 255 ? 255 : s);
+}
+
+// Rows [y0, y0 + out.height) of `in` resampled along x into `out`.
+void horizontal(const Raster& in, std::uint32_t y0, const Coefficients& c, Raster& out) {
+  const std::uint32_t ch = in.channels;
+  for (std::uint32_t y = 0; y < out.height; ++y) {
+    const std::uint8_t* src = in.row(y0 + y);
+    std::uint8_t* dst = out.row(y);
+    for (std::uint32_t xx = 0; xx < out.width; ++xx) {
+      const int first = c.first[xx], n = c.count[xx];
+      const std::int32_t* k = &c.weights[static_cast<std::size_t>(xx) * c.ksize];
+      for (std::uint32_t b = 0; b < ch; ++b) {
+        std::int32_t ss = 1 << (kPrecisionBits - 1);
+        const std::uint8_t* p = src + static_cast<std::size_t>(first) * ch + b;
+        for (int x = 0; x < n; ++x) ss += p[static_cast<std::size_t>(x) * ch] * k[x];
+        dst[xx * ch + b] = clip8(ss);
+      }
+    }
+  }
+}
+
+// `in`'s rows resampled along y into `out`; `y0` is the source row of in's first row.
+void vertical(const Raster& in, int y0, const Coefficients& c, Raster& out) {
+  const std::size_t row = in.row_bytes();
+  for (std::uint32_t yy = 0; yy < out.height; ++yy) {
+    const int first = c.first[yy] - y0, n = c.count[yy];
+    const std::int32_t* k = &c.weights[static_cast<std::size_t>(yy) * c.ksize];
+    const std::uint8_t* src = in.row(static_cast<std::uint32_t>(first));
+    std::uint8_t* dst = out.row(yy);
+    for (std::size_t i = 0; i < row; ++i) {
+      std::int32_t ss = 1 << (kPrecisionBits - 1);
+      for (int y = 0; y < n; ++y) ss += src[static_cast<std::size_t>(y) * row + i] * k[y];
+      dst[i] = clip8(ss);
+    }
+  }
+}
+
+Raster nearest(const Raster& in, std::uint32_t width, std::uint32_t height) {
+  Raster out = make_raster(width, height, in.channels);
+  const double ax = static_cast<double>(static_cast<float>(in.width) - 0.0f) / width;
+  const double ay = static_cast<double>(static_cast<float>(in.height) - 0.0f) / height;
+  auto coord = [](double v) { return v < 0.0 ? -1 : static_cast<int>(v); };
+  std::vector<int> xin(width, -1);
+  double xo = 0.0 + ax * 0.5;
+  for (std::uint32_t x = 0; x < width; ++x, xo += ax) {
+    const int xi = coord(xo);
+    if (xi >= 0 && xi < static_cast<int>(in.width)) xin[x] = xi;
+  }
+  const std::uint32_t ch = in.channels;
+  double yo = 0.0 + ay * 0.5;
+  for (std::uint32_t y = 0; y < height; ++y, yo += ay) {
+    const int yi = coord(yo);
+    if (yi < 0 || yi >= static_cast<int>(in.height)) continue;  // stays 0, as Pillow's fill
+    const std::uint8_t* src = in.row(static_cast<std::uint32_t>(yi));
+    std::uint8_t* dst = out.row(y);
+    for (std::uint32_t x = 0; x < width; ++x)
+      if (xin[x] >= 0)
+        for (std::uint32_t b = 0; b < ch; ++b) dst[x * ch + b] = src[static_cast<std::size_t>(xin[x]) * ch + b];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<ResizeFilter> parse_resize_filter(std::string_view name) {
+  if (name == "nearest") return ResizeFilter::kNearest;
+  if (name == "box") return ResizeFilter::kBox;
+  if (name == "bilinear") return ResizeFilter::kBilinear;
+  if (name == "hamming") return ResizeFilter::kHamming;
+  if (name == "bicubic") return ResizeFilter::kBicubic;
+  if (name == "lanczos" || name == "lanczos3") return ResizeFilter::kLanczos;
+  return std::nullopt;
+}
+
+Raster resize(const Raster& in, std::uint32_t width, std::uint32_t height, ResizeFilter filter) {
+  if (width == 0 || height == 0 || in.width == 0 || in.height == 0)
+    fail(ErrorCode::kInvalidArgument, "media::resize", "cannot resize {}x{} to {}x{}", in.width, in.height, width,
+         height);
+  if (width == in.width && height == in.height) return in;
+  if (filter == ResizeFilter::kNearest) return nearest(in, width, height);
+  const Filter f = filter_of(filter);
+  const bool need_h = width != in.width, need_v = height != in.height;
+  const Coefficients ch = precompute(static_cast<int>(in.width), static_cast<int>(width), f);
+  const Coefficients cv = precompute(static_cast<int>(in.height), static_cast<int>(height), f);
+  // Only the source rows the vertical pass reads go through the horizontal pass.
+  const int y_first = cv.first[0];
+  const int y_last = cv.first[height - 1] + cv.count[height - 1];
+  if (!need_h) {
+    Raster out = make_raster(width, height, in.channels);
+    vertical(in, 0, cv, out);
+    return out;
+  }
+  Raster tmp = make_raster(width, static_cast<std::uint32_t>(y_last - y_first), in.channels);
+  horizontal(in, static_cast<std::uint32_t>(y_first), ch, tmp);
+  if (!need_v) return tmp;
+  Raster out = make_raster(width, height, in.channels);
+  vertical(tmp, y_first, cv, out);
+  return out;
+}
+
+}  // namespace ogai::media
