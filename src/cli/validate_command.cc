@@ -80,7 +80,10 @@ int run_validate(const ValidateArgs& args) {
   metadata::ValidationReport report;
   try {
     report = metadata::validate_package(args.path, {args.document_only});
-    if (!args.document_only) generate::check_loadable_text(report);
+    if (!args.document_only) {
+      generate::check_loadable_text(report);
+      if (report.valid()) generate::check_loadable_graphs(report);  // only what the rules passed is opened
+    }
   } catch (const Error& e) {
     return report_unreadable(args, e);
   }

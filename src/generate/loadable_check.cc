@@ -5,6 +5,7 @@
 
 #include "chat/chat_template.h"
 #include "ogai/error.h"
+#include "ort/session.h"
 #include "tokenizer/tokenizer.h"
 
 namespace ogai::generate {
@@ -39,6 +40,26 @@ void check_loadable_text(metadata::ValidationReport& report) {
     std::string suffix;  // a template's "file:line:column"
     if (auto colon = where.find(':', where.rfind('/') + 1); colon != std::string::npos) suffix = where.substr(colon), where.resize(colon);
     report.diagnostics.report("LOAD", package_relative(where, files.root) + suffix, "{}", e.message());
+  }
+}
+
+void check_loadable_graphs(metadata::ValidationReport& report) {
+  if (!report.package) return;
+  const metadata::PackageFiles& files = report.package->files;
+  if (files.root.empty()) return;
+  ort::SessionOptions options;
+  options.graph_optimization_level = 0;
+  options.intra_op_threads = 1;
+  options.inter_op_threads = 1;
+  for (const auto& [component, graph] : files.component_artifacts) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(graph, ec)) continue;  // a missing file is the rules' to report
+    try {
+      (void)ort::Session::open(graph, options);
+    } catch (const Error& e) {
+      report.diagnostics.report("LOAD", package_relative(graph, files.root), "ONNX Runtime cannot load it: {}",
+                                e.message());
+    }
   }
 }
 

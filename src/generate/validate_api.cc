@@ -16,6 +16,7 @@ ValidationResult validate(const std::filesystem::path& package) {
     return {{{"IMPORT", e.where(), e.message()}}};
   }
   generate::check_loadable_text(report);
+  if (report.valid()) generate::check_loadable_graphs(report);
   ValidationResult result;
   for (const auto& d : report.diagnostics.items()) result.problems.push_back({d.rule, d.path, d.message});
   return result;

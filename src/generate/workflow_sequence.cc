@@ -56,6 +56,24 @@ workflow::RunRequest make_run_request(const WorkflowModel& model, const Resolved
   return run;
 }
 
+// Without a declared context, the most new tokens one workflow request may ask for.
+constexpr std::int64_t kMaxWorkflowNewTokens = 1 << 20;
+
+// The budget is checked before the plan sizes anything by it: 10^7 new tokens once allocated
+// 2.6 GB and ran 10 s before a 400 (issue 37 item 2).
+void check_budget(const ResolvedRequest& r, std::size_t prompt) {
+  if (!r.stop.max_new_tokens) return;
+  const std::int64_t asked = *r.stop.max_new_tokens, used = static_cast<std::int64_t>(prompt);
+  if (r.stop.context_limit && asked > *r.stop.context_limit - used)
+    fail(ErrorCode::kInvalidArgument, "max_new_tokens",
+         "{} new tokens after a prompt of {} exceed the model's context of {} positions", asked, used,
+         *r.stop.context_limit);
+  if (!r.stop.context_limit && asked > kMaxWorkflowNewTokens)
+    fail(ErrorCode::kInvalidArgument, "max_new_tokens",
+         "{} is above {}, the most a workflow package without model.max_sequence_length may generate", asked,
+         kMaxWorkflowNewTokens);
+}
+
 GenerationResult with_prompt(std::span<const TokenId> prompt) {
   GenerationResult r;
   r.prompt_ids.assign(prompt.begin(), prompt.end());
@@ -73,6 +91,7 @@ WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedReq
       tokens_output_(model.tokens_output) {
   times_.start = Clock::now();
   check_request(request_);
+  check_budget(request_, prompt.size());
   auto run_request = make_run_request(model, request_, prompt);
   if (run_request.max_new_tokens) budget_ = *run_request.max_new_tokens;
   // The workflow owns the budget: ogai's own cut would stop a speculative trip part way.

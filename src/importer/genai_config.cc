@@ -13,6 +13,9 @@
 namespace ogai::importer {
 namespace {
 
+// As metadata::kMaxSequenceLength: int32 positions (a context of 10^12 once imported; issue 37).
+constexpr std::int64_t kMaxContextLength = 2147483647;
+
 // Decoder-only language-model types of ORT GenAI whose decoder is one graph fed by token ids.
 // What the graph itself needs is checked port by port afterwards (decoder_ports.h).
 constexpr std::array<std::string_view, 24> kDecoderTypes = {
@@ -135,6 +138,9 @@ void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
   c.context_length = opt_int("context_length");
   if (c.context_length && *c.context_length <= 0)
     r.refuse("model.context_length", "must be > 0, got " + std::to_string(*c.context_length));
+  if (c.context_length && *c.context_length > kMaxContextLength)
+    r.refuse("model.context_length", std::to_string(*c.context_length) + " is above the largest context ogai runs (" +
+                                         std::to_string(kMaxContextLength) + ", int32 positions)");
   c.bos_token_id = opt_int("bos_token_id");
   c.pad_token_id = opt_int("pad_token_id");
   if (value.contains("eos_token_id")) c.eos_token_ids = eos_ids(r, value["eos_token_id"]);

@@ -47,6 +47,9 @@ struct ModelIo {
   nlohmann::json optional_inputs;  // port -> {presence, absent{kind, shape}}
 };
 
+// The largest model.max_sequence_length accepted (int32 positions; issue 37).
+inline constexpr std::int64_t kMaxSequenceLength = 2147483647;
+
 struct Model {
   std::optional<Attention> attention;
   std::optional<std::int64_t> max_sequence_length, vocab_size;

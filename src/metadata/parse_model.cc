@@ -1,6 +1,8 @@
 // `model`: package-wide facts (attention, lengths, MoE, sharding) and the legacy `model.io`.
 // The reference ignores unknown keys in model/attention/mixture_of_experts; ogai refuses them
 // (failing closed, see docs/metadata.md).
+#include <fmt/format.h>
+
 #include "metadata/parse_internal.h"
 
 namespace ogai::metadata::detail {
@@ -126,6 +128,13 @@ Model read_model(Reader& r, const Node& node, const std::string& path) {
   Fields f(r, &node, path);
   if (const Node* a = f.get("attention")) m.attention = read_attention(r, *a, f.at("attention"));
   m.max_sequence_length = f.integer("max_sequence_length", 1);
+  // Positions are int32 in every exported decoder, and KV sizes are products with it: a larger
+  // context is a typo (10^12 once validated), not a model (issue 37).
+  if (m.max_sequence_length && *m.max_sequence_length > kMaxSequenceLength) {
+    r.error(f.at("max_sequence_length"), fmt::format("{} is above the largest context ogai runs ({}, int32 positions)",
+                                                     *m.max_sequence_length, kMaxSequenceLength));
+    m.max_sequence_length.reset();
+  }
   m.vocab_size = f.integer("vocab_size", 1);
   if (const Node* rc = f.get("runtime_configurable")) {
     check_runtime_configurable(r, *rc, f.at("runtime_configurable"));

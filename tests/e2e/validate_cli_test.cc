@@ -77,6 +77,25 @@ fs::path fixture_with(const std::string& file, const std::string& text) {
   return dir;
 }
 
+// A graph whose ports are intact but whose nodes ONNX Runtime cannot load (one op type's byte
+// changed) once passed every rule and printed `valid` (issue 37): validate opens each graph.
+TEST(ValidateCliTest, AGraphOnnxRuntimeCannotLoadIsInvalid) {
+  const fs::path dir = fs::temp_directory_path() / ("ogai_validate_flip_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(fs::path(OGAI_SOURCE_DIR) / "tests/data/packages/tiny-e2b", dir, fs::copy_options::recursive);
+  CliRun good = ogai("validate " + quoted(dir));
+  EXPECT_EQ(good.code, 0) << good.out;
+  std::string bytes = read_file(dir / "model.onnx");
+  const std::size_t at = bytes.find("MatMul");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 5] = 'k';  // MatMuk: no such operator
+  write_file(dir / "model.onnx", bytes);
+  CliRun bad = ogai("validate " + quoted(dir));
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("LOAD model.onnx: ONNX Runtime cannot load it"), std::string::npos) << bad.out;
+  fs::remove_all(dir);
+}
+
 TEST(ValidateCliTest, RefusesOutOfRangeOrMistypedSideConfigValues) {
   for (const char* eos : {"2147483648", "-1", "\"x\"", "[2, 1.5]"}) {
     const fs::path dir = fixture_with("generation_config.json", std::string(R"({"eos_token_id": )") + eos + "}");

@@ -142,6 +142,7 @@ TEST(GenaiConfig, EveryRefusalNamesItsField) {
       {"/model/image_token_id", 5, {"model.image_token_id", "multimodal"}},
       {"/model/tokenizer_dir", "tok", {"model.tokenizer_dir", "another folder"}},
       {"/model/context_length", 0, {"model.context_length", "must be > 0"}},
+      {"/model/context_length", 1000000000000, {"model.context_length", "1000000000000 is above the largest context"}},
       {"/model/decoder/pipeline", json::array(), {"model.decoder.pipeline", "several sessions"}},
       {"/model/decoder/layer_types", {"mamba", "full_attention"}, {"model.decoder.layer_types[0]", "'mamba'"}},
       {"/model/type", "granitemoehybrid", {"model.type", "state-space"}},

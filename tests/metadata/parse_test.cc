@@ -81,6 +81,16 @@ TEST(ParseTest, UnknownKeysEverywhereAreReportedTogether) {
   EXPECT_TRUE(has(d, "P", "speculative.proposer", "required key is missing")) << d.text();
 }
 
+// A context of 10^12 once validated (issue 37): above int32 positions it is refused by name.
+TEST(ParseTest, MaxSequenceLengthIsBoundedByInt32Positions) {
+  const std::string base = catalogue_text(k23);
+  ASSERT_EQ(base.find("\nmodel:"), std::string::npos);  // the section is added below
+  Diagnostics big = check(base + "model:\n  max_sequence_length: 1000000000000\n");
+  EXPECT_TRUE(has(big, "P", "model.max_sequence_length", "above the largest context")) << big.text();
+  Diagnostics fine = check(base + "model:\n  max_sequence_length: 2147483647\n");
+  EXPECT_FALSE(has(fine, "P", "model.max_sequence_length", "")) << fine.text();
+}
+
 TEST(ParseTest, RetiredFieldsAreNamed) {
   std::string base = catalogue_text(k23);
   struct Case {

@@ -116,6 +116,16 @@ describe('ogai serve on the decoder workflow fixture', () => {
     const r = await client.completions.create({ model: MODEL, prompt: [4, 5], max_tokens: 1, temperature: 1, seed: 7 });
     assert.equal(r.choices[0].text, '111');
   });
+
+  // Issue 37: the budget is refused before the plan is sized by it (10^7 once took 2.6 GB and 10 s).
+  it('a budget of 10^8 new tokens is a 400 at once, without the memory', async () => {
+    const start = performance.now();
+    await assert.rejects(client.completions.create({ model: MODEL, prompt: [4, 5], max_tokens: 100000000 }),
+                         (e) => e.status === 400 && /max_tokens|max_new_tokens/.test(e.message + (e.param || '')));
+    assert.ok(performance.now() - start < 2000, `took ${performance.now() - start} ms`);
+    const r = await client.completions.create({ model: MODEL, prompt: [4, 5], max_tokens: 1, temperature: 1, seed: 7 });
+    assert.equal(r.choices[0].text, '111');
+  });
 });
 
 describe('ogai serve on a decoder fixture with its own EOS and a small cache bound', () => {
