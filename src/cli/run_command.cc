@@ -1,8 +1,10 @@
 // `ogai run PKG [--input NAME=JSON]... [--max-new-tokens N] [--seed N] [--temperature F]
-// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--json]`: runs a package's workflow
+// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--adapters ROWS] [--json]`: runs a package's workflow
 // through the interpreter (src/workflow) with named input tensors and prints what it emitted.
 //   NAME: a workflow input (`request.input_ids`) or an application alias (`write_indices`).
 //   JSON: a nested array or a scalar, typed by that input's contract; `@FILE.npy` reads NumPy.
+//   --adapters: LoRA adapters by name per batch row, `;` between rows, `-` for none, `NAME[:SCALE]`
+//           comma-separated ("red;-;red:0.5,blue"); fills the package's adapters.selection inputs.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
 //           NAME.row.R); an output never emitted is absent. Otherwise one line per output.
 // Exit 0 ran, 1 the package or request was refused, 2 usage or unreadable input.
@@ -15,6 +17,7 @@
 #include "cli/command.h"
 #include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
+#include "workflow/lora_overlay.h"
 #include "workflow/tensor_json.h"
 
 namespace ogai::cli {
@@ -26,6 +29,7 @@ struct RunFlags {
   std::optional<std::int64_t> max_new_tokens, seed, top_k;
   std::optional<double> temperature, top_p, min_p;
   bool no_stop_on_eos = false, json = false;
+  std::optional<std::string> adapters;
 };
 
 void print_human(const workflow::RunResult& result) {
@@ -48,6 +52,7 @@ int run_run(const RunFlags& f) {
   request.top_p = f.top_p;
   request.min_p = f.min_p;
   request.stop_on_eos = !f.no_stop_on_eos;
+  if (f.adapters) request.adapters = workflow::parse_lora_rows(*f.adapters, "--adapters");
   const workflow::RunResult result = workflow::run(program, std::move(request));
   if (f.json) std::printf("%s\n", workflow::outputs_json(result).dump().c_str());
   else print_human(result);
@@ -69,6 +74,8 @@ void add_run_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--top-p", flags->top_p, "sampling top-p");
   cmd->add_option("--min-p", flags->min_p, "sampling min-p");
   cmd->add_flag("--no-stop-on-eos", flags->no_stop_on_eos, "generation_eos loops run all max_iterations trips");
+  cmd->add_option("--adapters", flags->adapters,
+                  "LoRA adapters per batch row: ROW;ROW;... each - or NAME[:SCALE],... (e.g. red;-;red:0.5,blue)");
   cmd->add_flag("--json", flags->json, "print {\"outputs\": {NAME: {dtype, shape, data}}} on one line");
   cmd->callback([&result, flags] { result.exit_code = run_run(*flags); });
 }

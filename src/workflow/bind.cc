@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "sampling/sampling_params.h"
 #include "workflow/context.h"
+#include "workflow/lora_request.h"
 
 namespace ogai::workflow {
 namespace {
@@ -63,6 +64,7 @@ std::optional<Tensor> take_caller(Context& ctx, const std::string& name, const W
 }  // namespace
 
 void bind_inputs(Context& ctx) {
+  add_named_adapters(ctx.program, ctx.request);  // RunRequest::adapters -> selection tensors
   const auto& wf = ctx.wf();
   std::vector<std::string> names;
   for (const auto& [name, input] : wf.inputs) names.push_back(name);

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "workflow/grammar_adapter.h"
+#include "workflow/lora_cache.h"
 
 namespace ogai::workflow {
 namespace {
@@ -50,7 +51,9 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}};
+  if (p.package.document.adapters)
+    p.lora = std::make_shared<LoraCache>(lora_contract(*p.package.document.adapters, p.package.files.root));
   const auto& wf = p.workflow();
   check_inputs(wf);
   check_state(wf);

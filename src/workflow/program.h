@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -21,6 +22,8 @@
 #include "workflow/plan.h"
 
 namespace ogai::workflow {
+
+class LoraCache;
 
 struct Program {
   metadata::Package package;
@@ -33,6 +36,9 @@ struct Program {
   std::unordered_map<const metadata::InvokeStep*, InvokePlan> invokes;  // every invoke
   std::unordered_map<const metadata::EmitStep*, EmitPlan> emits;
   std::unordered_map<const metadata::LoopStep*, LoopPlan> loops;
+  // The package's LoRA adapter cache (lora_cache.h; internally synchronized), shared by every
+  // parameter-overlay component; null when the document has no `adapters`.
+  std::shared_ptr<LoraCache> lora;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };
