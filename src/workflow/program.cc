@@ -5,21 +5,26 @@
 #include "base/error.h"
 #include "workflow/grammar_adapter.h"
 #include "workflow/lora_cache.h"
+#include "workflow/parameter_overlay.h"
 
 namespace ogai::workflow {
 namespace {
 
 using metadata::Step;
 
-void check_component(const metadata::Workflow& wf, const std::string& name, const std::string& path) {
-  const auto* comp = metadata::find_named(wf.components, name);
+void check_component(const Program& p, const std::string& name, const std::string& path) {
+  const auto* comp = metadata::find_named(p.workflow().components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
   if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter) return;
   const auto& impl = comp->implementation;
+  if (is_parameter_overlay(impl.abi, impl.version)) {
+    plan_parameter_overlay(*comp, p.lora, "pipeline.workflow.components." + name);  // throws when malformed
+    return;
+  }
   if (!is_grammar_guidance(impl.abi, impl.version))
     fail(ErrorCode::kUnsupported, path + " (pipeline.workflow.components." + name + ".implementation)",
          "adapter ABI {}@{} is not executed by ogai's workflow interpreter (it implements "
-         "onnx-genai.grammar-guidance@1 only)",
+         "onnx-genai.grammar-guidance@1 and onnx-genai.parameter-overlay@1)",
          impl.abi, impl.version);
   grammar_action(*comp, "pipeline.workflow.components." + name);  // throws on a bad action
 }
@@ -45,6 +50,18 @@ void check_state(const metadata::Workflow& wf) {
            "session-scoped state needs session ids, which ogai's workflow requests do not carry yet");
 }
 
+// `adapters` that no parameter overlay applies would be selected and never used: refused.
+void check_adapters_applied(const Program& p) {
+  if (!p.lora) return;
+  for (const auto& [name, comp] : p.workflow().components)
+    if (comp.implementation.kind == metadata::Implementation::Kind::kAdapter &&
+        is_parameter_overlay(comp.implementation.abi, comp.implementation.version))
+      return;
+  fail(ErrorCode::kUnsupported, "adapters",
+       "no onnx-genai.parameter-overlay@1 component applies the declared adapters; ogai applies LoRA adapters "
+       "only through one (adapters.target_manifest graph_inputs are not fed)");
+}
+
 }  // namespace
 
 Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
@@ -58,7 +75,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
   check_inputs(wf);
   check_state(wf);
   for_each_step(wf.steps, [&](const Step& step) {
-    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(wf, inv->component, step.path);
+    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body)) check_component(p, inv->component, step.path);
     if (const auto* e = std::get_if<metadata::EmitStep>(&step.body))
       if (e->when || e->valid_length) p.row_wise.insert(e->output);
   });
@@ -68,6 +85,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
     if (axis < cell.contract.shape->size() && !(*cell.contract.shape)[axis].is_fixed())
       p.dynamic_symbols.insert((*cell.contract.shape)[axis].symbol);
   }
+  check_adapters_applied(p);
   for (const auto& [name, comp] : wf.components) {
     if (comp.implementation.kind != metadata::Implementation::Kind::kOnnx) continue;
     auto it = p.package.files.component_artifacts.find(name);

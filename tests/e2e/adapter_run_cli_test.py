@@ -159,6 +159,23 @@ class Refusals(unittest.TestCase):
             f.write(text.replace("portable_fallback: true", "portable_fallback: false"))
         self.assertIn("adapters.portable_fallback", self.refused(root, "--adapters", "red"))
 
+    def test_adapters_that_no_overlay_applies_are_refused_at_load(self):
+        root = broken_copy(self)
+        meta = os.path.join(root, "inference_metadata.yaml")
+        with open(meta, encoding="utf-8") as f:
+            text = f.read()
+        comp_start, comp_end = text.index("      overlay:\n"), text.index("    state: {}\n")
+        steps_start, steps_end = text.index("    steps:\n"), text.index("adapters:\n")
+        steps = ("    steps:\n    - kind: invoke\n      component: decoder\n"
+                 "      inputs:\n        activations: activations\n"
+                 "      outputs:\n        projection.output: adapted\n"
+                 "    - kind: emit\n      value: adapted\n      output: result\n      mode: replace\n")
+        text = text[:comp_start] + text[comp_end:steps_start] + steps + text[steps_end:]
+        with open(meta, "w", encoding="utf-8") as f:
+            f.write(text)
+        err = self.refused(root, "--adapters", "red")
+        self.assertIn("no onnx-genai.parameter-overlay@1 component applies the declared adapters", err)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -43,11 +43,11 @@ std::string error_of(const fs::path& path) {
 TEST(Safetensors, ReadsThePeftFixture) {
   const auto f = SafetensorsFile::open(peft_file());
   ASSERT_EQ(f.entries().size(), 2u);
-  const auto* a = f.find("base_model.model.projection.lora_A.weight");
+  const auto* a = f.find("base_model.projection.lora_A.weight");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->shape, (std::vector<std::int64_t>{1, 2}));
-  EXPECT_EQ(f.floats("base_model.model.projection.lora_A.weight"), (std::vector<float>{1, -1}));
-  EXPECT_EQ(f.floats("base_model.model.projection.lora_B.weight"), (std::vector<float>{0.5f, 0.25f}));
+  EXPECT_EQ(f.floats("base_model.projection.lora_A.weight"), (std::vector<float>{1, -1}));
+  EXPECT_EQ(f.floats("base_model.projection.lora_B.weight"), (std::vector<float>{0.5f, 0.25f}));
 }
 
 TEST(Safetensors, WidensHalfAndBfloat16) {
