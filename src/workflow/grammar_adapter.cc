@@ -13,11 +13,16 @@ const ort::Tensor& role(const std::map<std::string, const ort::Tensor*>& in, con
   return *it->second;
 }
 
-}  // namespace
+class GrammarAdapter final : public Adapter {
+ public:
+  explicit GrammarAdapter(GrammarAction action) : action_(action) {}
+  RoleOutputs run(const AdapterCall& call) const override { return run_grammar(action_, call.inputs, call.what); }
 
-bool is_grammar_guidance(const std::string& abi, const std::string& version) {
-  return abi == "onnx-genai.grammar-guidance" && version == "1";
-}
+ private:
+  GrammarAction action_;
+};
+
+}  // namespace
 
 GrammarAction grammar_action(const metadata::Component& component, const std::string& path) {
   const nlohmann::json* action = component.contract ? metadata::find_named(component.contract->parameters, "action") : nullptr;
@@ -81,6 +86,10 @@ std::map<std::string, ort::Tensor> run_grammar(GrammarAction action, const std::
     out["forced_length"].span<std::int64_t>()[static_cast<std::size_t>(r)] = allowed == 1 ? 1 : 0;
   }
   return out;
+}
+
+std::unique_ptr<const Adapter> make_grammar_adapter(const AdapterSite& site) {
+  return std::make_unique<GrammarAdapter>(grammar_action(site.component, site.path));
 }
 
 }  // namespace ogai::workflow

@@ -5,7 +5,8 @@
 //   clone     walk nothing (the state passes through);
 //   lookahead walk up to valid_length[r] tokens, stopping at the first refused transition;
 //   commit    walk exactly valid_length[r] tokens; a refused one is an error.
-// Cost O(B * (W + V)). Pure function; thread-safe.
+// Cost O(B * (W + V)). Pure function; thread-safe. Registered as grammar-guidance@1 through
+// make_grammar_adapter (adapter.h), which reads the action at load.
 #pragma once
 
 #include <map>
@@ -13,12 +14,12 @@
 
 #include "metadata/workflow.h"
 #include "ort/tensor.h"
+#include "workflow/adapter.h"
 
 namespace ogai::workflow {
 
 enum class GrammarAction { kClone, kLookahead, kCommit };
 
-bool is_grammar_guidance(const std::string& abi, const std::string& version);
 // The component's action; throws naming `path` when it is missing or unknown.
 GrammarAction grammar_action(const metadata::Component& component, const std::string& path);
 
@@ -26,5 +27,8 @@ GrammarAction grammar_action(const metadata::Component& component, const std::st
 // shapes or a rejected committed token.
 std::map<std::string, ort::Tensor> run_grammar(GrammarAction action, const std::map<std::string, const ort::Tensor*>& in,
                                                const std::string& what);
+
+// The adapter factory: reads the action (throws naming site.path), runs run_grammar.
+std::unique_ptr<const Adapter> make_grammar_adapter(const AdapterSite& site);
 
 }  // namespace ogai::workflow

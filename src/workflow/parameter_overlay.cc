@@ -45,4 +45,30 @@ ort::Tensor run_parameter_overlay(const OverlayPlan& plan, const ort::Tensor& in
   return apply_overlay(rows, plan.component, plan.parameter, input, plan.out_features, what);
 }
 
+namespace {
+
+class ParameterOverlay final : public Adapter {
+ public:
+  explicit ParameterOverlay(OverlayPlan plan) : plan_(std::move(plan)) {}
+
+  RoleOutputs run(const AdapterCall& call) const override {
+    auto it = call.inputs.find("input");
+    if (it == call.inputs.end() || !it->second)
+      fail(ErrorCode::kInvalidArgument, call.what, "the parameter overlay's `input` role is not bound");
+    if (!call.value) fail(ErrorCode::kInternal, call.what, "the parameter overlay was called without the run's values");
+    RoleOutputs out;
+    out.emplace("output", run_parameter_overlay(plan_, *it->second, call.value, call.what));
+    return out;
+  }
+
+ private:
+  OverlayPlan plan_;
+};
+
+}  // namespace
+
+std::unique_ptr<const Adapter> make_parameter_overlay_adapter(const AdapterSite& site) {
+  return std::make_unique<ParameterOverlay>(plan_parameter_overlay(site.component, site.lora, site.path));
+}
+
 }  // namespace ogai::workflow

@@ -19,6 +19,7 @@
 
 #include "metadata/workflow.h"
 #include "ort/tensor.h"
+#include "workflow/adapter.h"
 #include "workflow/lora_overlay.h"
 
 namespace ogai::workflow {
@@ -40,5 +41,9 @@ OverlayPlan plan_parameter_overlay(const metadata::Component& component, std::sh
 // `what` naming the step for errors. Returns the `output` role's tensor.
 ort::Tensor run_parameter_overlay(const OverlayPlan& plan, const ort::Tensor& input, const ValueLookup& values,
                                   const std::string& what);
+
+// The factory registered for onnx-genai.parameter-overlay@1 (adapter_registry.cc): the plan
+// above, prepared at load (throws naming site.path), run per call by role.
+std::unique_ptr<const Adapter> make_parameter_overlay_adapter(const AdapterSite& site);
 
 }  // namespace ogai::workflow

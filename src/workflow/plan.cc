@@ -72,6 +72,7 @@ InvokePlan plan_invoke(const Program& p, const metadata::InvokeStep& step) {
   InvokePlan plan;
   plan.component = metadata::find_named(wf.components, step.component);
   if (auto it = p.sessions.find(step.component); it != p.sessions.end()) plan.session = &it->second;
+  if (auto it = p.adapters.find(step.component); it != p.adapters.end()) plan.adapter = it->second.get();
   const metadata::ComponentPorts empty;
   const auto& ports = plan.component ? plan.component->ports : empty;
   for (const auto& [port, value] : step.inputs) {

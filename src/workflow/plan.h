@@ -43,6 +43,7 @@ class SlotTable {
 struct InvokePlan {
   const metadata::Component* component = nullptr;  // null: undeclared (refused at load)
   const ort::Session* session = nullptr;           // ONNX components
+  const class Adapter* adapter = nullptr;          // adapter components (Program::adapters)
   std::vector<std::string> in_ports, out_ports;
   std::vector<Slot> in_slots, out_slots;
   std::vector<std::optional<ContractCheck>> in_checks, out_checks;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
-#include "workflow/grammar_adapter.h"
+#include "workflow/adapter.h"
 #include "workflow/lora_cache.h"
 #include "workflow/parameter_overlay.h"
 
@@ -12,21 +12,14 @@ namespace {
 
 using metadata::Step;
 
-void check_component(const Program& p, const std::string& name, const std::string& path) {
+// An undeclared component is refused; an adapter component is prepared once (adapter.h), and an
+// ABI ogai does not execute is refused naming the first step that invokes it.
+void check_component(Program& p, const std::string& name, const std::string& path) {
   const auto* comp = metadata::find_named(p.workflow().components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
-  if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter) return;
-  const auto& impl = comp->implementation;
-  if (is_parameter_overlay(impl.abi, impl.version)) {
-    plan_parameter_overlay(*comp, p.lora, "pipeline.workflow.components." + name);  // throws when malformed
-    return;
-  }
-  if (!is_grammar_guidance(impl.abi, impl.version))
-    fail(ErrorCode::kUnsupported, path + " (pipeline.workflow.components." + name + ".implementation)",
-         "adapter ABI {}@{} is not executed by ogai's workflow interpreter (it implements "
-         "onnx-genai.grammar-guidance@1 and onnx-genai.parameter-overlay@1)",
-         impl.abi, impl.version);
-  grammar_action(*comp, "pipeline.workflow.components." + name);  // throws on a bad action
+  if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter || p.adapters.count(name)) return;
+  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name, p.lora};
+  p.adapters.emplace(name, prepare_adapter(site, path));
 }
 
 void check_inputs(const metadata::Workflow& wf) {
@@ -68,7 +61,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}, {}};
   if (p.package.document.adapters)
     p.lora = std::make_shared<LoraCache>(lora_contract(*p.package.document.adapters, p.package.files.root));
   const auto& wf = p.workflow();

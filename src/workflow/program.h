@@ -4,7 +4,7 @@
 // the plans that bind every value name to a slot (plan.h).
 //
 // load_program() refuses, with the document path of the capability or step, everything the
-// interpreter does not execute (adapters other than grammar-guidance@1, artifact-sourced inputs,
+// interpreter does not execute (adapter ABIs no unit implements (adapter.h), artifact-sourced inputs,
 // session-scoped state, request_expanded / token_packed layouts), so nothing runs approximately.
 // A Program is immutable after load; run() (interpreter.h) may be called from several threads.
 #pragma once
@@ -19,6 +19,7 @@
 
 #include "metadata/package.h"
 #include "ort/session.h"
+#include "workflow/adapter.h"
 #include "workflow/plan.h"
 
 namespace ogai::workflow {
@@ -36,6 +37,8 @@ struct Program {
   std::unordered_map<const metadata::InvokeStep*, InvokePlan> invokes;  // every invoke
   std::unordered_map<const metadata::EmitStep*, EmitPlan> emits;
   std::unordered_map<const metadata::LoopStep*, LoopPlan> loops;
+  // Adapter components prepared at load (adapter.h), by component name.
+  std::map<std::string, std::unique_ptr<const Adapter>> adapters;
   // The package's LoRA adapter cache (lora_cache.h; internally synchronized), shared by every
   // parameter-overlay component; null when the document has no `adapters`.
   std::shared_ptr<LoraCache> lora;

@@ -4,8 +4,7 @@
 
 #include "base/error.h"
 #include "workflow/context.h"
-#include "workflow/grammar_adapter.h"
-#include "workflow/parameter_overlay.h"
+#include "workflow/adapter.h"
 
 namespace ogai::workflow {
 namespace {
@@ -115,44 +114,26 @@ void invoke_binding(Context& ctx, const InvokeStep& step, const InvokePlan& plan
   }
 }
 
-// parameter-overlay@1 (parameter_overlay.h): `input` -> `output` through contract.bindings; the
-// selection inputs are read from the store by name.
-void invoke_overlay(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path) {
-  const std::string comp_path = "pipeline.workflow.components." + step.component;
-  const OverlayPlan plan = plan_parameter_overlay(comp, ctx.program.lora, comp_path);
+void invoke_adapter(Context& ctx, const Component& comp, const InvokeStep& step, const InvokePlan& plan,
+                    const std::string& path) {
+  if (!plan.adapter)
+    fail(ErrorCode::kInternal, path, "adapter component '{}' was not prepared at load", step.component);
   auto in = gather(ctx, step, path);
   Symbols local;
   check_inputs(ctx, comp, step, path, in, local);
-  const std::string* in_port = metadata::find_named(comp.contract->bindings, "input");
-  const std::string* out_port = metadata::find_named(comp.contract->bindings, "output");
-  const Tensor* input = nullptr;
-  for (const auto& [p, value] : in)
-    if (in_port && p == *in_port) input = value.get();
-  if (!input || !out_port) fail(ErrorCode::kInvalidPackage, path, "the parameter overlay's `input` and `output` roles must be bound");
-  const ValueLookup values = [&ctx](const std::string& name) -> const Tensor* {
+  AdapterCall call;
+  for (const auto& [port, value] : in) call.inputs[adapter_role(comp, port)] = value.get();
+  for (const auto& [port, value] : step.inputs) call.input_values[adapter_role(comp, port)] = value;
+  for (const auto& [port, value] : step.outputs) call.output_values[adapter_role(comp, port)] = value;
+  call.what = path + " (component '" + step.component + "')";
+  call.value = [&ctx](const std::string& name) -> const Tensor* {
     const auto slot = ctx.program.slots.find(name);
     return slot ? ctx.store[*slot].get() : nullptr;
   };
-  Tensor out = run_parameter_overlay(plan, *input, values, path + " (component '" + step.component + "')");
-  if (metadata::find_named(step.outputs, *out_port)) store_output(ctx, comp, step, path, *out_port, std::move(out), local);
-}
-
-void invoke_adapter(Context& ctx, const Component& comp, const InvokeStep& step, const std::string& path) {
-  if (is_parameter_overlay(comp.implementation.abi, comp.implementation.version)) return invoke_overlay(ctx, comp, step, path);
-  const std::string comp_path = "pipeline.workflow.components." + step.component;
-  const auto action = grammar_action(comp, comp_path);
-  auto in = gather(ctx, step, path);
-  Symbols local;
-  check_inputs(ctx, comp, step, path, in, local);
-  std::map<std::string, const Tensor*> by_role;
-  for (const auto& [role_name, port] : comp.contract->bindings)
-    for (const auto& [p, value] : in)
-      if (p == port) by_role[role_name] = value.get();
-  auto out = run_grammar(action, by_role, path + " (component '" + step.component + "')");
-  for (const auto& [role_name, port] : comp.contract->bindings) {
-    auto it = out.find(role_name);
-    if (it == out.end() || !metadata::find_named(step.outputs, port)) continue;
-    store_output(ctx, comp, step, path, port, std::move(it->second), local);
+  auto out = plan.adapter->run(call);
+  for (const auto& [port, value] : step.outputs) {
+    auto it = out.find(adapter_role(comp, port));
+    if (it != out.end()) store_output(ctx, comp, step, path, port, std::move(it->second), local);
   }
 }
 
@@ -200,7 +181,7 @@ void run_invoke(Context& ctx, const InvokeStep& step, const std::string& path) {
     case metadata::Implementation::Kind::kBinding:
       return invoke_binding(ctx, step, plan, path);
     case metadata::Implementation::Kind::kAdapter:
-      return invoke_adapter(ctx, comp, step, path);
+      return invoke_adapter(ctx, comp, step, plan, path);
   }
 }
 
