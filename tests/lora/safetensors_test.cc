@@ -122,5 +122,47 @@ TEST(Safetensors, RefusesIntegerTensorsAsFloats) {
   EXPECT_THROW(f.floats("absent"), Error);
 }
 
+// Deterministic mutations of the fixture's bytes (flips, truncations, header length rewrites):
+// each either opens and reads every tensor, or throws ogai::Error; nothing else.
+TEST(Safetensors, MutatedFilesOnlyThrowOgaiErrors) {
+  const std::string whole = read_file(peft_file());
+  fs::path dir = fs::path(OGAI_BINARY_DIR) / "lora_test_files";
+  fs::create_directories(dir);
+  const fs::path path = dir / "mutated.safetensors";
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int opened = 0, refused = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string bytes = whole;
+    switch (next() % 3) {
+      case 0:
+        bytes[next() % bytes.size()] = static_cast<char>(next());
+        break;
+      case 1:
+        bytes.resize(next() % bytes.size());
+        break;
+      default:
+        bytes[next() % 8] = static_cast<char>(next());
+    }
+    write_file(path, bytes);
+    try {
+      const auto f = SafetensorsFile::open(path);
+      for (const auto& [name, e] : f.entries())
+        if (e.dtype == DataType::kFloat32 || e.dtype == DataType::kFloat16 || e.dtype == DataType::kBfloat16) f.floats(name);
+      ++opened;
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  EXPECT_EQ(opened + refused, 400);
+  EXPECT_GT(refused, 100);  // most mutations break the file
+  EXPECT_GT(opened, 0);     // flips inside the data leave it readable
+}
+
 }  // namespace
 }  // namespace ogai::workflow
