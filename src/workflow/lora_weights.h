@@ -1,11 +1,12 @@
 // Reading one LoRA adapter's factors from its weight files: the portable JSON
 // ({"targets": {weight_key: {"a": [rank*in floats], "b": [out*rank floats]}}}) or a PEFT
 // directory's adapter_model.safetensors (`base_model.model.<key>.lora_A.weight` [rank, in],
-// `...lora_B.weight` [out, rank]) with its adapter_config.json (r, lora_alpha, target_modules,
+// `...lora_B.weight` [out, rank]; else the one tensor named `*.<key>.lora_A.weight`, as in the
+// fixture's `base_model.<key>...`) with its adapter_config.json (r, lora_alpha, target_modules,
 // use_rslora; DoRA and per-module rank/alpha patterns are refused by name).
 //
 // The artifact's weights are alternatives: the first in declared order whose format is json or
-// hf_peft is read; ort_genai and bare safetensors are refused when no readable one precedes them.
+// hf_peft is read (ort_genai and bare safetensors entries are skipped); none readable: refused.
 // Every file is resolved inside the package (symlink and `..` escapes refused), bounded in size,
 // and checked against the target manifest (A is [rank, input_features], B is
 // [output_features, rank]); errors name the file and the field or tensor.
