@@ -115,6 +115,9 @@ void bind_inputs(Context& ctx) {
                              ? " (pass it as '" + input.source.name + "' or '" + name + "')"
                          : input.role.role == "max_iterations" || input.role.role == "max_output_tokens"
                              ? " (set max_new_tokens)"
+                         : input.role.role.starts_with("adapter_")
+                             ? " (pass it as a tensor, or name each row's adapters: ogai run --adapters, "
+                               "WorkflowRequest::adapters)"
                              : " (pass it as a tensor)";
       fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "is required but was not supplied{}", hint);
     }

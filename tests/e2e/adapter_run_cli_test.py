@@ -94,6 +94,11 @@ class Refusals(unittest.TestCase):
         self.assertEqual(r.stdout, "")
         return r.stderr
 
+    def test_no_selection_names_the_way_to_give_one(self):
+        err = self.refused(ADAPTER)
+        self.assertIn("is required but was not supplied", err)
+        self.assertIn("--adapters", err)
+
     def test_unknown_adapter_name(self):
         err = self.refused(ADAPTER, "--adapters", "purple")
         self.assertIn("unknown adapter 'purple' (declared: blue, green, peft, red)", err)
