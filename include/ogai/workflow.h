@@ -1,5 +1,5 @@
 // ogai::Workflow: runs a package's `pipeline.workflow` through ogai's workflow interpreter (loops,
-// branches, policy graphs, the grammar-guidance@1 adapter; docs/metadata.md) with named input
+// branches, policy graphs, native adapters such as LoRA parameter overlays; docs/metadata.md) with named input
 // tensors, and returns what it emitted. The native decode loop (ogai::Model) is for single-step
 // packages; this runs any workflow the interpreter executes, refusing the rest at load.
 //
@@ -40,6 +40,12 @@ struct OGAI_API TensorValue {
   std::vector<float> as_float32() const;       // float32 tensors only
 };
 
+// One adapter of a row's LoRA selection: an alias of the package's `adapters.artifacts` and its scale.
+struct AdapterChoice {
+  std::string name;
+  float scale = 1.0f;
+};
+
 struct WorkflowRequest {
   // By workflow input name (`request.input_ids`) or application alias (`write_indices`).
   std::map<std::string, TensorValue> inputs;
@@ -49,6 +55,18 @@ struct WorkflowRequest {
   std::optional<double> temperature, top_p, min_p;
   std::optional<std::int64_t> top_k;
   bool stop_on_eos = true;
+  // Per batch row, the LoRA adapters it runs (an empty row runs the base): fills the package's
+  // adapters.selection inputs by name. Unset: pass those tensors in `inputs` (or none are needed).
+  std::optional<std::vector<std::vector<AdapterChoice>>> adapters;
+};
+
+// The LoRA adapter cache's counters since load (the package's adapters.cache): adapters loaded
+// (reloads: loaded again after an eviction), cache hits, LRU evictions, captured plans forgotten on
+// eviction, batches whose adapter composition was seen before, and the resident adapters (least
+// recently used first).
+struct AdapterLifecycle {
+  std::uint64_t loads = 0, cache_hits = 0, evictions = 0, reloads = 0, capture_invalidations = 0, replayed_plans = 0;
+  std::vector<std::string> cached;
 };
 
 struct OGAI_API WorkflowOutputs {
@@ -73,6 +91,8 @@ class OGAI_API Workflow {
 
   // Throws ogai::Error naming the value and the step on a bad request.
   WorkflowOutputs run(const WorkflowRequest& request, const EmitListener& on_emit = {}) const;
+  // All zero for a package without `adapters`.
+  AdapterLifecycle adapter_lifecycle() const;
 
   struct Impl;
 

@@ -1,10 +1,12 @@
 // `ogai run PKG [--input NAME=JSON]... [--max-new-tokens N] [--seed N] [--temperature F]
-// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--json] [--output-dir DIR]`: runs a
-// package's workflow through the interpreter (src/workflow) with named input tensors and prints
-// what it emitted.
+// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--adapters ROWS] [--json] [--output-dir DIR]`:
+// runs a package's workflow through the interpreter (src/workflow) with named input tensors and
+// prints what it emitted.
 //   NAME: a workflow input (`request.input_ids`) or an application alias (`write_indices`).
 //   JSON: a nested array or a scalar, typed by that input's contract; `@FILE.npy` reads NumPy;
 //         `@FILE` (another extension) is a media file's bytes for a uint8 [bytes] input.
+//   --adapters: LoRA adapters by name per batch row, `;` between rows, `-` for none, `NAME[:SCALE]`
+//           comma-separated ("red;-;red:0.5,blue"); fills the package's adapters.selection inputs.
 //   --output-dir: writes every output with a media contract as a file there (`audio.wav`,
 //           per row `audio.row.R.wav`) and the --json document as `outputs.json`.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
@@ -22,6 +24,7 @@
 #include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
 #include "workflow/media_output.h"
+#include "workflow/lora_overlay.h"
 #include "workflow/tensor_json.h"
 
 namespace ogai::cli {
@@ -34,6 +37,7 @@ struct RunFlags {
   std::optional<double> temperature, top_p, min_p;
   bool no_stop_on_eos = false, json = false;
   std::string output_dir;
+  std::optional<std::string> adapters;
 };
 
 void print_human(const workflow::RunResult& result) {
@@ -70,6 +74,7 @@ int run_run(const RunFlags& f) {
   request.top_p = f.top_p;
   request.min_p = f.min_p;
   request.stop_on_eos = !f.no_stop_on_eos;
+  if (f.adapters) request.adapters = workflow::parse_lora_rows(*f.adapters, "--adapters");
   const workflow::RunResult result = workflow::run(program, std::move(request));
   if (!f.output_dir.empty()) write_output_dir(program, result, f.output_dir);
   if (f.json) std::printf("%s\n", workflow::outputs_json(result).dump().c_str());
@@ -92,6 +97,8 @@ void add_run_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--top-p", flags->top_p, "sampling top-p");
   cmd->add_option("--min-p", flags->min_p, "sampling min-p");
   cmd->add_flag("--no-stop-on-eos", flags->no_stop_on_eos, "generation_eos loops run all max_iterations trips");
+  cmd->add_option("--adapters", flags->adapters,
+                  "LoRA adapters per batch row: ROW;ROW;... each - or NAME[:SCALE],... (e.g. red;-;red:0.5,blue)");
   cmd->add_flag("--json", flags->json, "print {\"outputs\": {NAME: {dtype, shape, data}}} on one line");
   cmd->add_option("--output-dir", flags->output_dir, "write media outputs (NAME.wav) and outputs.json into DIR");
   cmd->callback([&result, flags] { result.exit_code = run_run(*flags); });

@@ -27,6 +27,8 @@
 
 namespace ogai::workflow {
 
+class LoraCache;
+
 using RoleInputs = std::map<std::string, const ort::Tensor*>;  // absent optional inputs are left out
 using RoleOutputs = std::map<std::string, ort::Tensor>;
 
@@ -36,6 +38,9 @@ struct AdapterSite {
   const metadata::Component& component;
   std::string name;  // the component's name
   std::string path;  // "pipeline.workflow.components.<name>"
+  // The package's LoRA adapter cache (lora_cache.h), shared by its parameter overlays; null
+  // when the document has no `adapters`.
+  std::shared_ptr<LoraCache> lora = nullptr;
 };
 
 // One invocation: the inputs by role, and the value names the step binds each role to (inputs
@@ -46,6 +51,9 @@ struct AdapterCall {
   std::map<std::string, std::string> input_values;   // role -> value name read
   std::map<std::string, std::string> output_values;  // role -> value name the step stores
   std::string what;                                  // the step and component, for errors
+  // Any value of the run's store by name (nullptr: not defined), for adapters that read request
+  // values no port binds (parameter-overlay@1 reads the adapter selection).
+  std::function<const ort::Tensor*(const std::string& name)> value;
 };
 
 class Adapter {

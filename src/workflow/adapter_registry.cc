@@ -3,6 +3,7 @@
 #include "workflow/adapter.h"
 #include "workflow/audio_adapter.h"
 #include "workflow/grammar_adapter.h"
+#include "workflow/parameter_overlay.h"
 
 namespace ogai::workflow {
 
@@ -11,6 +12,7 @@ const std::vector<AdapterEntry>& builtin_adapters() {
       {"onnx-genai.grammar-guidance", "1", make_grammar_adapter},
       {"onnx-genai.audio-preprocess", "1", make_audio_preprocess_adapter},
       {"onnx-genai.text-assembly", "1", make_text_assembly_adapter},
+      {"onnx-genai.parameter-overlay", "1", make_parameter_overlay_adapter},
   };
   return entries;
 }

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "sampling/sampling_params.h"
 #include "workflow/context.h"
+#include "workflow/lora_request.h"
 
 namespace ogai::workflow {
 namespace {
@@ -63,6 +64,7 @@ std::optional<Tensor> take_caller(Context& ctx, const std::string& name, const W
 }  // namespace
 
 void bind_inputs(Context& ctx) {
+  add_named_adapters(ctx.program, ctx.request);  // RunRequest::adapters -> selection tensors
   const auto& wf = ctx.wf();
   std::vector<std::string> names;
   for (const auto& [name, input] : wf.inputs) names.push_back(name);
@@ -113,6 +115,9 @@ void bind_inputs(Context& ctx) {
                              ? " (pass it as '" + input.source.name + "' or '" + name + "')"
                          : input.role.role == "max_iterations" || input.role.role == "max_output_tokens"
                              ? " (set max_new_tokens)"
+                         : input.role.role.starts_with("adapter_")
+                             ? " (pass it as a tensor, or name each row's adapters: ogai run --adapters, "
+                               "WorkflowRequest::adapters)"
                              : " (pass it as a tensor)";
       fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "is required but was not supplied{}", hint);
     }

@@ -4,6 +4,8 @@
 
 #include "base/error.h"
 #include "workflow/adapter.h"
+#include "workflow/lora_cache.h"
+#include "workflow/parameter_overlay.h"
 
 namespace ogai::workflow {
 namespace {
@@ -16,7 +18,7 @@ void check_component(Program& p, const std::string& name, const std::string& pat
   const auto* comp = metadata::find_named(p.workflow().components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
   if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter || p.adapters.count(name)) return;
-  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name};
+  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name, p.lora};
   p.adapters.emplace(name, prepare_adapter(site, path));
 }
 
@@ -41,13 +43,27 @@ void check_state(const metadata::Workflow& wf) {
            "session-scoped state needs session ids, which ogai's workflow requests do not carry yet");
 }
 
+// `adapters` that no parameter overlay applies would be selected and never used: refused.
+void check_adapters_applied(const Program& p) {
+  if (!p.lora) return;
+  for (const auto& [name, comp] : p.workflow().components)
+    if (comp.implementation.kind == metadata::Implementation::Kind::kAdapter &&
+        is_parameter_overlay(comp.implementation.abi, comp.implementation.version))
+      return;
+  fail(ErrorCode::kUnsupported, "adapters",
+       "no onnx-genai.parameter-overlay@1 component applies the declared adapters; ogai applies LoRA adapters "
+       "only through one (adapters.target_manifest graph_inputs are not fed)");
+}
+
 }  // namespace
 
 Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  if (p.package.document.adapters)
+    p.lora = std::make_shared<LoraCache>(lora_contract(*p.package.document.adapters, p.package.files.root));
   const auto& wf = p.workflow();
   check_inputs(wf);
   check_state(wf);
@@ -62,6 +78,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
     if (axis < cell.contract.shape->size() && !(*cell.contract.shape)[axis].is_fixed())
       p.dynamic_symbols.insert((*cell.contract.shape)[axis].symbol);
   }
+  check_adapters_applied(p);
   for (const auto& [name, comp] : wf.components) {
     if (comp.implementation.kind != metadata::Implementation::Kind::kOnnx) continue;
     auto it = p.package.files.component_artifacts.find(name);

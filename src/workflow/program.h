@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -22,6 +23,8 @@
 #include "workflow/plan.h"
 
 namespace ogai::workflow {
+
+class LoraCache;
 
 struct Program {
   metadata::Package package;
@@ -36,6 +39,9 @@ struct Program {
   std::unordered_map<const metadata::LoopStep*, LoopPlan> loops;
   // Adapter components prepared at load (adapter.h), by component name.
   std::map<std::string, std::unique_ptr<const Adapter>> adapters;
+  // The package's LoRA adapter cache (lora_cache.h; internally synchronized), shared by every
+  // parameter-overlay component; null when the document has no `adapters`.
+  std::shared_ptr<LoraCache> lora;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };

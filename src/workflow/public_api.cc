@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "metadata/contract.h"
 #include "workflow/interpreter.h"
+#include "workflow/lora_cache.h"
 
 namespace ogai {
 namespace {
@@ -94,12 +95,27 @@ WorkflowOutputs Workflow::run(const WorkflowRequest& request, const EmitListener
   r.min_p = request.min_p;
   r.top_k = request.top_k;
   r.stop_on_eos = request.stop_on_eos;
+  if (request.adapters) {
+    r.adapters.emplace();
+    for (const auto& row : *request.adapters) {
+      auto& out = r.adapters->emplace_back();
+      for (const auto& a : row) out.push_back({a.name, a.scale});
+    }
+  }
   workflow::EmitCallback listener;
   if (on_emit)
     listener = [&](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { on_emit(output, row, to_value(chunk)); };
   auto result = workflow::run(impl_->program, std::move(r), listener);
   WorkflowOutputs out;
   for (const auto& [key, tensor] : result.outputs) out.outputs.emplace(key, to_value(tensor));
+  return out;
+}
+
+AdapterLifecycle Workflow::adapter_lifecycle() const {
+  AdapterLifecycle out;
+  if (!impl_->program.lora) return out;
+  const auto s = impl_->program.lora->lifecycle();
+  out = {s.loads, s.cache_hits, s.evictions, s.reloads, s.capture_invalidations, s.replayed_plans, s.cached};
   return out;
 }
 

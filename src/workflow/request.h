@@ -13,6 +13,7 @@
 #include "ogai/token_id.h"
 
 #include "ort/tensor.h"
+#include "workflow/lora_rows.h"
 
 namespace ogai::workflow {
 
@@ -30,6 +31,10 @@ struct RunRequest {
   std::optional<double> temperature, top_p, min_p;
   std::optional<std::int64_t> top_k;
   bool stop_on_eos = true;  // false: `termination: generation_eos` loops run every iteration
+  // Adapters by name, per batch row (lora_rows.h): fills the document's adapters.selection inputs
+  // (segments, counts, scales; active all true when declared and not passed). Passing both this
+  // and one of those tensors is an error; so is a package without `adapters`.
+  std::optional<LoraRows> adapters;
   // Store values to hand back after the run (RunResult::values), e.g. a single-step workflow's
   // presents, which the caller feeds as the next step's pasts. A name never defined is an error.
   std::vector<std::string> capture;

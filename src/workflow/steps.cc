@@ -126,6 +126,10 @@ void invoke_adapter(Context& ctx, const Component& comp, const InvokeStep& step,
   for (const auto& [port, value] : step.inputs) call.input_values[adapter_role(comp, port)] = value;
   for (const auto& [port, value] : step.outputs) call.output_values[adapter_role(comp, port)] = value;
   call.what = path + " (component '" + step.component + "')";
+  call.value = [&ctx](const std::string& name) -> const Tensor* {
+    const auto slot = ctx.program.slots.find(name);
+    return slot ? ctx.store[*slot].get() : nullptr;
+  };
   auto out = plan.adapter->run(call);
   for (const auto& [port, value] : step.outputs) {
     auto it = out.find(adapter_role(comp, port));
