@@ -84,15 +84,19 @@ struct Kernel {
     }
   }
   void run_full(const float* x, float* y_out, float* w) const {
-    alignas(64) float y[kBlock];
-    if (temperature == 1.0f) {
-      std::copy_n(x, kBlock, y);
-    } else {
-      const float t = temperature;
-      for (std::size_t j = 0; j < kBlock; ++j) y[j] = x[j] / t;
-    }
-    if (write && !(temperature == 1.0f && y_out == x)) std::copy_n(y, kBlock, y_out);
     const float m = max, lo = min_w;
+    if (temperature == 1.0f) {
+      if (write && y_out != x) std::copy_n(x, kBlock, y_out);
+      for (std::size_t j = 0; j < kBlock; ++j) {
+        const float e = exp_nonpositive(x[j] - m);
+        w[j] = e < lo ? 0.0f : e;
+      }
+      return;
+    }
+    alignas(64) float y[kBlock];
+    const float t = temperature;
+    for (std::size_t j = 0; j < kBlock; ++j) y[j] = x[j] / t;
+    if (write) std::copy_n(y, kBlock, y_out);
     for (std::size_t j = 0; j < kBlock; ++j) {
       const float e = exp_nonpositive(y[j] - m);
       w[j] = e < lo ? 0.0f : e;

@@ -63,8 +63,14 @@ std::ptrdiff_t NucleusCut::find(double need, double& before) const {
   std::size_t n = 0, i = 0;
   const std::size_t v = w.size();
   for (; i + 8 <= v; i += 8) {
-    for (unsigned m = lanes::in_range8(w.data() + i, lo, hi); m != 0; m &= m - 1)
-      list[n++] = static_cast<std::int32_t>(i + static_cast<std::size_t>(std::countr_zero(m)));
+    const unsigned m = lanes::in_range8(w.data() + i, lo, hi);
+    if (m == 0xFF) {
+      for (std::size_t j = 0; j < 8; ++j) list[n + j] = static_cast<std::int32_t>(i + j);
+      n += 8;
+      continue;
+    }
+    for (unsigned bits = m; bits != 0; bits &= bits - 1)
+      list[n++] = static_cast<std::int32_t>(i + static_cast<std::size_t>(std::countr_zero(bits)));
   }
   for (; i < v; ++i) {
     list[n] = static_cast<std::int32_t>(i);
@@ -100,19 +106,26 @@ OGAI_VECTOR_CLONES double NucleusCut::top_p(const DenseWeights& dense, std::span
   const double need = top_p * total;
   kept.rank_cut = false;
   // Pass 1: the weights of the tokens near the top (most of a trained model's row is skipped
-  // eight at a time); two histogram copies take alternate ids.
-  mass_.fill(0.0);
-  mass2_.fill(0.0);
+  // eight at a time); four histogram copies take ids in turn, so that runs of one bucket overlap.
+  for (auto& copy : level1_) copy.fill(0.0);
   const float high = float_of(kHighBits);
   std::size_t i = 0;
   for (; i + 8 <= v; i += 8) {
-    for (unsigned m = lanes::in_range8(w.data() + i, high, INFINITY); m != 0; m &= m - 1) {
-      const std::size_t j = i + static_cast<std::size_t>(std::countr_zero(m));
-      ((j & 1) ? mass2_ : mass_)[bits_of(w[j]) >> kShift1] += w[j];
+    const unsigned m = lanes::in_range8(w.data() + i, high, INFINITY);
+    if (m == 0xFF) {  // a flat stretch: all eight, unrolled
+      for (std::size_t j = 0; j < 8; ++j) level1_[j & 3][bits_of(w[i + j]) >> kShift1] += w[i + j];
+      continue;
+    }
+    for (unsigned bits = m; bits != 0; bits &= bits - 1) {
+      const std::size_t j = static_cast<std::size_t>(std::countr_zero(bits));
+      level1_[j & 3][bits_of(w[i + j]) >> kShift1] += w[i + j];
     }
   }
   for (; i < v; ++i)
-    if (w[i] >= high) mass_[bits_of(w[i]) >> kShift1] += w[i];
+    if (w[i] >= high) level1_[0][bits_of(w[i]) >> kShift1] += w[i];
+  mass_.fill(0.0);
+  mass2_.fill(0.0);
+  for (std::size_t k = 0; k < kLevel1; ++k) mass_[k] = (level1_[0][k] + level1_[1][k]) + (level1_[2][k] + level1_[3][k]);
   double before = 0.0;
   std::ptrdiff_t b = find(need, before);
   const double high_mass = before + (b >= 0 ? mass_[static_cast<std::size_t>(b)] + mass2_[static_cast<std::size_t>(b)] : 0);
@@ -161,37 +174,42 @@ OGAI_VECTOR_CLONES double NucleusCut::typical_p(const DenseWeights& dense, std::
   const double log_total = std::log(total);
   const float max = dense.max_logit();
   kept.score_cut = false;
-  // H = -sum p log p over p > 0, with log p as filter_typical_p computes it.
-  double weighted = 0.0;
-  for (std::size_t i = 0; i < v; ++i) {
-    if (w[i] > 0.0f) {
-      const float log_p = static_cast<float>(static_cast<double>(y[i] - max) - log_total);
-      weighted += static_cast<double>(w[i]) * log_p;
+  // H = -sum p log p over p > 0, with log p as filter_typical_p computes it; 8 lanes.
+  double lane[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= v; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) {
+      const float log_p = static_cast<float>(static_cast<double>(y[i + l] - max) - log_total);
+      lane[l] += w[i + l] > 0.0f ? static_cast<double>(w[i + l]) * log_p : 0.0;
     }
   }
-  const float entropy = static_cast<float>(-weighted / total);
-  for (std::size_t i = 0; i < v; ++i) {
+  for (; i < v; ++i) {
     const float log_p = static_cast<float>(static_cast<double>(y[i] - max) - log_total);
-    scores[i] = std::fabs(-log_p - entropy);
+    lane[0] += w[i] > 0.0f ? static_cast<double>(w[i]) * log_p : 0.0;
   }
-  // Better = lower score: the key is the score's bits inverted.
-  auto key = [&](std::int32_t id) { return ~bits_of(scores[static_cast<std::size_t>(id)]); };
-  const double need = mass * total;
+  const double weighted = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  const float entropy = static_cast<float>(-weighted / total);
+  for (std::size_t j = 0; j < v; ++j) {
+    const float log_p = static_cast<float>(static_cast<double>(y[j] - max) - log_total);
+    scores[j] = std::fabs(-log_p - entropy);
+  }
+  // Level 1: the score's top bits (bits >> 21: a quarter octave, below 1024 for scores <= inf),
+  // better (lower) scores in higher buckets; weight 0 adds nothing. Four copies in turn.
+  for (auto& copy : level1_) copy.fill(0.0);
+  for (std::size_t j = 0; j < v; ++j) level1_[j & 3][kLevel1 - 1 - (bits_of(scores[j]) >> 21)] += w[j];
   mass_.fill(0.0);
   mass2_.fill(0.0);
-  for (std::size_t i = 0; i < v; ++i)
-    if (w[i] > 0.0f) ((i & 1) ? mass2_ : mass_)[(~bits_of(scores[i])) >> kShift1] += w[i];
+  for (std::size_t k = 0; k < kLevel1; ++k) mass_[k] = (level1_[0][k] + level1_[1][k]) + (level1_[2][k] + level1_[3][k]);
+  const double need = mass * total;
   double before = 0.0;
   const std::ptrdiff_t b = find(need, before);
   if (b < 0) return total;
+  const auto top = static_cast<std::uint32_t>(kLevel1 - 1 - static_cast<std::size_t>(b));  // score bits >> 21
   reserve(v);
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < v; ++i) {
-    list_[n] = static_cast<std::int32_t>(i);
-    n += w[i] > 0.0f && ((~bits_of(scores[i])) >> kShift1) == static_cast<std::uint32_t>(b);
-  }
-  listed_ = n;
-  if (!narrow(key, w, kShift2, kMask12, need, before) || !narrow(key, w, 0, kMask8, need, before)) return total;
+  gather(scores, float_of(top << 21), top >= 1020 ? INFINITY : float_of((top + 1) << 21));
+  // Then the next 12 bits and the last 9 of the inverted score (better = larger key).
+  auto key = [&](std::int32_t id) { return ~bits_of(scores[static_cast<std::size_t>(id)]); };
+  if (!narrow(key, w, 9, kMask12, need, before) || !narrow(key, w, 0, 0x1FF, need, before)) return total;
   // One score left: every token of it stays (ties at the cut's score are kept, as HF keeps them).
   double kept_mass = before;
   for (std::size_t i = 0; i < listed_; ++i) kept_mass += w[static_cast<std::size_t>(list_[i])];

@@ -61,6 +61,9 @@ class NucleusCut {
   template <class Key>
   bool narrow(const Key& key, std::span<const float> w, int shift, std::uint32_t mask, double need, double& before);
 
+  // Top-p's first level: weights <= 1 have keys (bits >> 20) below 1024; four copies.
+  static constexpr std::size_t kLevel1 = 1024;
+  std::array<std::array<double, kLevel1>, 4> level1_{};
   std::array<double, kBuckets> mass_{};   // mass per bucket of the current level
   std::array<double, kBuckets> mass2_{};  // a second copy, so that runs of one bucket pipeline
   std::vector<std::int32_t> list_;        // [V]; the first listed_ are the ids in the cut's bucket
