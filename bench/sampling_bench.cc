@@ -8,11 +8,13 @@
 // turn, lowered by ln((V - 32) / 480) so that the tail keeps the model's own mass, spread over
 // the larger vocabulary (the long tail). "uniform" rows are U[0, 1) logits: the worst case, where
 // top-p keeps most of the vocabulary.
-// Timing: every call gets a fresh copy of its row (the chain overwrites it); per round, each
-// variant (copy only, floor, old, new) runs over all rows in turn, the variants alternating
-// within the round; a variant's time is the median over rounds of the thread's CPU time per call
-// (clock_gettime(CLOCK_THREAD_CPUTIME_ID): a loaded machine's preemptions are not counted), minus
-// the copy's median. Ratios are of medians measured in this process.
+// Timing: every sampler call gets a fresh copy of its row (the chain overwrites it); the floor
+// sums the stored rows themselves (the rows of a round do not fit in L2, so it reads from L3 or
+// memory: what one pass over a row costs). Per round, each variant (copy only, floor, old, new)
+// runs over all rows in turn, the variants alternating within the round; a variant's time is the
+// median over rounds of the thread's CPU time per call (clock_gettime(CLOCK_THREAD_CPUTIME_ID): a
+// loaded machine's preemptions are not counted), the samplers' minus the copy's median. Ratios
+// are of medians measured in this process.
 //   sampling_bench [--quick] [--rounds N] [--vocab V]
 #include <algorithm>
 #include <cmath>
@@ -177,8 +179,9 @@ double median(std::vector<double> v) {
 }
 
 struct Timed {
-  std::function<void(std::span<float>)> call;  // gets a fresh copy of the row
+  std::function<void(std::span<float>)> call;  // gets a fresh copy of the row (or the row itself)
   std::vector<double> per_call;                // seconds per call, one entry per round
+  bool copies = true;                          // false: reads the stored row, no copy to subtract
 };
 
 // Runs each variant over every row once per round, alternating, and returns median seconds per
@@ -191,6 +194,10 @@ std::vector<double> measure(std::vector<Timed>& variants, const std::vector<std:
       Timed& t = v == 0 ? copy : variants[v - 1];
       const double seconds = ogai::bench::thread_cpu_once([&] {
         for (const auto& row : rows) {
+          if (!t.copies) {
+            t.call(std::span<float>(const_cast<float*>(row.data()), row.size()));  // read only
+            continue;
+          }
           std::memcpy(buffer.data(), row.data(), row.size() * sizeof(float));
           t.call(buffer);
         }
@@ -200,7 +207,7 @@ std::vector<double> measure(std::vector<Timed>& variants, const std::vector<std:
   }
   const double base = median(copy.per_call);
   std::vector<double> out;
-  for (Timed& t : variants) out.push_back(std::max(median(t.per_call) - base, 1e-9));
+  for (Timed& t : variants) out.push_back(std::max(median(t.per_call) - (t.copies ? base : 0.0), 1e-9));
   return out;
 }
 
@@ -225,7 +232,7 @@ void run_shape(const char* shape, const std::vector<std::vector<float>>& rows, i
     if (mode.logprobs >= 0) top = mode.logprobs;
     ogai::generate::LogprobRecorder old_rec(top), new_rec(top);
     std::vector<Timed> variants;
-    variants.push_back({[&](std::span<float> row) { sink = sink + floor_pass(row); }, {}});
+    variants.push_back({[&](std::span<float> row) { sink = sink + floor_pass(row); }, {}, false});
     variants.push_back({[&](std::span<float> row) {
                           const ogai::TokenId t = old_sampler.sample(old_rec.observe(row));
                           if (old_rec.enabled()) sink = sink + old_rec.entry(t)->logprob;

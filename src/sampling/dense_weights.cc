@@ -248,7 +248,7 @@ inline void kept_block(const float* w, const float* y, const float* scores, std:
   }
   if (ties) {  // equal weights at the cut: the rank order (y, then id) decides
     for (std::size_t j = 0; j < n; ++j) {
-      const float v = w[j], yv = y[begin + j];
+      const float v = w[j], yv = y[begin + j] / kept.temperature;
       const auto id = static_cast<std::int64_t>(begin + j);
       if (v == cut_w && v >= min_w && (yv > kept.cut_y || (yv == kept.cut_y && id <= kept.cut_id))) out[j] = v;
     }
@@ -269,7 +269,8 @@ bool DenseWeights::keeps(const KeptSet& kept, std::int64_t id, std::span<const f
   if (!(v > 0.0f) || v < kept.min_w) return false;
   if (kept.score_cut && !(scores[i] <= kept.max_score)) return false;
   if (!kept.rank_cut || v > kept.cut_w) return true;
-  return v == kept.cut_w && (y[i] > kept.cut_y || (y[i] == kept.cut_y && id <= kept.cut_id));
+  const float yv = y[i] / kept.temperature;
+  return v == kept.cut_w && (yv > kept.cut_y || (yv == kept.cut_y && id <= kept.cut_id));
 }
 
 OGAI_VECTOR_CLONES double DenseWeights::kept_total(const KeptSet& kept, std::span<const float> y, std::span<const float> scores) const {

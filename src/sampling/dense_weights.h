@@ -22,9 +22,12 @@ namespace ogai::sampling {
 
 // Which ids a masked draw (DenseWeights::draw_kept) may pick: those ranked at or above the cut
 // (w > cut_w, or w == cut_w and (y > cut_y, or y == cut_y and id <= cut_id)) whose weight is at
-// least min_w. The default keeps every id with a weight.
+// least min_w, with y = row / temperature of the row the draw is given (the raw logits, so that
+// the processed row need not be written; temperature 1 when the row is already processed). The
+// default keeps every id with a weight.
 struct KeptSet {
   bool rank_cut = false;  // false: no rank cut
+  float temperature = 1.0f;
   float cut_w = 0.0f, cut_y = 0.0f;
   std::int64_t cut_id = 0;
   float min_w = 0.0f;  // HF min-p with min_tokens_to_keep 1: w < min_p (the top token's w is 1)

@@ -31,10 +31,14 @@ constexpr std::uint32_t kHighBits = (127u - 20u) << 23;
 constexpr int kShift1 = 20, kShift2 = 8;
 constexpr std::uint32_t kMask12 = 0xFFF, kMask8 = 0xFF;
 
-// Rank order of top-p: higher y first, then lower id.
+// Rank order of top-p: higher y = x / temperature first, then lower id.
 struct RanksBefore {
-  const float* y;
-  bool operator()(std::int32_t a, std::int32_t b) const { return y[a] > y[b] || (y[a] == y[b] && a < b); }
+  const float* x;
+  float temperature;
+  bool operator()(std::int32_t a, std::int32_t b) const {
+    const float ya = x[a] / temperature, yb = x[b] / temperature;
+    return ya > yb || (ya == yb && a < b);
+  }
 };
 
 }  // namespace
@@ -99,12 +103,14 @@ bool NucleusCut::narrow(const Key& key, std::span<const float> w, int shift, std
   return true;
 }
 
-OGAI_VECTOR_CLONES double NucleusCut::top_p(const DenseWeights& dense, std::span<const float> y, double top_p, KeptSet& kept) {
+OGAI_VECTOR_CLONES double NucleusCut::top_p(const DenseWeights& dense, std::span<const float> x, float temperature,
+                                            double top_p, KeptSet& kept) {
   std::span<const float> w = dense.weights();
   const std::size_t v = w.size();
   const double total = dense.total();
   const double need = top_p * total;
   kept.rank_cut = false;
+  kept.temperature = temperature;
   // Pass 1: the weights of the tokens near the top (most of a trained model's row is skipped
   // eight at a time); four histogram copies take ids in turn, so that runs of one bucket overlap.
   for (auto& copy : level1_) copy.fill(0.0);
@@ -156,11 +162,11 @@ OGAI_VECTOR_CLONES double NucleusCut::top_p(const DenseWeights& dense, std::span
     if (mass >= need) break;
   }
   std::nth_element(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(j - 1),
-                   list_.begin() + static_cast<std::ptrdiff_t>(listed_), RanksBefore{y.data()});
+                   list_.begin() + static_cast<std::ptrdiff_t>(listed_), RanksBefore{x.data(), temperature});
   const std::int32_t cut = list_[j - 1];
   kept.rank_cut = true;
   kept.cut_w = weight;
-  kept.cut_y = y[static_cast<std::size_t>(cut)];
+  kept.cut_y = x[static_cast<std::size_t>(cut)] / temperature;
   kept.cut_id = cut;
   return mass;
 }

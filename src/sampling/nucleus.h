@@ -8,12 +8,14 @@
 // in one pass over the row; the next bits split that bucket's tokens (gathered into a short
 // list), and the last bits leave tokens of one key, where the rank order only needs the cut's
 // position (a selection, std::nth_element, never a sort). Top-p's first pass only adds the weights
-// above 2^-20 of the top token's (tokens further down are far from any cut unless the row is
-// flat; a second pass adds them when the cut lies there).
+// above 2^-20 of the top token's, eight compared at once (tokens further down are far from any
+// cut unless the row is flat; a second pass adds them when the cut lies there), into four copies
+// of the histogram in turn; typical-p's first level is a quarter octave of the score (bits >> 21).
 //
 // Semantics, with min_tokens_to_keep 1 (the Sampler uses the candidate path otherwise):
 //   top-p: the kept tokens are the shortest rank prefix whose weight reaches top_p * total, as
-//     filter_top_p (warpers.h) keeps them; every token when rounding never reaches it.
+//     filter_top_p (warpers.h) keeps them; every token when rounding never reaches it. The rank
+//     order reads y = x / temperature from the raw row x, so the processed row need not exist.
 //   typical-p: H = -sum p log p over the tokens with p > 0; score = |-log p - H|, log p computed
 //     as filter_typical_p does; the kept tokens are those whose score is at most the score of the
 //     first token (ascending score, then id) where the cumulative p reaches the mass (every token
@@ -40,9 +42,10 @@ class NucleusCut {
  public:
   void reserve(std::size_t vocab_size);
 
-  // Top-p over `dense` (weights of the processed row `y`): fills `kept` (rank_cut) and returns
-  // the total weight it keeps.
-  double top_p(const DenseWeights& dense, std::span<const float> y, double top_p, KeptSet& kept);
+  // Top-p over `dense`, the weights of the row `x` / `temperature` (x the raw logits, or the
+  // processed ones with temperature 1): fills `kept` (rank_cut, temperature) and returns the
+  // total weight it keeps.
+  double top_p(const DenseWeights& dense, std::span<const float> x, float temperature, double top_p, KeptSet& kept);
   // Typical-p over `dense` and `y`: writes every token's score into `scores` (size V), fills
   // `kept` (score_cut) and returns the total weight it keeps.
   double typical_p(const DenseWeights& dense, std::span<const float> y, double mass, std::span<float> scores,

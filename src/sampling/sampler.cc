@@ -264,9 +264,9 @@ TokenId Sampler::sample_top_k(std::span<float> logits, const AllowedTokens* allo
 // Top-p (then min-p) without top-k: the cut by histograms, the draw through the kept mask.
 TokenId Sampler::sample_nucleus(std::span<float> logits, const AllowedTokens* allowed) {
   const auto temperature = static_cast<float>(params_.temperature);
-  dense_.compute(logits, temperature, 0.0, allowed, temperature != 1.0f);  // ties at the cut read y
+  dense_.compute(logits, temperature, 0.0, allowed, false);  // ties at the cut divide the raw row
   KeptSet kept;
-  nucleus_.top_p(dense_, logits, params_.top_p, kept);
+  nucleus_.top_p(dense_, logits, temperature, params_.top_p, kept);
   // Min-p after top-p: both keep rank prefixes (w is p / p_max, p_max the top token's), so the
   // tokens both keep are the shorter prefix.
   if (params_.min_p > 0.0) kept.min_w = static_cast<float>(params_.min_p);

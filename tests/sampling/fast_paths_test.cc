@@ -151,14 +151,21 @@ TEST(FastPaths, TopPAndTypicalKeepExactlyTheOldSurvivors) {
             SamplingParams p;
             p.temperature = t;
             (typical ? p.typical_p : p.top_p) = mass;
-            std::vector<float> y = row;
+            // Typical-p reads the processed row; top-p the raw one with the temperature.
+            std::vector<float> y = row, raw = row;
             DenseWeights dense;
             dense.reserve(v);
             dense.compute(y, t, 0.0, nullptr, true);
             NucleusCut cut;
             KeptSet kept;
             std::vector<float> scores(v);
-            typical ? cut.typical_p(dense, y, mass, scores, kept) : cut.top_p(dense, y, mass, kept);
+            if (typical) {
+              cut.typical_p(dense, y, mass, scores, kept);
+            } else {
+              dense.compute(raw, t, 0.0, nullptr, false);
+              ASSERT_EQ(raw, row);  // not written
+              cut.top_p(dense, raw, t, mass, kept);
+            }
             EXPECT_EQ(kept_ids(dense, kept, y, scores), old_support(p, row))
                 << "v " << v << " shape " << shape << " T " << t << " mass " << mass << " typical " << typical;
           }
@@ -247,7 +254,7 @@ TEST(FastPaths, MaskedRowsKeepTheOldSurvivors) {
       dense.compute(y, 0.9f, 0.0, nullptr, true);
       NucleusCut cut;
       KeptSet kept;
-      cut.top_p(dense, y, top_p, kept);
+      cut.top_p(dense, y, 1.0f, top_p, kept);
       EXPECT_EQ(kept_ids(dense, kept, y, {}), old_support(p, row)) << "shape " << shape << " top_p " << top_p;
     }
   }
