@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sampling/fast_exp.h"
+#include "sampling/vector_clones.h"
 
 namespace ogai::generate {
 namespace {
@@ -23,8 +24,9 @@ void replace_worst(std::vector<TokenLogprob>& heap, TokenId id, float x) {
 
 constexpr std::size_t kLanes = 8;  // independent accumulators, so the loops vectorize
 
-// The largest logit (NaN is the sampler's to reject).
-float row_max(std::span<const float> row) {
+// The largest logit (NaN is the sampler's to reject). The streaming passes here have AVX2 clones
+// (sampling/vector_clones.h): the exponentials are compute-bound.
+OGAI_VECTOR_CLONES float row_max(std::span<const float> row) {
   float lane[kLanes];
   std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
   std::size_t i = 0;
@@ -37,7 +39,7 @@ float row_max(std::span<const float> row) {
 
 // log(sum exp(x - max)) over the row; -inf logits add 0. Exponentials are computed a block at a
 // time into a buffer, summed in float lanes within the block and in double across blocks.
-float log_sum_exp_shifted(std::span<const float> row, float max) {
+OGAI_VECTOR_CLONES float log_sum_exp_shifted(std::span<const float> row, float max) {
   constexpr std::size_t kBlock = 256;
   float buffer[kBlock];
   double sum = 0;

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "sampling/fast_exp.h"
+#include "sampling/lanes.h"
 
 namespace ogai::sampling {
 
@@ -75,20 +76,103 @@ void Candidates::top_k_passes(Visit&& visit, size_t k) {
   });
 }
 
-void Candidates::gather_top_k(std::span<const float> logits, size_t k) {
-  OGAI_CHECK(items_.size() >= logits.size() && k >= 1);
-  if (k >= logits.size()) return gather_all(logits);
-  top_k_passes(
-      [&](auto&& fn) {
-        for (size_t i = 0; i < logits.size(); ++i) fn(logits[i], i);
-      },
-      k);
-}
+void Candidates::gather_top_k(std::span<const float> logits, size_t k) { gather_top_k(logits, k, 1.0f, nullptr); }
 
 void Candidates::gather_top_k(std::span<const float> logits, size_t k, const AllowedTokens& allowed) {
-  OGAI_CHECK(items_.size() >= logits.size() && k >= 1);
-  if (k >= logits.size()) return gather_all(logits, allowed);
-  top_k_passes([&](auto&& fn) { for_each_allowed(logits, allowed, fn); }, k);
+  gather_top_k(logits, k, 1.0f, &allowed);
+}
+
+void Candidates::divide(float temperature) {
+  for (Candidate& c : items()) {
+    const float y = c.logit / temperature;
+    if (!(y < INFINITY)) fail_bad_logit(y, static_cast<size_t>(c.id));
+    c.logit = y;
+  }
+}
+
+// The single pass's state: a min-heap of the k largest values so far (its top the floor once
+// full) and the list of every value at least `low` (<= floor) seen, in id order.
+struct Candidates::TopK {
+  Candidates& out;
+  size_t k;
+  float temperature;
+  float floor = -INFINITY;  // the k-th largest so far once the heap is full
+  float low = -INFINITY;    // values below it can be neither the k-th nor tied with it
+
+  void offer(float x, size_t i) {
+    if (!(x < INFINITY)) fail_bad_logit(x, i);  // NaN or +inf
+    if (!(x >= low) || x == -INFINITY) return;
+    out.push(x, static_cast<int32_t>(i));
+    if (!(x > floor)) return;
+    std::vector<float>& heap = out.heap_;
+    if (heap.size() < k) {
+      heap.push_back(x);
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+      if (heap.size() < k) return;
+    } else {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      heap.back() = x;
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    }
+    floor = heap.front();
+    // x / T == floor / T needs |x - floor| <= T * ulp(floor / T): within 2^-21 of |floor|
+    // relative, or T * 2^-148 where the quotient is subnormal.
+    low = temperature == 1.0f ? floor : floor - (std::fabs(floor) * 0x1p-20f + temperature * 0x1p-147f);
+  }
+};
+
+void Candidates::gather_top_k(std::span<const float> logits, size_t k, float temperature,
+                              const AllowedTokens* allowed) {
+  OGAI_CHECK(items_.size() >= logits.size() && k >= 1 && temperature > 0.0f);
+  if (k >= logits.size() || (allowed && allowed->listed)) {
+    if (k >= logits.size()) {
+      allowed ? gather_all(logits, *allowed) : gather_all(logits);
+    } else {
+      top_k_passes([&](auto&& fn) { for_each_allowed(logits, *allowed, fn); }, k);
+    }
+    if (temperature != 1.0f) divide(temperature);
+    return;
+  }
+  start_list();
+  heap_.clear();
+  heap_.reserve(k);
+  TopK top{*this, k, temperature};
+  alignas(64) float masked[64];
+  const size_t v = logits.size();
+  for (size_t begin = 0; begin < v; begin += 64) {
+    const size_t n = std::min<size_t>(64, v - begin);
+    const float* x = logits.data() + begin;
+    if (allowed) {
+      const size_t word = begin / 64;
+      std::uint64_t m = word < allowed->words.size() ? allowed->words[word] : 0;
+      if (n < 64) m &= (std::uint64_t{1} << n) - 1;
+      if (m == 0) continue;
+      if (m != ~std::uint64_t{0}) {
+        for (size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[j] : -INFINITY;
+        x = masked;
+      }
+    }
+    if (n == 64) {
+      lanes::MaxScan scan;
+      lanes::scan_all(x, 64, scan);
+      if (!scan.any_bad() && scan.max() < top.low) continue;  // nothing here can enter
+    }
+    for (size_t j = 0; j < n; ++j) top.offer(x[j], begin + j);
+  }
+  // Cut the list to the values whose quotient reaches the k-th largest quotient (every listed
+  // value when fewer than k are finite).
+  const bool full = heap_.size() == k;
+  const float kth = full ? (temperature == 1.0f ? top.floor : top.floor / temperature) : -INFINITY;
+  size_t kept = 0;
+  for (size_t i = 0; i < size_; ++i) {
+    Candidate c = items_[i];
+    if (temperature != 1.0f) {
+      c.logit /= temperature;
+      if (!(c.logit < INFINITY)) fail_bad_logit(c.logit, static_cast<size_t>(c.id));
+    }
+    if (c.logit >= kth) items_[kept++] = c;
+  }
+  size_ = kept;
 }
 
 void Candidates::gather_all(std::span<const float> logits, const AllowedTokens& allowed) {

@@ -53,6 +53,13 @@ class Candidates {
   // for a listed set (plus O(log k) per heap entry for top-k).
   void gather_all(std::span<const float> logits, const AllowedTokens& allowed);
   void gather_top_k(std::span<const float> logits, size_t k, const AllowedTokens& allowed);
+  // HF temperature then top-k, reading the raw row once: the list equals gather_top_k of the row
+  // divided by `temperature` (> 0), with logit = x / temperature. One pass: a vector max per
+  // block of 64 skips every block no value of which can enter the heap; the values that can are
+  // listed as they come (those at most a few ulps below the heap's floor too, which division can
+  // round onto the k-th value) and the list is cut to the k-th value at the end. O(V) plus
+  // O(log k) per heap entry; `allowed` null: unconstrained.
+  void gather_top_k(std::span<const float> logits, size_t k, float temperature, const AllowedTokens* allowed);
 
   // Every token with logit >= threshold, in id order, with p = weights[id] (weights from
   // DenseWeights, so p is valid). Logits are assumed already checked (no NaN/+inf).
@@ -92,6 +99,10 @@ class Candidates {
   // The top-k passes over the logits `visit(fn)` hands to fn(x, id) in ascending id order.
   template <class Visit>
   void top_k_passes(Visit&& visit, size_t k);
+  // Divides the listed logits by temperature (!= 1); throws when one overflows to infinity.
+  void divide(float temperature);
+  // Offers x (id) to the top-k heap and list of gather_top_k's single pass.
+  struct TopK;
 
   std::vector<Candidate> items_;  // [V] capacity; the first size_ are live
   std::vector<float> heap_;       // [k] scratch min-heap of gather_top_k

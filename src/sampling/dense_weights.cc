@@ -7,11 +7,12 @@
 #include "sampling/candidates.h"
 #include "sampling/fast_exp.h"
 #include "sampling/lanes.h"
+#include "sampling/vector_clones.h"
 
 namespace ogai::sampling {
 namespace {
 
-constexpr size_t kBlock = 8;
+constexpr std::size_t kBlock = DenseWeights::kBlock;
 
 [[noreturn]] void fail_all_forbidden() {
   fail(ErrorCode::kInvalidArgument, "logits",
@@ -21,16 +22,16 @@ constexpr size_t kBlock = 8;
 // Max over finite and -inf logits (lanes.h); NaN or +inf raise the error.
 float checked_max(std::span<const float> x) {
   lanes::MaxScan scan;
-  const size_t vec = x.size() / 8 * 8;
+  const std::size_t vec = x.size() / 8 * 8;
   lanes::scan_all(x.data(), vec, scan);
   float max = scan.max();
   bool bad = scan.any_bad();
-  for (size_t i = vec; i < x.size(); ++i) {
+  for (std::size_t i = vec; i < x.size(); ++i) {
     bad |= !(x[i] < INFINITY);
     max = std::max(max, x[i]);
   }
   if (bad) {
-    for (size_t j = 0; j < x.size(); ++j) {
+    for (std::size_t j = 0; j < x.size(); ++j) {
       if (!(x[j] < INFINITY)) fail_bad_logit(x[j], j);
     }
   }
@@ -42,8 +43,8 @@ float checked_max(std::span<const float> x, const AllowedTokens& allowed) {
   lanes::MaxScan scan;
   float max = -INFINITY;
   bool bad = false;
-  const size_t full = x.size() / 64;
-  for (size_t w = 0; w < full && w < allowed.words.size(); ++w) {
+  const std::size_t full = x.size() / 64;
+  for (std::size_t w = 0; w < full && w < allowed.words.size(); ++w) {
     const std::uint64_t m = allowed.words[w];
     if (m == ~std::uint64_t{0}) {
       lanes::scan_all(x.data() + 64 * w, 64, scan);
@@ -52,91 +53,267 @@ float checked_max(std::span<const float> x, const AllowedTokens& allowed) {
     }
   }
   const std::uint64_t m = full < allowed.words.size() ? allowed.words[full] : 0;
-  for (size_t i = full * 64; i < x.size(); ++i) {
+  for (std::size_t i = full * 64; i < x.size(); ++i) {
     if (!((m >> (i % 64)) & 1)) continue;
     bad |= !(x[i] < INFINITY);
     max = std::max(max, x[i]);
   }
   if (bad || scan.any_bad()) {
-    for_each_allowed(x, allowed, [](float v, size_t i) {
+    for_each_allowed(x, allowed, [](float v, std::size_t i) {
       if (!(v < INFINITY)) fail_bad_logit(v, i);
     });
   }
   return std::max(max, scan.max());
 }
 
-inline double block_sum(const float* w) {
-  double a = static_cast<double>(w[0]) + w[1], b = static_cast<double>(w[2]) + w[3];
-  double c = static_cast<double>(w[4]) + w[5], d = static_cast<double>(w[6]) + w[7];
-  return (a + b) + (c + d);
+// The per-block kernels: fixed trip counts and no branches in the loops, so they vectorize.
+struct Kernel {
+  float temperature = 1.0f;
+  float max = 0.0f;    // max y
+  float min_w = 0.0f;  // weights below it become 0 (0: none)
+  bool write = false;  // store y over the logits
+
+  // w[j] = exp(y[j] - max) for y[j] = x[j] / temperature, j < n.
+  void run(const float* x, float* y_out, float* w, std::size_t n) const {
+    if (n == kBlock) return run_full(x, y_out, w);
+    for (std::size_t j = 0; j < n; ++j) {
+      const float y = temperature == 1.0f ? x[j] : x[j] / temperature;
+      if (write) y_out[j] = y;
+      const float e = exp_nonpositive(y - max);
+      w[j] = e < min_w ? 0.0f : e;
+    }
+  }
+  void run_full(const float* x, float* y_out, float* w) const {
+    const float m = max, lo = min_w;
+    if (temperature == 1.0f) {
+      if (write && y_out != x) std::copy_n(x, kBlock, y_out);
+      for (std::size_t j = 0; j < kBlock; ++j) {
+        const float e = exp_nonpositive(x[j] - m);
+        w[j] = e < lo ? 0.0f : e;
+      }
+      return;
+    }
+    alignas(64) float y[kBlock];
+    const float t = temperature;
+    for (std::size_t j = 0; j < kBlock; ++j) y[j] = x[j] / t;
+    if (write) std::copy_n(y, kBlock, y_out);
+    for (std::size_t j = 0; j < kBlock; ++j) {
+      const float e = exp_nonpositive(y[j] - m);
+      w[j] = e < lo ? 0.0f : e;
+    }
+  }
+};
+
+
+// block_sum(), inline so that each vector clone has its own.
+inline double sum64(const float* w, std::size_t n) {
+  double lane[8] = {};
+  if (n == kBlock) {
+    for (std::size_t i = 0; i < kBlock; i += 8)
+      for (std::size_t l = 0; l < 8; ++l) lane[l] += static_cast<double>(w[i + l]);
+  } else {
+    for (std::size_t j = 0; j < n; ++j) lane[j % 8] += static_cast<double>(w[j]);
+  }
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
 }  // namespace
 
-void DenseWeights::compute(std::span<const float> logits) {
-  OGAI_CHECK(weights_.size() >= logits.size());
-  const float max = max_ = checked_max(logits);
-  if (max == -INFINITY) fail_all_forbidden();
-  float* w = weights_.data();
-  const float* x = logits.data();
+double block_sum(const float* w, std::size_t n) { return sum64(w, n); }
+
+void DenseWeights::reserve(std::size_t vocab_size) {
+  weights_.resize(vocab_size);
+  chunks_.resize((vocab_size + kChunk - 1) / kChunk);
+}
+
+OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float temperature, double min_p,
+                                              const AllowedTokens* allowed, bool write_processed) {
+  OGAI_CHECK(weights_.size() >= logits.size() && temperature > 0.0f);
+  if (chunks_.size() * kChunk < logits.size()) chunks_.resize((logits.size() + kChunk - 1) / kChunk);
+  const float raw_max = allowed ? checked_max(logits, *allowed) : checked_max(logits);
+  if (raw_max == -INFINITY) fail_all_forbidden();
+  // Division rounds monotonically, so max(x / T) == max(x) / T: the same bits as dividing first.
+  max_ = temperature == 1.0f ? raw_max : raw_max / temperature;
+  if (!(max_ < INFINITY)) {  // a quotient overflowed: the error the divided row would raise
+    for (std::size_t i = 0; i < logits.size(); ++i)
+      if (!(logits[i] / temperature < INFINITY) && (!allowed || allowed->allows(i)))
+        fail_bad_logit(logits[i] / temperature, i);
+  }
   size_ = logits.size();
-  for (size_t i = 0; i < size_; ++i) w[i] = exp_nonpositive(x[i] - max);
+  Kernel kernel{temperature, max_, min_p > 0.0 ? static_cast<float>(min_p) : 0.0f, write_processed};
+  float* w = weights_.data();
+  float* x = logits.data();
+  alignas(64) float masked[kBlock];
+  double chunk = 0.0;
+  for (std::size_t begin = 0; begin < size_; begin += kBlock) {
+    const std::size_t n = std::min(kBlock, size_ - begin);
+    std::uint64_t m = ~std::uint64_t{0};
+    if (allowed) {
+      const std::size_t word = begin / 64;
+      m = word < allowed->words.size() ? allowed->words[word] : 0;
+      if (n < 64) m &= (std::uint64_t{1} << n) - 1;
+    }
+    const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    if ((m & all) == all) {
+      kernel.run(x + begin, x + begin, w + begin, n);
+    } else if (m == 0) {
+      std::fill_n(w + begin, n, 0.0f);
+      std::fill_n(x + begin, n, -INFINITY);  // the row of materialize()
+    } else {
+      for (std::size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[begin + j] : -INFINITY;
+      kernel.run(masked, x + begin, w + begin, n);
+      if (!write_processed) std::copy_n(masked, n, x + begin);  // the row of materialize()
+    }
+    chunk += sum64(w + begin, n);  // while the block is in cache (sum_chunks()'s order)
+    if (begin + n == size_ || (begin + n) % kChunk == 0) {
+      chunks_[begin / kChunk] = chunk;
+      chunk = 0.0;
+    }
+  }
+}
+
+void DenseWeights::compute(std::span<const float> logits) {
+  // Read only: write_processed false with temperature 1 and no mask never stores.
+  compute(std::span<float>(const_cast<float*>(logits.data()), logits.size()), 1.0f, 0.0, nullptr, false);
 }
 
 void DenseWeights::compute(std::span<float> logits, const AllowedTokens& allowed) {
-  OGAI_CHECK(weights_.size() >= logits.size());
-  const float max = max_ = checked_max(logits, allowed);
-  if (max == -INFINITY) fail_all_forbidden();
-  float* w = weights_.data();
-  size_ = logits.size();
-  float* out = logits.data();
-  for_each_allowed_block(
-      logits, allowed,
-      [&](const float* x, size_t begin, size_t n) {
-        for (size_t j = 0; j < n; ++j) w[begin + j] = exp_nonpositive(x[j] - max);
-        if (x != out + begin) std::copy_n(x, n, out + begin);
-      },
-      [&](size_t begin, size_t n) {
-        std::fill_n(w + begin, n, 0.0f);
-        std::fill_n(out + begin, n, -INFINITY);
-      });
+  compute(logits, 1.0f, 0.0, &allowed, false);
 }
 
 void DenseWeights::apply_min_p(double min_p) {
   const float threshold = static_cast<float>(min_p);
   float* w = weights_.data();
-  for (size_t i = 0; i < size_; ++i) w[i] = w[i] < threshold ? 0.0f : w[i];
+  for (std::size_t i = 0; i < size_; ++i) w[i] = w[i] < threshold ? 0.0f : w[i];
+  sum_chunks();
+}
+
+void DenseWeights::sum_chunks() {
+  const float* w = weights_.data();
+  for (std::size_t c = 0; c * kChunk < size_; ++c) {
+    double sum = 0.0;
+    const std::size_t end = std::min(size_, (c + 1) * kChunk);
+    for (std::size_t b = c * kChunk; b < end; b += kBlock) sum += sum64(w + b, std::min(kBlock, end - b));
+    chunks_[c] = sum;
+  }
 }
 
 double DenseWeights::total() const {
-  const float* w = weights_.data();
   double total = 0.0;
-  size_t i = 0;
-  for (; i + kBlock <= size_; i += kBlock) total += block_sum(w + i);
-  for (; i < size_; ++i) total += w[i];
+  for (std::size_t c = 0; c * kChunk < size_; ++c) total += chunks_[c];
   return total;
 }
 
-int64_t DenseWeights::draw(double u) const {
+std::int64_t DenseWeights::draw(double u) const {
   const float* w = weights_.data();
-  size_t i = 0;
   const double target = u * total();
   double cumulative = 0.0;
-  for (i = 0; i + kBlock <= size_; i += kBlock) {
-    const double block = block_sum(w + i);
+  std::size_t c = 0;
+  const std::size_t chunks = (size_ + kChunk - 1) / kChunk;
+  for (; c + 1 < chunks; ++c) {
+    if (cumulative + chunks_[c] > target) break;
+    cumulative += chunks_[c];
+  }
+  const std::size_t end = std::min(size_, (c + 1) * kChunk);
+  std::size_t b = c * kChunk;
+  for (; b + kBlock < end; b += kBlock) {
+    const double block = sum64(w + b, kBlock);
     if (cumulative + block > target) break;
     cumulative += block;
   }
-  for (; i < size_; ++i) {
+  for (std::size_t i = b; i < end; ++i) {
     cumulative += w[i];
-    if (cumulative > target) return static_cast<int64_t>(i);
+    if (cumulative > target) return static_cast<std::int64_t>(i);
   }
-  // Only reachable through rounding inside the last block: the last id with a nonzero weight.
-  for (i = size_; i-- > 0;) {
-    if (w[i] > 0.0f) return static_cast<int64_t>(i);
+  // Only reachable through rounding: the last id with a nonzero weight at or before the end.
+  for (std::size_t i = end; i-- > 0;) {
+    if (w[i] > 0.0f) return static_cast<std::int64_t>(i);
   }
   OGAI_CHECK(false);  // the largest weight is 1
   return -1;
+}
+
+namespace {
+
+// The kept weights of one block of n ids starting at `begin` into out[0, n).
+inline void kept_block(const float* w, const float* y, const float* scores, std::size_t begin, std::size_t n,
+                       const KeptSet& kept, float* out) {
+  const float cut_w = kept.rank_cut ? kept.cut_w : -1.0f, min_w = kept.min_w;
+  int ties = 0;
+  w += begin;
+  for (std::size_t j = 0; j < n; ++j) {
+    const float v = w[j];
+    ties |= v == cut_w;
+    out[j] = v > cut_w && v >= min_w ? v : 0.0f;
+  }
+  if (ties) {  // equal weights at the cut: the rank order (y, then id) decides
+    for (std::size_t j = 0; j < n; ++j) {
+      const float v = w[j], yv = y[begin + j] / kept.temperature;
+      const auto id = static_cast<std::int64_t>(begin + j);
+      if (v == cut_w && v >= min_w && (yv > kept.cut_y || (yv == kept.cut_y && id <= kept.cut_id))) out[j] = v;
+    }
+  }
+  if (kept.score_cut) {
+    const float s = kept.max_score;
+    scores += begin;
+    for (std::size_t j = 0; j < n; ++j) out[j] = scores[j] <= s ? out[j] : 0.0f;
+  }
+}
+
+}  // namespace
+
+bool DenseWeights::keeps(const KeptSet& kept, std::int64_t id, std::span<const float> y,
+                         std::span<const float> scores) const {
+  const auto i = static_cast<std::size_t>(id);
+  const float v = weights_[i];
+  if (!(v > 0.0f) || v < kept.min_w) return false;
+  if (kept.score_cut && !(scores[i] <= kept.max_score)) return false;
+  if (!kept.rank_cut || v > kept.cut_w) return true;
+  const float yv = y[i] / kept.temperature;
+  return v == kept.cut_w && (yv > kept.cut_y || (yv == kept.cut_y && id <= kept.cut_id));
+}
+
+OGAI_VECTOR_CLONES double DenseWeights::kept_total(const KeptSet& kept, std::span<const float> y, std::span<const float> scores) const {
+  alignas(64) float block[kBlock];
+  double total = 0.0;
+  for (std::size_t b = 0; b < size_; b += kBlock) {
+    const std::size_t n = std::min(kBlock, size_ - b);
+    kept_block(weights_.data(), y.data(), scores.data(), b, n, kept, block);
+    total += sum64(block, n);
+  }
+  return total;
+}
+
+OGAI_VECTOR_CLONES std::int64_t DenseWeights::draw_kept(double u, double total_kept, const KeptSet& kept, std::span<const float> y,
+                                     std::span<const float> scores) const {
+  const float* w = weights_.data();
+  const double target = u * total_kept;
+  double cumulative = 0.0;
+  alignas(64) float block[kBlock];
+  std::int64_t last = -1;  // the last kept id with a weight, for a target rounding left unreached
+  for (std::size_t b = 0; b < size_; b += kBlock) {
+    const std::size_t n = std::min(kBlock, size_ - b);
+    kept_block(w, y.data(), scores.data(), b, n, kept, block);
+    const double sum = sum64(block, n);
+    if (sum == 0.0) continue;
+    if (cumulative + sum > target) {
+      for (std::size_t j = 0; j < n; ++j) {
+        cumulative += block[j];
+        if (block[j] > 0.0f) last = static_cast<std::int64_t>(b + j);
+        if (cumulative > target) return static_cast<std::int64_t>(b + j);
+      }
+      continue;  // rounding inside the block: keep walking
+    }
+    cumulative += sum;
+    for (std::size_t j = n; j-- > 0;) {
+      if (block[j] > 0.0f) {
+        last = static_cast<std::int64_t>(b + j);
+        break;
+      }
+    }
+  }
+  OGAI_CHECK(last >= 0);  // the top token is always kept
+  return last;
 }
 
 }  // namespace ogai::sampling

@@ -114,13 +114,41 @@ Sampler::Sampler(SamplingParams params, int64_t vocab_size)
 void Sampler::plan_chain() {
   // HF clamps top_k to [min_tokens_to_keep, V]; at V it keeps everything.
   top_k_active_ = params_.top_k > 0 && std::max(params_.top_k, params_.min_tokens_to_keep) < vocab_size_;
-  const bool rank_filters = top_k_active_ || params_.top_p < 1.0 || params_.typical_p < 1.0 ||
-                            (params_.min_p > 0.0 && params_.min_tokens_to_keep > 1);
-  dense_path_ = !rank_filters;
+  const bool keep_one = params_.min_tokens_to_keep == 1;
+  const bool top_p = params_.top_p < 1.0, typical = params_.typical_p < 1.0;
+  const bool rank_filters = top_k_active_ || top_p || typical || (params_.min_p > 0.0 && !keep_one);
+  if (!rank_filters) {
+    path_ = Path::kDense;
+  } else if (top_k_active_) {
+    path_ = Path::kTopK;
+  } else if (top_p && !typical && keep_one) {
+    path_ = Path::kNucleus;
+  } else if (typical && !top_p && params_.min_p == 0.0 && keep_one) {
+    path_ = Path::kTypical;
+  } else {
+    path_ = Path::kCandidates;
+  }
   if (params_.greedy()) return;  // argmax needs no scratch (distribution() reserves its own)
   const auto vocab = static_cast<size_t>(vocab_size_);
-  if (dense_path_ || (!top_k_active_ && params_.top_p < 1.0)) dense_.reserve(vocab);
-  if (!dense_path_) candidates_.reserve(vocab);
+  switch (path_) {
+    case Path::kDense:
+      dense_.reserve(vocab);
+      break;
+    case Path::kTopK:
+      candidates_.reserve(vocab);
+      break;
+    case Path::kTypical:
+      scores_.resize(vocab);
+      [[fallthrough]];
+    case Path::kNucleus:
+      dense_.reserve(vocab);
+      nucleus_.reserve(vocab);
+      break;
+    case Path::kCandidates:
+      candidates_.reserve(vocab);
+      if (top_p) dense_.reserve(vocab);
+      break;
+  }
 }
 
 void Sampler::reset(std::span<const TokenId> prompt_ids) {
@@ -199,16 +227,75 @@ TokenId Sampler::sample(std::span<float> logits) {
   const AllowedTokens* allowed = constrain();
   apply_processors(logits);
   if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
-  if (dense_path_) return sample_dense(logits, allowed);
+  switch (path_) {
+    case Path::kDense:
+      return sample_dense(logits, allowed);
+    case Path::kTopK:
+      return sample_top_k(logits, allowed);
+    case Path::kNucleus:
+      return sample_nucleus(logits, allowed);
+    case Path::kTypical:
+      return sample_typical(logits, allowed);
+    case Path::kCandidates:
+      break;
+  }
   apply_warpers(logits, allowed);
   return draw();
 }
 
 TokenId Sampler::sample_dense(std::span<float> logits, const AllowedTokens* allowed) {
-  if (params_.temperature != 1.0) apply_temperature(logits, static_cast<float>(params_.temperature));
-  allowed ? dense_.compute(logits, *allowed) : dense_.compute(logits);
-  if (params_.min_p > 0.0) dense_.apply_min_p(params_.min_p);
+  dense_.compute(logits, static_cast<float>(params_.temperature), params_.min_p, allowed, false);
   return static_cast<TokenId>(dense_.draw(rng_.uniform()));
+}
+
+// Temperature and top-k in one pass over the raw row, then the later filters on the survivors
+// exactly as apply_warpers() runs them.
+TokenId Sampler::sample_top_k(std::span<float> logits, const AllowedTokens* allowed) {
+  const auto min_keep = static_cast<size_t>(params_.min_tokens_to_keep);
+  const size_t k = std::max(static_cast<size_t>(params_.top_k), min_keep);
+  candidates_.gather_top_k(logits, k, static_cast<float>(params_.temperature), allowed);
+  if (candidates_.empty()) fail_nothing_left();
+  if (params_.top_p < 1.0) filter_top_p(candidates_, params_.top_p, min_keep);
+  if (params_.min_p > 0.0) filter_min_p(candidates_, params_.min_p, min_keep);
+  if (params_.typical_p < 1.0) filter_typical_p(candidates_, params_.typical_p, min_keep);
+  return draw();
+}
+
+// Top-p (then min-p) without top-k: the cut by histograms, the draw through the kept mask.
+TokenId Sampler::sample_nucleus(std::span<float> logits, const AllowedTokens* allowed) {
+  const auto temperature = static_cast<float>(params_.temperature);
+  dense_.compute(logits, temperature, 0.0, allowed, false);  // ties at the cut divide the raw row
+  KeptSet kept;
+  nucleus_.top_p(dense_, logits, temperature, params_.top_p, kept);
+  // Min-p after top-p: both keep rank prefixes (w is p / p_max, p_max the top token's), so the
+  // tokens both keep are the shorter prefix.
+  if (params_.min_p > 0.0) kept.min_w = static_cast<float>(params_.min_p);
+  if (!kept.rank_cut && kept.min_w == 0.0f) return static_cast<TokenId>(dense_.draw(rng_.uniform()));
+  return draw_kept(kept, logits);
+}
+
+TokenId Sampler::sample_typical(std::span<float> logits, const AllowedTokens* allowed) {
+  const auto temperature = static_cast<float>(params_.temperature);
+  dense_.compute(logits, temperature, 0.0, allowed, true);  // the scores read y
+  KeptSet kept;
+  nucleus_.typical_p(dense_, logits, params_.typical_p, scores_, kept);
+  if (!kept.score_cut) return static_cast<TokenId>(dense_.draw(rng_.uniform()));
+  return draw_kept(kept, logits);
+}
+
+// A draw from the kept tokens in proportion to their weights, by rejection: a draw from every
+// weight (through the chunk sums: O(V / 1024)) stands when the token is kept, as it is with
+// probability kept / total (at least top_p, or typical_p, of the mass). A draw accepted this way
+// follows the kept tokens' distribution exactly, so after kTries refusals (a kept set of little
+// mass, as min-p can leave) the walk over the kept tokens gives the same distribution.
+TokenId Sampler::draw_kept(const KeptSet& kept, std::span<const float> y) {
+  constexpr int kTries = 64;
+  for (int i = 0; i < kTries; ++i) {
+    const std::int64_t id = dense_.draw(rng_.uniform());
+    if (dense_.keeps(kept, id, y, scores_)) return static_cast<TokenId>(id);
+  }
+  const double total = dense_.kept_total(kept, y, scores_);
+  return static_cast<TokenId>(dense_.draw_kept(rng_.uniform(), total, kept, y, scores_));
 }
 
 TokenId Sampler::next(std::span<float> logits) {

@@ -15,18 +15,23 @@
 //     5. temperature  6. top_k  7. top_p  8. min_p  9. typical_p
 //     10. multinomial draw over the survivors, driven by Rng (rng.h) seeded with params.seed.
 //
-// Cost per token: O(distinct history ids) for the processors; O(V) for argmax and for the
-// temperature/gather pass (O(V log k) with top-k); the later filters only see the survivors.
-// Chains with no rank-based filter (no top-k/top-p/typical-p; min-p with min_tokens_to_keep 1)
-// draw straight from dense weights (dense_weights.h) without a candidate list; top-p without
-// top-k gathers only a superset of the nucleus from them. Typical-p without top-k must rank the
-// whole vocabulary (O(V log V) worst case).
+// Cost per token: O(distinct history ids) for the processors; then streaming passes over V, never
+// a sort of the vocabulary (docs/sampling.md, "Cost"), by the chain's shape:
+//   no rank filter (temperature, min-p with min_tokens_to_keep 1): dense weights (a max pass and
+//     an exp pass with block and chunk sums; dense_weights.h), a draw through the chunk sums;
+//   top-k: one pass that skips every 64-id block below the heap's floor (Candidates), then the
+//     later filters on the k survivors;
+//   top-p or typical-p without top-k (min_tokens_to_keep 1, typical-p alone): dense weights, the
+//     cut found by histograms of the weights' (scores') bits (nucleus.h), a masked draw in id order;
+//   anything else (min_tokens_to_keep > 1 with a rank filter, top-p with typical-p): the candidate
+//     list of the whole vocabulary with prefix sorts, as distribution() always builds.
+// Temperature is applied inside those passes (the same float32 quotient x / T).
 // Scratch buffers are allocated in the constructor (and by TokenHistory as ids are first seen);
 // sample() allocates nothing.
 //
-// sample() overwrites `logits` with the processed scores (the dense part of the chain; with a
-// constraint, forbidden ids keep a processed score that no step reads) — pass a buffer you no
-// longer need, such as the model's output for this step.
+// sample() may overwrite `logits` (with processed scores, -inf over a constraint's forbidden ids,
+// or not at all, by chain) — pass a buffer you no longer need, such as the model's output for
+// this step. distribution() does overwrite it with the processed scores (processors, temperature).
 // With a constraint the Sampler owns its per-sequence state (constraint.h): made in the
 // constructor and in reset(), advanced by accept(); its mask costs are the grammar's
 // (docs/structured_output.md). Move-only then as always; not copyable.
@@ -41,6 +46,7 @@
 
 #include "sampling/candidates.h"
 #include "sampling/dense_weights.h"
+#include "sampling/nucleus.h"
 #include "sampling/rng.h"
 #include "sampling/sampling_params.h"
 #include "sampling/token_history.h"
@@ -94,15 +100,24 @@ class Sampler {
   void gather_all(std::span<const float> logits, const AllowedTokens* allowed);
   TokenId draw();
   TokenId sample_dense(std::span<float> logits, const AllowedTokens* allowed);
+  TokenId sample_top_k(std::span<float> logits, const AllowedTokens* allowed);
+  TokenId sample_nucleus(std::span<float> logits, const AllowedTokens* allowed);
+  TokenId sample_typical(std::span<float> logits, const AllowedTokens* allowed);
+  TokenId draw_kept(const KeptSet& kept, std::span<const float> y);
+
+  // How sample() runs the warpers (see the cost note above).
+  enum class Path { kDense, kTopK, kNucleus, kTypical, kCandidates };
 
   SamplingParams params_;
   int64_t vocab_size_;
   std::vector<std::pair<TokenId, float>> bias_;  // logit_bias in id order, float32
   TokenHistory history_;
   bool top_k_active_ = false;  // top_k clamped by HF's rule is below V
-  bool dense_path_ = false;    // no rank-based filter: draw from dense_, skip candidates_
-  Candidates candidates_;      // reserved when ranks are needed (or by distribution())
-  DenseWeights dense_;         // reserved for dense_path_ and for top-p without top-k
+  Path path_ = Path::kCandidates;
+  Candidates candidates_;      // reserved for kTopK and kCandidates (or by distribution())
+  DenseWeights dense_;         // reserved for kDense, kNucleus, kTypical and candidate top-p
+  NucleusCut nucleus_;         // kNucleus, kTypical
+  std::vector<float> scores_;  // [V] kTypical's scores
   Rng rng_;
   std::unique_ptr<ConstraintState> constraint_;  // from params_.constraint
   AllowedTokens allowed_;                        // this step's, borrowed from constraint_
