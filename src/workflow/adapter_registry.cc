@@ -2,12 +2,14 @@
 // its own header; adding an adapter adds one include and one line here.
 #include "workflow/adapter.h"
 #include "workflow/grammar_adapter.h"
+#include "workflow/image_adapter.h"
 
 namespace ogai::workflow {
 
 const std::vector<AdapterEntry>& builtin_adapters() {
   static const std::vector<AdapterEntry> entries = {
       {"onnx-genai.grammar-guidance", "1", make_grammar_adapter},
+      {"onnx-genai.image-preprocess", "1", make_image_preprocess_adapter},
   };
   return entries;
 }

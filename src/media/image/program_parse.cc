@@ -36,7 +36,8 @@ std::uint64_t uint_field(const Json& j, const char* key, const std::string& path
     if (!fallback) bad(path + "." + key, "is required");
     return *fallback;
   }
-  if (!v->is_number_unsigned() || v->get<std::uint64_t>() == 0 || v->get<std::uint64_t>() > max)
+  // YAML documents give signed integers, JSON ones unsigned: either, if positive.
+  if (!v->is_number_integer() || v->get<std::int64_t>() <= 0 || v->get<std::uint64_t>() > max)
     bad(path + "." + key, fmt::format("must be an integer in 1..{}, got {}", max, v->dump()));
   return v->get<std::uint64_t>();
 }
@@ -131,7 +132,7 @@ void parse_resize(const Json& j, Transform& t) {
     return;
   }
   if (!size) bad(t.path + ".size", "is required for a stretch, crop or pad resize");
-  if (size->is_number_unsigned()) {
+  if (size->is_number_integer()) {
     t.width = t.height = static_cast<std::uint32_t>(uint_field(j, "size", t.path, std::nullopt, 1u << 16));
   } else if (size->is_object()) {
     t.width = static_cast<std::uint32_t>(uint_field(*size, "width", t.path + ".size", std::nullopt, 1u << 16));
