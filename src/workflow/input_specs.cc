@@ -2,7 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
+#include <system_error>
+
 #include "base/error.h"
+#include "base/file.h"
 #include "base/json_parse.h"
 #include "workflow/npy.h"
 #include "workflow/tensor_json.h"
@@ -10,11 +14,35 @@
 namespace ogai::workflow {
 namespace {
 
+constexpr std::uintmax_t kMaxMediaFileBytes = 256ull << 20;
+
+// A media input (runtime role `media`, or a uint8 [bytes] contract) takes a file as it is.
+bool is_media_input(const metadata::WorkflowInput& input) {
+  if (input.role.kind == metadata::InputRole::Kind::kRuntime && input.role.role == "media") return true;
+  return metadata::canonical_dtype(input.contract.dtype) == DataType::kUint8 && input.contract.rank == 1;
+}
+
+// `@FILE`: a NumPy file (by its magic), or for a media input the file's bytes as uint8 [size].
+ort::Tensor read_file_input(const metadata::WorkflowInput& input, const std::string& file, const std::string& where) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) fail(ErrorCode::kNotFound, where, "cannot read '{}': {}", file, ec.message());
+  const MappedFile mapped(file);
+  const bool npy = mapped.size() >= 6 && std::memcmp(mapped.data(), "\x93NUMPY", 6) == 0;
+  if (npy || !is_media_input(input)) return read_npy(file);
+  if (size > kMaxMediaFileBytes)
+    fail(ErrorCode::kInvalidArgument, where, "'{}' is {} bytes, over the {} a media input takes", file, size,
+         kMaxMediaFileBytes);
+  ort::Tensor t = ort::Tensor::allocate(DataType::kUint8, {static_cast<std::int64_t>(mapped.size())});
+  if (mapped.size()) std::memcpy(t.raw_data(), mapped.data(), mapped.size());
+  return t;
+}
+
 ort::Tensor parse_input(const metadata::Workflow& wf, const std::string& name, const std::string& text) {
   const std::string where = "--input " + name;
   const auto* input = find_input(wf, name);
   if (!input) fail(ErrorCode::kInvalidArgument, where, "is neither a workflow input nor an application alias");
-  if (!text.empty() && text[0] == '@') return read_npy(text.substr(1));
+  if (!text.empty() && text[0] == '@') return read_file_input(*input, text.substr(1), where);
   nlohmann::json value;
   try {
     value = parse_json_bounded<nlohmann::json>(text, where);
