@@ -35,11 +35,11 @@ struct Value {
   std::vector<std::int64_t> shape;  // kInts
 };
 
-Raster rgb_of(const Raster& r) { return r.channels == 3 ? r : to_rgb(r); }
-
 Raster resize_raster(const Raster& src, const Transform& t, const ImageLimits& limits, const std::string& what) {
   using M = ImageProgram::ResizeMode;
-  const Raster in = rgb_of(src);
+  Raster converted;
+  if (src.channels != 3) converted = to_rgb(src);
+  const Raster& in = src.channels == 3 ? src : converted;
   const Size source{in.width, in.height};
   if (t.mode == M::kPixelArea) {
     const Size s = pixel_area_size(source, t.min_pixels, t.max_pixels, static_cast<std::uint32_t>(t.multiple),
@@ -81,7 +81,8 @@ Raster resize_raster(const Raster& src, const Transform& t, const ImageLimits& l
 // An RGB raster as float [3, H, W], the samples unscaled.
 void to_pixels(Value& v) {
   if (v.kind != VKind::kRaster) return;
-  const Raster rgb = rgb_of(v.raster);
+  if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+  const Raster& rgb = v.raster;
   v.width = rgb.width, v.height = rgb.height;
   const std::size_t plane = static_cast<std::size_t>(rgb.width) * rgb.height;
   v.chw.resize(plane * 3);
@@ -110,20 +111,22 @@ Value validity_mask(const Value& in) {
   return ints_value(in, std::vector<std::int64_t>(static_cast<std::size_t>(n), 1), {n});
 }
 
-std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::span<const std::uint8_t> encoded,
-                         const ImageLimits& limits, const std::string& what) {
+// `in[k]` may be moved from when `last[k]` (no later transform or output reads it).
+std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, const std::vector<bool>& last,
+                         std::span<const std::uint8_t> encoded, const ImageLimits& limits, const std::string& what) {
   std::vector<Value> out;
   if (t.op == Op::kDecode) {
     Value v;
     v.raster = decode_image(encoded, what, limits);
-    if (t.to_rgb) v.raster = rgb_of(v.raster);
+    if (t.to_rgb && v.raster.channels != 3) v.raster = to_rgb(v.raster);
     v.original = v.transformed = {v.raster.width, v.raster.height};
     out.push_back(std::move(v));
     return out;
   }
   if (t.op == Op::kPad) {
-    for (const Value* src : in) {
-      Value v = *src;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const Value* src = in[k];
+      Value v = last[k] ? std::move(*in[k]) : *in[k];
       const std::int64_t count = src->kind == VKind::kPatches ? src->patches.count
                                                               : static_cast<std::int64_t>(src->ints.size() / 2);
       if (t.target_length < static_cast<std::uint64_t>(count))
@@ -136,9 +139,24 @@ std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::
     }
     return out;
   }
-  Value v = *in.at(0);
+  const Value& src = *in.at(0);
+  switch (t.op) {  // the emit ops read only the input's facts
+    case Op::kEmitOriginalSize: out.push_back(ints_value(src, {src.original.height, src.original.width}, {1, 2})); return out;
+    case Op::kEmitTransformedSize:
+      out.push_back(ints_value(src, {src.transformed.height, src.transformed.width}, {1, 2}));
+      return out;
+    case Op::kEmitValidityMask: out.push_back(validity_mask(src)); return out;
+    case Op::kEmitPatchCoordinates: out.push_back(ints_value(src, src.patches.coords, {src.patches.count, 2})); return out;
+    case Op::kEmitGridCoordinates:
+      out.push_back(ints_value(src, {src.patches.grid.begin(), src.patches.grid.end()}, {1, 3}));
+      return out;
+    default: break;
+  }
+  Value v = last[0] ? std::move(*in[0]) : *in[0];
   switch (t.op) {
-    case Op::kConvertRgb: v.raster = rgb_of(v.raster); break;
+    case Op::kConvertRgb:
+      if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+      break;
     case Op::kResize:
       v.raster = resize_raster(v.raster, t, limits, what);
       v.transformed = {v.raster.width, v.raster.height};
@@ -167,17 +185,7 @@ std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::
       break;
     }
     case Op::kFlatten: break;
-    case Op::kEmitOriginalSize: v = ints_value(v, {v.original.height, v.original.width}, {1, 2}); break;
-    case Op::kEmitTransformedSize: v = ints_value(v, {v.transformed.height, v.transformed.width}, {1, 2}); break;
-    case Op::kEmitValidityMask: v = validity_mask(v); break;
-    case Op::kEmitPatchCoordinates:
-      v = ints_value(v, v.patches.coords, {v.patches.count, 2});
-      break;
-    case Op::kEmitGridCoordinates:
-      v = ints_value(v, {v.patches.grid.begin(), v.patches.grid.end()}, {1, 3});
-      break;
-    case Op::kDecode:
-    case Op::kPad: break;
+    default: break;
   }
   out.push_back(std::move(v));
   return out;
@@ -289,18 +297,29 @@ ProgramTensor ints_output(const ImageProgram::Output& o, const Value& v, const s
 
 std::vector<ProgramTensor> ImageProgram::run(std::span<const std::uint8_t> encoded, const std::string& what,
                                              const ImageLimits& limits) const {
+  std::map<std::string, int> uses;  // readers left per value: a value's last reader may move it
+  for (const Transform& t : transforms_)
+    for (const auto& name : t.inputs) ++uses[name];
+  for (const Output& o : outputs_)
+    if (!o.source.empty()) ++uses[o.source];
   std::map<std::string, Value> values;
   for (const Transform& t : transforms_) {
-    std::vector<const Value*> in;
-    for (const auto& name : t.inputs) in.push_back(&values.at(name));
-    auto made = apply(t, std::move(in), encoded, limits, what);
+    std::vector<Value*> in;
+    std::vector<bool> last;
+    for (const auto& name : t.inputs) {
+      in.push_back(&values.at(name));
+      last.push_back(--uses[name] == 0);
+    }
+    auto made = apply(t, in, last, encoded, limits, what);
     for (std::size_t k = 0; k < made.size(); ++k) values[t.outputs[k]] = std::move(made[k]);
   }
   std::vector<ProgramTensor> out;
   for (const Output& o : outputs_) {
     if (o.source.empty()) continue;  // optional and nothing makes it
-    const Value& v = values.at(o.source);
-    out.push_back(o.content == "pixels" ? pixels_output(o, v, what) : ints_output(o, v, what));
+    Value& v = values.at(o.source);
+    const bool last = --uses[o.source] == 0;
+    if (o.content != "pixels") out.push_back(ints_output(o, v, what));
+    else out.push_back(pixels_output(o, last ? std::move(v) : v, what));
   }
   return out;
 }
