@@ -28,7 +28,7 @@ install(FILES ${PROJECT_BINARY_DIR}/install/ogaiConfig.cmake ${PROJECT_BINARY_DI
         DESTINATION ${ogai_cmake_dir})
 
 # ogai.pc: Libs.private lists what a static link needs beside libogai.a.
-set(OGAI_PC_LIBS_PRIVATE "-Wl,-rpath,${ONNXRUNTIME_LIB_DIR} -L${ONNXRUNTIME_LIB_DIR} -lonnxruntime -lonnx_proto -lprotobuf -lyaml-cpp -lfmt -lsimdjson -lpcre2-8 -lutf8proc -lpng16 -ljpeg -lwebpdemux -lwebp -lgif -lexif -lstb -licui18n -licuuc -licudata -lstdc++ -lm -lpthread")
+set(OGAI_PC_LIBS_PRIVATE "-Wl,-rpath,${ONNXRUNTIME_LIB_DIR} -L${ONNXRUNTIME_LIB_DIR} -lonnxruntime -lonnx_proto -lprotobuf -lyaml-cpp -lfmt -lsimdjson -lpcre2-8 -lutf8proc -lpng16 -ljpeg -lwebpdemux -lwebp -lgif -lexif -lstb -lsndfile -lvorbisfile -lsoxr -lkissfft-float -licui18n -licuuc -licudata -lstdc++ -lm -lpthread")
 file(RELATIVE_PATH OGAI_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ogai.pc.in ${PROJECT_BINARY_DIR}/install/ogai.pc @ONLY)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ogai-cxx.pc.in ${PROJECT_BINARY_DIR}/install/ogai-cxx.pc @ONLY)

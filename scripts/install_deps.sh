@@ -5,6 +5,7 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       libgtest-dev libgmock-dev libbenchmark-dev
       libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
+      libsndfile1-dev libvorbis-dev libsoxr-dev libkissfft-dev  # src/media/audio: decoding (WAV, FLAC, Ogg, MP3), resampling, FFT
       libcli11-dev libboost-dev libpcre2-dev libutf8proc-dev libicu-dev libedit-dev
       python3-onnx python3-numpy python3-yaml python3-jinja2 python3-jsonschema
       libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libexif-dev libstb-dev python3-pil  # src/media codecs; Pillow: the resize oracle

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,9 +100,10 @@ class OGAI_API Model {
   // one; a vector equals the input's alone up to float rounding. Throws ogai::Error: kUnsupported
   // (where "model") for a package without a hidden-state output or a workflow package, saying
   // why (info().embedding_unavailable); kInvalidArgument naming "input[i]" for an empty input, a
-  // token id outside the vocabulary or an input longer than the context.
+  // token id outside the vocabulary or an input longer than the context. `cancelled`, when set,
+  // is polled before each graph run: true stops the call with kCancelled (a client that left).
   std::vector<std::vector<float>> embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling = Pooling::kLast,
-                                        bool normalize = true) const;
+                                        bool normalize = true, const std::function<bool()>& cancelled = {}) const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }

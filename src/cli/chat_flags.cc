@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_ordered.h"
 #include "serve/api_request.h"
 #include "serve/parse_tools.h"
 
@@ -66,7 +67,7 @@ ChatOptions chat_options(const ChatFlags& f) {
                                                                  : "--tools";
     fail(ErrorCode::kInvalidArgument, flag, "{}", e.message);
   }
-  if (!f.tools_file.empty()) serve::keep_parameter_order(nlohmann::ordered_json::parse(read_file(f.tools_file)), request.chat);
+  if (!f.tools_file.empty()) serve::keep_parameter_order(parse_ordered_json(read_file(f.tools_file), f.tools_file), request.chat);
   return request.chat;
 }
 

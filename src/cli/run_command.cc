@@ -1,20 +1,27 @@
 // `ogai run PKG [--input NAME=JSON]... [--max-new-tokens N] [--seed N] [--temperature F]
-// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--json]`: runs a package's workflow
-// through the interpreter (src/workflow) with named input tensors and prints what it emitted.
+// [--top-k N] [--top-p F] [--min-p F] [--no-stop-on-eos] [--json] [--output-dir DIR]`: runs a
+// package's workflow through the interpreter (src/workflow) with named input tensors and prints
+// what it emitted.
 //   NAME: a workflow input (`request.input_ids`) or an application alias (`write_indices`).
-//   JSON: a nested array or a scalar, typed by that input's contract; `@FILE.npy` reads NumPy.
+//   JSON: a nested array or a scalar, typed by that input's contract; `@FILE.npy` reads NumPy;
+//         `@FILE` (another extension) is a media file's bytes for a uint8 [bytes] input.
+//   --output-dir: writes every output with a media contract as a file there (`audio.wav`,
+//           per row `audio.row.R.wav`) and the --json document as `outputs.json`.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
 //           NAME.row.R); an output never emitted is absent. Otherwise one line per output.
 // Exit 0 ran, 1 the package or request was refused, 2 usage or unreadable input.
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "cli/command.h"
 #include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
+#include "workflow/media_output.h"
 #include "workflow/tensor_json.h"
 
 namespace ogai::cli {
@@ -26,6 +33,7 @@ struct RunFlags {
   std::optional<std::int64_t> max_new_tokens, seed, top_k;
   std::optional<double> temperature, top_p, min_p;
   bool no_stop_on_eos = false, json = false;
+  std::string output_dir;
 };
 
 void print_human(const workflow::RunResult& result) {
@@ -35,6 +43,20 @@ void print_human(const workflow::RunResult& result) {
                 ort::shape_string(tensor.shape()).c_str(), doc["data"].dump().c_str());
   }
   if (result.outputs.empty()) std::fputs("(no outputs were emitted)\n", stderr);
+}
+
+// The media outputs as files and the JSON document beside them; prints each path on stderr.
+void write_output_dir(const workflow::Program& program, const workflow::RunResult& result, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail(ErrorCode::kInvalidArgument, "--output-dir " + dir, "cannot create the folder: {}", ec.message());
+  const auto files = workflow::media_files(program.workflow(), result);
+  for (const auto& file : files) {
+    const auto path = std::filesystem::path(dir) / file.path;
+    write_file(path, {reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size()});
+    std::fprintf(stderr, "wrote %s (%zu bytes)\n", path.c_str(), file.bytes.size());
+  }
+  write_file(std::filesystem::path(dir) / "outputs.json", workflow::outputs_json(result).dump() + "\n");
 }
 
 int run_run(const RunFlags& f) {
@@ -49,6 +71,7 @@ int run_run(const RunFlags& f) {
   request.min_p = f.min_p;
   request.stop_on_eos = !f.no_stop_on_eos;
   const workflow::RunResult result = workflow::run(program, std::move(request));
+  if (!f.output_dir.empty()) write_output_dir(program, result, f.output_dir);
   if (f.json) std::printf("%s\n", workflow::outputs_json(result).dump().c_str());
   else print_human(result);
   return kExitOk;
@@ -70,6 +93,7 @@ void add_run_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--min-p", flags->min_p, "sampling min-p");
   cmd->add_flag("--no-stop-on-eos", flags->no_stop_on_eos, "generation_eos loops run all max_iterations trips");
   cmd->add_flag("--json", flags->json, "print {\"outputs\": {NAME: {dtype, shape, data}}} on one line");
+  cmd->add_option("--output-dir", flags->output_dir, "write media outputs (NAME.wav) and outputs.json into DIR");
   cmd->callback([&result, flags] { result.exit_code = run_run(*flags); });
 }
 

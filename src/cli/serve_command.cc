@@ -129,7 +129,7 @@ int run_serve(ServeFlags f) {
                "auth: %s)\n",
                f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),
                f.server.max_concurrent, f.server.queue,
-               f.server.surface.api_key.empty() ? "none" : "api key required");
+               f.server.surface.api_keys.empty() ? "none" : "api key required");
   std::atomic<bool> done{false};
   std::thread waiter([&] { wait_for_stop_signal(server, f.drain_timeout_s, done); });
   server.run();
@@ -205,6 +205,10 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--max-grammar-bytes", s.grammar.max_bytes,
                   "largest response_format schema or grammar, and tool parameters summed, in bytes (more get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))->capture_default_str();
+  cmd->add_option("--responses-store-bytes", s.responses_store_bytes,
+                  "text the Responses store keeps for previous_response_id and GET /v1/responses/{id}, in bytes "
+                  "(least recently used out; 0 = keep none)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40))->capture_default_str();
   cmd->add_option("--max-stop-strings", s.max_stop_strings, "most stop strings one request may send (more get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd->add_option("--max-stop-bytes", s.max_stop_bytes, "most bytes a request's stop strings may hold together")

@@ -33,10 +33,11 @@ void add_sampling_default_flags(CLI::App& cmd, SamplingOptions& defaults) {
 
 void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log_format) {
   const char* env = std::getenv("OGAI_API_KEY");
-  if (env) s.api_key = env;
+  if (env) s.api_keys = {env};
   auto flag_given = std::make_shared<bool>(false);
-  cmd.add_option("--api-key", s.api_key,
-                 "require \"Authorization: Bearer KEY\" on every request (default: $OGAI_API_KEY; unset = open)")
+  cmd.add_option("--api-key", s.api_keys,
+                 "require \"Authorization: Bearer KEY\" on every request (repeatable: each key a tenant whose "
+                 "stored responses only it can read; default: $OGAI_API_KEY; unset = open)")
       ->each([flag_given](const std::string& key) {
         *flag_given = true;
         if (key.empty()) throw CLI::ValidationError("--api-key", kEmptyKey);

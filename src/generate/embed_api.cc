@@ -5,10 +5,10 @@
 namespace ogai {
 
 std::vector<std::vector<float>> Model::embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
-                                             bool normalize) const {
+                                             bool normalize, const std::function<bool()>& cancelled) const {
   if (!impl_->embedder)
     fail(ErrorCode::kUnsupported, "model", "this package cannot embed: {}", impl_->info.embedding_unavailable);
-  return impl_->embedder->embed(inputs, pooling, normalize);
+  return impl_->embedder->embed(inputs, pooling, normalize, cancelled);
 }
 
 }  // namespace ogai

@@ -156,7 +156,7 @@ void Embedder::run(std::span<const std::vector<TokenId>> inputs, std::span<const
 }
 
 std::vector<std::vector<float>> Embedder::embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
-                                                bool normalize) const {
+                                                bool normalize, const std::function<bool()>& cancelled) const {
   check(inputs);
   std::vector<std::vector<float>> out(inputs.size());
   std::vector<std::size_t> order(inputs.size());
@@ -171,6 +171,7 @@ std::vector<std::vector<float>> Embedder::embed(std::span<const std::vector<Toke
            static_cast<std::int64_t>(end - begin + 1) * static_cast<std::int64_t>(inputs[order[end]].size()) <=
                kBatchTokens)
       ++end;
+    if (cancelled && cancelled()) fail(ErrorCode::kCancelled, "embed", "cancelled: the caller left");
     run(inputs, std::span<const std::size_t>(order).subspan(begin, end - begin), pooling, out);
     begin = end;
   }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,8 +44,9 @@ class Embedder {
 
   // One vector per input, in input order. ogai::Error kInvalidArgument naming "input[i]" for an
   // empty input, a token id outside [0, vocab) or an input longer than the decoder's context.
+  // `cancelled` (may be empty) is polled before each graph run; true throws kCancelled.
   std::vector<std::vector<float>> embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling,
-                                        bool normalize) const;
+                                        bool normalize, const std::function<bool()>& cancelled = {}) const;
 
  private:
   void check(std::span<const std::vector<TokenId>> inputs) const;

@@ -134,41 +134,54 @@ std::optional<Sequence> SchemaCompiler::object_schema(const Json& s, const std::
     unsupported(ptr + "/minProperties", fmt::format("'minProperties' {} above the {} properties ogai may generate "
                                                     "(beside declared properties no other key is generated)",
                                                     min, list.size()));
-  // rule(i, c): properties i.. with c written so far (c capped: beyond the bounds it does not matter).
-  const std::int64_t cap = std::max<std::int64_t>({min, max.value_or(0), 1});
-  const std::size_t n = list.size();
-  std::map<std::pair<std::size_t, std::int64_t>, std::optional<std::uint32_t>> memo;
-  std::function<std::optional<std::uint32_t>(std::size_t, std::int64_t)> rule =
-      [&](std::size_t i, std::int64_t c) -> std::optional<std::uint32_t> {
-    auto key = std::make_pair(i, c);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
-    std::vector<Sequence> alts;
-    if (i == n) {
-      if (c >= min) alts.push_back({});
-    } else {
-      if (!max || c < *max)
-        if (auto next = rule(i + 1, std::min(c + 1, cap))) {
-          Sequence take = c > 0 ? b_.literal(",") : Sequence{};
-          if (c > 0) take.push_back(j_.ws());
-          take.push_back(list[i].member);
-          take.push_back(GrammarBuilder::ref(*next));
-          alts.push_back(std::move(take));
-        }
-      if (!list[i].required)
-        if (auto next = rule(i + 1, c)) alts.push_back({GrammarBuilder::ref(*next)});
-    }
-    std::optional<std::uint32_t> id;
-    if (!alts.empty()) id = b_.rule(fmt::format("#{}-{}-{}", ptr, i, c), std::move(alts));
-    memo[key] = id;
-    return id;
-  };
-  auto first = rule(0, 0);
+  std::vector<Member> members;
+  members.reserve(list.size());
+  for (const Prop& p : list) members.push_back({p.member, p.required});
+  auto first = member_rules(members, min, max, ptr);
   if (!first) return std::nullopt;
   Sequence out = b_.literal("{");
   out.push_back(j_.ws());
   out.push_back(GrammarBuilder::ref(*first));
   GrammarBuilder::append(out, b_.literal("}"));
   return out;
+}
+
+// rule(i, c): members i.. with c written so far (c capped at `cap`: beyond the bounds it does not
+// matter). rule(i, ·) needs only rule(i + 1, ·), so the table is filled from the last member back,
+// one row at a time; at member i only counts that some choice reaches are built (at most i, at
+// least the required members before i).
+std::optional<std::uint32_t> SchemaCompiler::member_rules(const std::vector<Member>& members, std::int64_t min,
+                                                          std::optional<std::int64_t> max, const std::string& ptr) {
+  const auto n = static_cast<std::int64_t>(members.size());
+  const std::int64_t cap = std::min<std::int64_t>(std::max<std::int64_t>({min, max.value_or(0), 1}), n);
+  std::vector<std::int64_t> required_before(members.size() + 1, 0);
+  for (std::size_t i = 0; i < members.size(); ++i) required_before[i + 1] = required_before[i] + members[i].required;
+  using Row = std::vector<std::optional<std::uint32_t>>;  // [c]
+  Row next(static_cast<std::size_t>(cap) + 1), row(static_cast<std::size_t>(cap) + 1);
+  auto lowest = [&](std::int64_t i) { return std::min(required_before[static_cast<std::size_t>(i)], cap); };
+  for (std::int64_t c = lowest(n); c <= cap; ++c)
+    if (c >= min) next[static_cast<std::size_t>(c)] = b_.rule(fmt::format("#{}-{}-{}", ptr, n, c), {Sequence{}});
+  for (std::int64_t i = n - 1; i >= 0; --i) {
+    check_compile_budget(ptr);
+    const Member& m = members[static_cast<std::size_t>(i)];
+    std::fill(row.begin(), row.end(), std::nullopt);
+    for (std::int64_t c = lowest(i); c <= std::min(i, cap); ++c) {
+      std::vector<Sequence> alts;
+      if (!max || c < *max)
+        if (const auto& taken = next[static_cast<std::size_t>(std::min(c + 1, cap))]) {
+          Sequence take = c > 0 ? b_.literal(",") : Sequence{};
+          if (c > 0) take.push_back(j_.ws());
+          take.push_back(m.element);
+          take.push_back(GrammarBuilder::ref(*taken));
+          alts.push_back(std::move(take));
+        }
+      if (!m.required)
+        if (const auto& skipped = next[static_cast<std::size_t>(c)]) alts.push_back({GrammarBuilder::ref(*skipped)});
+      if (!alts.empty()) row[static_cast<std::size_t>(c)] = b_.rule(fmt::format("#{}-{}-{}", ptr, i, c), std::move(alts));
+    }
+    std::swap(row, next);
+  }
+  return next[0];
 }
 
 std::optional<Sequence> SchemaCompiler::map_schema(const Json& s, const std::string& ptr, int depth) {

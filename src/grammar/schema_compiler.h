@@ -127,6 +127,16 @@ class SchemaCompiler {
   std::optional<Sequence> object_schema(const Json& s, const std::string& ptr, int depth);
   std::optional<Sequence> map_schema(const Json& s, const std::string& ptr, int depth);
   Sequence key_schema(const Json& s, const std::string& ptr, int depth);
+  // The rules choosing among declared members in order (each an Element; required ones never
+  // skipped) with a count of members written kept within [min, max]; the first rule, or nullopt
+  // when no choice fits the bounds. Built iteratively, last member first: a schema's width never
+  // becomes stack depth (issue 37 item 1).
+  struct Member {
+    Element element;
+    bool required;
+  };
+  std::optional<std::uint32_t> member_rules(const std::vector<Member>& members, std::int64_t min,
+                                            std::optional<std::int64_t> max, const std::string& ptr);
   bool name_allowed(const Json& s, const std::string& name, const std::string& ptr);
   Json value_schema_of(const Json& s, const std::string& name, const Json* declared, const std::string& ptr);
   bool regex_matches(const std::string& pattern, const std::string& text, const std::string& ptr);

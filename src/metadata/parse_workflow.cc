@@ -75,7 +75,7 @@ WorkflowOutput read_output(Reader& r, const Node& node, const std::string& path)
     Fields m(r, media, f.at("media"));
     MediaOutput mo;
     mo.container = m.one_of("container", {"raw", "wav"}, true).value_or("");
-    mo.encoding = m.one_of("encoding", {"pcm_s16le", "pcm_f32le"}, true).value_or("");
+    mo.encoding = m.one_of("encoding", {"pcm_s16_le", "pcm_f32_le"}, true).value_or("");
     mo.sample_rate_hz = m.integer("sample_rate_hz");
     mo.source_sample_rate_hz = m.integer("source_sample_rate_hz");
     mo.channels = m.integer("channels");

@@ -2,10 +2,12 @@
 // V-IN rule that an optional input is read only where its presence is known.
 //
 // Scoping: workflow inputs (and present_as flags) are visible everywhere; a value is visible after
-// the step that defines it, in the same frame and the frames nested in it. A loop opens a frame
-// for its setup, carried cells and iteration value, and another for its body; after the loop the
-// carried cell names mean their final values. Each branch case has its own frame; only the phi
-// outputs escape.
+// the step that defines it, in the same frame and the frames nested in it. A loop's setup runs in
+// the enclosing frame (its values stay visible after the loop, as in the reference); the loop
+// opens a frame for its carried cells and iteration value, and another for its body, whose values
+// do not escape. A carry's `next` is looked up from the body: a body value, a carried cell or an
+// outer value. After the loop the carried cell names mean their final values. Each branch case
+// has its own frame; only the phi outputs escape.
 #include <fmt/format.h>
 
 #include "metadata/flow_walker.h"

@@ -70,20 +70,20 @@ void FlowWalker::check_carry_next(const Step& s, const LoopStep& l, const Frame&
     const Carry& carry = l.carried[i];
     const StateCell* cell = ctx_.cell(carry.cell);
     std::string path = fmt::format("{}.carried[{}].next", s.path, i);
-    auto it = body.values.find(carry.next);
-    if (it == body.values.end()) {
+    const auto* next = lookup(body, carry.next);  // the body, the carried cells or the outer scope
+    if (!next) {
       bool escaped = branch_defined_.count(carry.next) && cell && cell->scope == StateScope::kSession;
       if (escaped)
         ctx_.diags.report("V-BRANCH", path, "session-state update '{}' is defined inside a branch case; it must "
                           "escape through a branch phi output", carry.next);
       else
-        ctx_.diags.report("V-LOOP", path, "next value '{}' is not produced in the loop body; expected a value the "
-                          "body defines", carry.next);
+        ctx_.diags.report("V-LOOP", path, "next value '{}' is not defined in the loop body; expected a value the "
+                          "body produces, a carried cell or a value defined before the loop", carry.next);
       continue;
     }
-    if (cell && it->second && !contracts_compatible(*it->second, cell->contract, varying_axis(*cell)))
+    if (cell && next->has_value() && !contracts_compatible(**next, cell->contract, varying_axis(*cell)))
       ctx_.diags.report("V-LOOP", path, "next value '{}' ({}) is not compatible with cell '{}' ({}) outside its "
-                        "varying axis", carry.next, contract_text(*it->second), carry.cell, contract_text(cell->contract));
+                        "varying axis", carry.next, contract_text(**next), carry.cell, contract_text(cell->contract));
   }
 }
 
@@ -94,8 +94,8 @@ void FlowWalker::on_loop(const Step& s, const LoopStep& l, Frame& frame, std::op
   parents_[index] = loop;
   if (loop) ctx_.flow.loops[*loop].children.push_back(index);
 
+  walk(l.setup, frame, index);  // setup values belong to the enclosing scope
   Frame lf{&frame, {}, {}, frame.in_branch_case};
-  walk(l.setup, lf, index);
   check_carry_entry(s, l, lf);
   if (l.iteration) {
     ctx_.flow.loop_induction = true;

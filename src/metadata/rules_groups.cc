@@ -54,20 +54,22 @@ void check_layers(RuleContext& ctx, const std::string& group, const StateGroup& 
                   const NamedMap<StateAlias>& aliases) {
   Diagnostics& d = ctx.diags;
   std::string path = group_path(group) + ".ports." + component;
-  std::map<int, std::vector<const StateAlias*>> by_role;  // -1: no role
-  for (const auto& [cell, a] : aliases) by_role[a.role ? static_cast<int>(*a.role) : -1].push_back(&a);
+  // Aliases without a role are exempt: each is bound by its own port pair, never by position.
+  std::map<KvRole, std::vector<const StateAlias*>> by_role;
+  for (const auto& [cell, a] : aliases)
+    if (a.role) by_role[*a.role].push_back(&a);
   for (const auto& [role, list] : by_role) {
     if (list.size() < 2) continue;
     std::set<std::int64_t> layers;
     for (const StateAlias* a : list) {
       if (!a->layer) {
         d.report("V-LAYER", path, "{} aliases of role {} on component '{}' must each declare a distinct `layer`",
-                 list.size(), role < 0 ? "(none)" : kv_role_name(static_cast<KvRole>(role)), component);
+                 list.size(), kv_role_name(role), component);
         break;
       }
       if (!layers.insert(*a->layer).second)
         d.report("V-LAYER", path, "layer {} is declared twice for role {} on component '{}'", *a->layer,
-                 role < 0 ? "(none)" : kv_role_name(static_cast<KvRole>(role)), component);
+                 kv_role_name(role), component);
     }
   }
   if (!is_self_attention(g.kind)) return;

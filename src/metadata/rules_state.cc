@@ -28,12 +28,6 @@ void check_state_cell(RuleContext& ctx, const std::string& name, const StateCell
   bool varying = rec.kind != Recurrence::Kind::kInvariant;
   if (varying && rec.axis >= cell.contract.rank)
     d.report("V-STATE", path + ".recurrence.axis", "recurrence axis {} is outside the rank-{} cell", rec.axis, cell.contract.rank);
-  if (rec.kind == Recurrence::Kind::kGrowing) {
-    const std::optional<std::string>& accepted = ctx.wf.serving ? ctx.wf.serving->accepted_len : std::nullopt;
-    if (!accepted || rec.increment != *accepted)
-      d.report("V-STATE", path + ".recurrence.increment", "a growing cell's increment must be the value named by "
-               "serving.accepted_len ({}); got '{}'", accepted ? "'" + *accepted + "'" : "none declared", rec.increment);
-  }
   if (!cell.service_group) return;
   const StateGroup* group = ctx.group(*cell.service_group);
   if (!group) {
@@ -41,6 +35,12 @@ void check_state_cell(RuleContext& ctx, const std::string& name, const StateCell
              "pipeline.workflow.serving.state_service.groups", *cell.service_group);
     return;
   }
+  // Only a cell the state service stores grows by the rows' committed lengths; a workflow-owned
+  // growing cell (a loop's growing buffer) may grow by any integer scalar.
+  const std::optional<std::string>& accepted = ctx.wf.serving->accepted_len;
+  if (rec.kind == Recurrence::Kind::kGrowing && accepted && rec.increment != *accepted)
+    d.report("V-STATE", path + ".recurrence.increment", "a cell bound to service group '{}' grows by "
+             "serving.accepted_len ('{}'); got '{}'", *cell.service_group, *accepted, rec.increment);
   if (!cell.contract.batch_layout.is_request_aligned())
     d.report("V-STATE", path + ".contract.batch_layout", "a cell bound to service group '{}' must be request_aligned",
              *cell.service_group);

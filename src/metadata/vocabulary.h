@@ -5,8 +5,8 @@
 //     the decoder's logits;
 //   - the tokenizer spans as many ids as the logits, unless package.tokenizer.vocab_size
 //     declares the smaller count (padded logits);
-//   - package.tokenizer.vocab_size equals the tokenizer's id span; model.vocab_size equals the
-//     logits width.
+//   - every tokenizer id is below package.tokenizer.vocab_size (a larger vocab_size is legal:
+//     models pad their embedding tables); model.vocab_size equals the logits width.
 // Only checked when the decoder's logits have a fixed last dimension. tokenizer.json is read with
 // simdjson (about 1 GB/s; no tokenizer is built). Messages name package-relative files only.
 #pragma once

@@ -42,7 +42,7 @@ struct WorkflowInput {
 
 struct MediaOutput {
   std::string container;  // raw | wav
-  std::string encoding;   // pcm_s16le | pcm_f32le
+  std::string encoding;   // pcm_s16_le | pcm_f32_le (the schema's snake_case)
   std::optional<std::int64_t> sample_rate_hz, source_sample_rate_hz, channels;
   std::string delivery = "buffered";  // buffered | streaming
 };

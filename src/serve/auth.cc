@@ -31,6 +31,23 @@ std::string_view bearer_token(std::string_view header) {
   return token;
 }
 
+std::string_view presented_key(const http::Request& request) {
+  std::string_view token = bearer_token(request.header("authorization"));
+  if (token.empty()) token = request.header("x-api-key");  // as Anthropic's clients send it
+  return token;
+}
+
+// The index of the key `request` carries, or -1. Every key is compared (the time does not tell
+// which one matched).
+int key_index(const http::Request& request, const std::vector<std::string>& api_keys) {
+  const std::string_view token = presented_key(request);
+  if (token.empty()) return -1;
+  int found = -1;
+  for (std::size_t i = 0; i < api_keys.size(); ++i)
+    if (same_key(token, api_keys[i]) && found < 0) found = static_cast<int>(i);
+  return found;
+}
+
 }  // namespace
 
 bool is_probe_path(std::string_view path) {
@@ -40,15 +57,19 @@ bool is_probe_path(std::string_view path) {
   return false;
 }
 
-std::optional<ApiError> check_api_key(const http::Request& request, const std::string& api_key, bool protect_probes) {
-  if (api_key.empty() || (!protect_probes && is_probe_path(request.path))) return std::nullopt;
-  std::string_view token = bearer_token(request.header("authorization"));
-  if (token.empty()) token = request.header("x-api-key");  // as Anthropic's clients send it
-  if (token.empty())
+std::optional<ApiError> check_api_key(const http::Request& request, const std::vector<std::string>& api_keys,
+                                      bool protect_probes) {
+  if (api_keys.empty() || (!protect_probes && is_probe_path(request.path))) return std::nullopt;
+  if (presented_key(request).empty())
     return unauthorized("You didn't provide an API key. Send it as \"Authorization: Bearer KEY\" or \"x-api-key: "
                         "KEY\" (the key this server was started with: --api-key or OGAI_API_KEY).");
-  if (!same_key(token, api_key)) return unauthorized("Incorrect API key provided.");
+  if (key_index(request, api_keys) < 0) return unauthorized("Incorrect API key provided.");
   return std::nullopt;
+}
+
+std::string api_key_owner(const http::Request& request, const std::vector<std::string>& api_keys) {
+  const int i = key_index(request, api_keys);
+  return i < 0 ? std::string() : "key-" + std::to_string(i);
 }
 
 }  // namespace ogai::serve

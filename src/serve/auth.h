@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "serve/api_error.h"
 #include "serve/http/message.h"
@@ -20,6 +21,11 @@ bool is_probe_path(std::string_view path);
 // nullopt when `request` may pass; else the 401 to answer (OpenAI's body: type
 // invalid_request_error, code invalid_api_key, a message saying whether the key was missing or
 // wrong, never echoing it). The comparison takes the same time wherever the keys differ.
-std::optional<ApiError> check_api_key(const http::Request& request, const std::string& api_key, bool protect_probes);
+std::optional<ApiError> check_api_key(const http::Request& request, const std::vector<std::string>& api_keys,
+                                      bool protect_probes);
+
+// Who sent `request` among `api_keys`: an opaque tag of the key it carries ("key-N"), "" when no
+// keys are configured or it carries none of them. Stored responses are scoped by it.
+std::string api_key_owner(const http::Request& request, const std::vector<std::string>& api_keys);
 
 }  // namespace ogai::serve

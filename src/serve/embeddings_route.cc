@@ -39,6 +39,12 @@ ApiError engine_error(const Error& e) {
   return out;
 }
 
+ApiError client_left() {
+  ApiError e = internal_error("the client left before its embeddings were computed");
+  e.status = 499;
+  return e;
+}
+
 }  // namespace
 
 void Server::Impl::queue_embeddings(const std::shared_ptr<http::Exchange>& exchange) {
@@ -72,10 +78,16 @@ http::Response Server::Impl::answer_embeddings(http::Exchange& exchange) {
       throw unsupported("model", "this model cannot produce embeddings: " + info.embedding_unavailable);
     if (request.dimensions && info.embedding_width > 0 && *request.dimensions != info.embedding_width)
       throw wrong_dimensions(*request.dimensions, static_cast<std::size_t>(info.embedding_width));
-    for (const std::string& text : request.texts) request.ids.push_back(model->tokenize(text));
+    // A client that left stops the work at the next input it tokenizes or the next graph run
+    // (issue 37 item 3): nobody waits for it.
+    auto gone = [&exchange] { return exchange.client_gone(); };
+    for (const std::string& text : request.texts) {
+      if (gone()) throw client_left();
+      request.ids.push_back(model->tokenize(text));
+    }
     std::int64_t tokens = 0;
     for (const auto& ids : request.ids) tokens += static_cast<std::int64_t>(ids.size());
-    const std::vector<std::vector<float>> vectors = model->embed(request.ids, options.embedding_pooling, true);
+    const std::vector<std::vector<float>> vectors = model->embed(request.ids, options.embedding_pooling, true, gone);
     if (request.dimensions && !vectors.empty() && *request.dimensions != static_cast<std::int64_t>(vectors[0].size()))
       throw wrong_dimensions(*request.dimensions, vectors[0].size());
     http::Response r;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "base/secure_random.h"
 #include "serve/logprobs_json.h"
 #include "serve/prompt.h"
 #include "serve/server_impl.h"
@@ -33,13 +34,10 @@ ApiError grammar_queue_full(int queue) {
 
 }  // namespace
 
+// 128 bits from the kernel's CSPRNG: response and item ids are derived from it, and a stored
+// response is fetched by its id, so no id may give away another (issue 37 item 1).
 std::string Server::Impl::next_id(Endpoint endpoint) {
-  std::uint64_t bits;
-  {
-    std::lock_guard lock(id_mutex);
-    bits = id_rng();
-  }
-  return fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", bits);
+  return fmt::format("{}-{}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", secure_random_hex(16));
 }
 
 void Server::Impl::handle_generation(Endpoint endpoint, const std::shared_ptr<http::Exchange>& exchange) {

@@ -1,5 +1,7 @@
 #include "serve/messages_api.h"
 
+#include "base/error.h"
+#include "base/json_ordered.h"
 #include "serve/api_response.h"
 
 namespace ogai::serve {
@@ -37,8 +39,12 @@ std::string tool_use_id(std::string_view call_id) {
 }
 
 Ordered tool_input(std::string_view arguments) {
-  Ordered input = Ordered::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  return input.is_object() ? input : Ordered::object();
+  try {
+    Ordered input = parse_ordered_json(arguments, "tool call arguments");
+    return input.is_object() ? input : Ordered::object();
+  } catch (const Error&) {
+    return Ordered::object();
+  }
 }
 
 const char* messages_stop_reason(FinishReason reason, const std::optional<std::string>& stop, bool tool_use) {

@@ -1,3 +1,4 @@
+#include "base/json_ordered.h"
 #include "serve/messages_request.h"
 
 #include <utility>
@@ -286,7 +287,7 @@ ApiError with_messages_names(ApiError e) {
 
 ApiRequest parse_messages_request(const std::string& body, MessagesRoute route, const JsonLimits& limits) {
   const Json j = parse_json_object(body, limits);
-  const Ordered ordered = Ordered::parse(body);  // the client's key order (tool schemas, tool_use input)
+  const Ordered ordered = parse_ordered_json(body, "body");  // the client's key order (tool schemas, tool_use input)
   FieldReader f(j);
   Translation t;
   auto model = f.string("model");

@@ -111,6 +111,15 @@ void Metrics::observe_generation(const GenerationResult& result) {
   if (result.ids.size() > 1 && result.timings.decode_tok_s > 0) decode_rate_.observe(result.timings.decode_tok_s);
 }
 
+void write_store_metrics(std::string& out, std::size_t entries, std::size_t bytes, std::size_t max_bytes) {
+  header(out, "ogai_responses_store_entries", "gauge", "Responses kept for previous_response_id and GET.");
+  out += fmt::format("ogai_responses_store_entries {}\n", entries);
+  header(out, "ogai_responses_store_bytes", "gauge", "Text the Responses store holds.");
+  out += fmt::format("ogai_responses_store_bytes {}\n", bytes);
+  header(out, "ogai_responses_store_max_bytes", "gauge", "The store's byte bound (--responses-store-bytes).");
+  out += fmt::format("ogai_responses_store_max_bytes {}\n", max_bytes);
+}
+
 std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStats& engine) const {
   std::string out;
   std::string labels;

@@ -83,4 +83,7 @@ class Metrics {
   Histogram decode_hist_{request_latency_buckets()};
 };
 
+// The Responses store's gauges (entries, bytes held, byte bound), appended to `out`.
+void write_store_metrics(std::string& out, std::size_t entries, std::size_t bytes, std::size_t max_bytes);
+
 }  // namespace ogai::serve

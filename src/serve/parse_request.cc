@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "ogai/sampling_fields.h"
+#include "base/json_ordered.h"
 #include "serve/api_request.h"
 #include "serve/json_fields.h"
 #include "serve/parse_prompt.h"
@@ -120,7 +121,7 @@ ApiRequest parse_common(const std::string& body, Endpoint endpoint,
   if (endpoint == Endpoint::kChat) {
     read_chat_tools(f, r);
     if (!r.chat.tools.empty())  // the body passed its limits and its parse already
-      keep_parameter_order(nlohmann::ordered_json::parse(body).at("tools"), r.chat);
+      keep_parameter_order(parse_ordered_json(body, "body").at("tools"), r.chat);
   }
   read_stream(f, r);
   if (r.echo && r.stream)

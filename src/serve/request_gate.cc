@@ -42,7 +42,7 @@ bool RequestGate::admit(http::Exchange& exchange) {
     exchange.respond(preflight_response(cors_, request));
     return false;
   }
-  if (auto denied = check_api_key(request, options_.api_key, options_.protect_probes)) {
+  if (auto denied = check_api_key(request, options_.api_keys, options_.protect_probes)) {
     http::Response r = error_response(*denied, request);
     r.fields.emplace_back("WWW-Authenticate", "Bearer");
     exchange.respond(std::move(r));

@@ -1,6 +1,6 @@
 #include "serve/request_id.h"
 
-#include <fmt/format.h>
+#include "base/secure_random.h"
 
 namespace ogai::serve {
 
@@ -11,13 +11,9 @@ bool usable_request_id(std::string_view id) {
   return true;
 }
 
-RequestIds::RequestIds() : rng_(std::random_device{}()) {}
-
 std::string RequestIds::id_for(std::string_view sent) {
   if (usable_request_id(sent)) return std::string(sent);
-  std::lock_guard lock(mutex_);
-  const std::uint64_t hi = rng_(), lo = rng_();
-  return fmt::format("{:016x}{:016x}", hi, lo);
+  return secure_random_hex(16);
 }
 
 }  // namespace ogai::serve

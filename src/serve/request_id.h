@@ -4,8 +4,6 @@
 // Thread-safe.
 #pragma once
 
-#include <mutex>
-#include <random>
 #include <string>
 #include <string_view>
 
@@ -18,13 +16,9 @@ bool usable_request_id(std::string_view id);
 
 class RequestIds {
  public:
-  RequestIds();
-  // `sent` (the request's x-request-id header, may be empty) when usable, else a new id.
+  // `sent` (the request's x-request-id header, may be empty) when usable, else a new id (128 bits
+  // from the kernel's CSPRNG).
   std::string id_for(std::string_view sent);
-
- private:
-  std::mutex mutex_;
-  std::mt19937_64 rng_;
 };
 
 }  // namespace ogai::serve

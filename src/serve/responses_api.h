@@ -48,6 +48,7 @@ struct ResponsesState {
   // The chat messages of this request without its instructions (the previous response's
   // conversation first): what the store keeps, with the reply, under this response's id.
   nlohmann::json conversation = nlohmann::json::array();
+  std::string owner;  // the API key's tag (auth.h api_key_owner): who may read the stored response
 };
 
 // A parsed Responses request: a chat request (endpoint kChat, messages with the instructions

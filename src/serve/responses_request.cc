@@ -3,9 +3,12 @@
 // text.format -> response_format, reasoning.effort -> reasoning_effort) and parsed by
 // parse_chat_request, so tools, grammars and reasoning work as on /v1/chat/completions; errors
 // name the Responses fields.
+#include <fmt/format.h>
+
 #include <memory>
 #include <utility>
 
+#include "base/json_ordered.h"
 #include "serve/json_fields.h"
 #include "serve/responses_api.h"
 #include "serve/parse_tools.h"
@@ -234,8 +237,30 @@ Json echoed(const Json& body, const char* name) {
   return it == body.end() ? Json(nullptr) : *it;
 }
 
+// OpenAI's bounds on `metadata`: at most 16 pairs, keys up to 64 characters, string values up to
+// 512. The object is echoed in the response and kept in the store, so it is checked, not trusted.
+constexpr std::size_t kMaxMetadataPairs = 16, kMaxMetadataKey = 64, kMaxMetadataValue = 512;
+
+void check_metadata(const Json& metadata) {
+  if (metadata.is_null()) return;
+  if (!metadata.is_object())
+    throw invalid_request("metadata", "metadata: expected an object of string pairs, got " + json_preview(metadata));
+  if (metadata.size() > kMaxMetadataPairs)
+    throw invalid_request("metadata", fmt::format("metadata: at most {} pairs, got {}", kMaxMetadataPairs,
+                                                  metadata.size()));
+  for (auto it = metadata.begin(); it != metadata.end(); ++it) {
+    if (it.key().size() > kMaxMetadataKey)
+      throw invalid_request("metadata", fmt::format("metadata: keys are at most {} characters, got one of {}",
+                                                    kMaxMetadataKey, it.key().size()));
+    if (!it->is_string() || it->get_ref<const std::string&>().size() > kMaxMetadataValue)
+      throw invalid_request("metadata", fmt::format("metadata.{}: expected a string of at most {} characters",
+                                                    it.key().substr(0, kMaxMetadataKey), kMaxMetadataValue));
+  }
+}
+
 Json echo_of(const Json& body) {
   Json metadata = echoed(body, "metadata");
+  check_metadata(metadata);
   Json echo = {{"instructions", echoed(body, "instructions")},
                {"max_output_tokens", echoed(body, "max_output_tokens")},
                {"temperature", echoed(body, "temperature")},
@@ -284,7 +309,7 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
     throw with_responses_names(e, t.origins);
   }
   if (const Json* tools = f.get("tools"); tools && !tools->empty()) {
-    const Ordered ordered = Ordered::parse(body);  // the client's key order in the tool schemas
+    const Ordered ordered = parse_ordered_json(body, "body");  // the client's key order in the tool schemas
     Ordered schemas = Ordered::array();
     for (const auto& tool : ordered.at("tools")) schemas.push_back({{"function", {{"parameters", tool.value("parameters", Ordered::object())}}}});
     keep_parameter_order(schemas, out.request.chat);

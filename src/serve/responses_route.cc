@@ -3,6 +3,7 @@
 // completion's way (the grammar pool when tools or a format are given, admission, generation),
 // then is answered as a response object or as the Responses API's streaming events
 // (responses_stream.h). Errors are OpenAI's, under the Responses field names.
+#include "serve/auth.h"
 #include "serve/prompt.h"
 #include "serve/responses_stream.h"
 #include "serve/server_impl.h"
@@ -11,9 +12,14 @@ namespace ogai::serve {
 
 void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& exchange) {
   try {
-    ResponsesRequest parsed = parse_responses_request(exchange->request().body, request_limits,
-                                                      [this](const std::string& id) { return responses_store.get(id); });
+    const std::string owner = api_key_owner(exchange->request(), options.surface.api_keys);
+    ResponsesRequest parsed = parse_responses_request(
+        exchange->request().body, request_limits,
+        [this, &owner](const std::string& id) { return responses_store.get(id, owner); });
     ApiRequest& request = parsed.request;
+    auto state = std::make_shared<ResponsesState>(std::move(const_cast<ResponsesState&>(*request.responses)));
+    state->owner = owner;  // the state is this request's alone until it is admitted
+    request.responses = std::move(state);
     apply_surface(request, *exchange);
     if (!serves(request.model)) throw model_not_found(request.model, name);
     if (GrammarPool::needs(request)) return compile_then_admit(Endpoint::kChat, exchange, std::move(request));
@@ -55,11 +61,11 @@ void Server::Impl::store_response(const Job& job, const ChatReply& reply, const 
   if (!state.store) return;
   nlohmann::json conversation = state.conversation;
   conversation.push_back(reply_message(reply));
-  responses_store.put(job.responses->id, std::move(conversation), response);
+  responses_store.put(job.responses->id, conversation, response, state.owner);
 }
 
-http::Response Server::Impl::stored_response(const std::string& id) {
-  std::optional<nlohmann::json> response = responses_store.response(id);
+http::Response Server::Impl::stored_response(const std::string& id, const std::string& owner) {
+  std::optional<nlohmann::json> response = responses_store.response(id, owner);
   if (!response) {
     ApiError e = invalid_request("", "No response found with id " + quote_value(id) +
                                          " (responses with store: false are not kept, and the server keeps only "

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "sampling/sampling_params.h"
+#include "serve/auth.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
@@ -20,6 +21,7 @@ namespace {
 
 constexpr int kIoThreads = 2;     // every connection's reads and writes
 constexpr int kRouteThreads = 4;  // parsing, templates, tokenizing, encoding answers
+constexpr std::size_t kBulkBodyBytes = 256 << 10;  // bodies this large take the bulk lane
 
 struct Route {
   const char* path;    // exact, or a prefix when `prefix`
@@ -210,6 +212,7 @@ http::Response error_response(const ApiError& error, const http::Request& reques
 Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     : model(std::move(m)),
       options(checked(std::move(o))),
+      responses_store(ResponsesStore::kMaxResponses, options.responses_store_bytes),
       scheduler(model, options.max_concurrent, options.queue, options.engine),
       gate(options.surface),
       http(limits_of(options), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
@@ -218,7 +221,7 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
                                   metrics.count_request(endpoint_label(path), status);
                                 },
                                 [this]() -> const std::vector<http::Field>& { return common_fields; }}),
-      routes(kRouteThreads), grammars(options.grammar), id_rng(std::random_device{}()) {
+      routes(kRouteThreads), grammars(options.grammar) {
   check_speculative(*model, options.speculative);
   name = options.model_name.empty() ? default_model_name(*model) : options.model_name;
   names.push_back(name);
@@ -233,6 +236,20 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
 // logged, and the Exchange it held, dropped, answers 500 or ends its stream.
 void Server::Impl::on_route_pool(std::function<void()> step) {
   boost::asio::post(routes, [step = std::move(step)] {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "serve: a request step failed: {}", e.what());
+    } catch (...) {
+      log(LogLevel::kError, "serve: a request step failed");
+    }
+  });
+}
+
+void Server::Impl::on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step) {
+  if (exchange->request().body.size() < kBulkBodyBytes) return on_route_pool(std::move(step));
+  boost::asio::post(bulk, [exchange, step = std::move(step)] {
+    if (exchange->client_gone()) return;  // nobody waits for it
     try {
       step();
     } catch (const std::exception& e) {
@@ -270,32 +287,34 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return exchange->respond(std::move(res));
   }
   if (label == "/ready") return exchange->respond(answer_ready());
-  if (label == "/metrics")
-    return exchange->respond(
-        text_response(metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats()),
-                      "text/plain; version=0.0.4; charset=utf-8"));
+  if (label == "/metrics") {
+    std::string text = metrics.prometheus_text(scheduler.running(), scheduler.queued(), scheduler.engine_stats());
+    write_store_metrics(text, responses_store.size(), responses_store.bytes(), responses_store.max_bytes());
+    return exchange->respond(text_response(std::move(text), "text/plain; version=0.0.4; charset=utf-8"));
+  }
   if (label == "/version") return exchange->respond(answer_version());
   if (label == "/tokenize" || label == "/detokenize")
-    return on_route_pool([this, label, exchange] { handle_utility(label, exchange); });
+    return on_request_lane(exchange, [this, label, exchange] { handle_utility(label, exchange); });
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}")
     return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
   if (label == "/v1/responses")
-    return on_route_pool([this, exchange] { handle_responses(exchange); });
+    return on_request_lane(exchange, [this, exchange] { handle_responses(exchange); });
   if (label == "/v1/responses/{id}") {
     try {
-      return exchange->respond(stored_response(percent_decoded(req.path.substr(std::strlen(r->path)))));
+      return exchange->respond(stored_response(percent_decoded(req.path.substr(std::strlen(r->path))),
+                                                 api_key_owner(req, options.surface.api_keys)));
     } catch (const ApiError& e) {
       return exchange->respond(error_response(e, req));
     }
   }
   if (label == "/v1/messages" || label == "/v1/messages/count_tokens") {
     const MessagesRoute which = label == "/v1/messages" ? MessagesRoute::kCreate : MessagesRoute::kCountTokens;
-    return on_route_pool([this, which, exchange] { handle_messages(which, exchange); });
+    return on_request_lane(exchange, [this, which, exchange] { handle_messages(which, exchange); });
   }
   if (label == "/v1/embeddings") return queue_embeddings(exchange);
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
-  on_route_pool([this, endpoint, exchange] {
+  on_request_lane(exchange, [this, endpoint, exchange] {
     try {
       handle_generation(endpoint, exchange);
     } catch (const std::exception& e) {

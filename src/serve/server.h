@@ -46,8 +46,10 @@ constexpr int kMaxConnectionsLimit = 65536;
 // The server's surface to clients: who may call it, from which browser origins, how strictly
 // requests are read, and what is logged per request (docs/serve.md).
 struct SurfaceOptions {
-  std::string api_key;                    // non-empty: requests need "Authorization: Bearer KEY", else 401
-  bool protect_probes = false;            // with api_key: /health, /ready and /metrics need the key too
+  // Non-empty: requests need "Authorization: Bearer KEY" with one of these keys, else 401. Each key
+  // is a tenant: a stored response is readable only with the key that created it.
+  std::vector<std::string> api_keys;
+  bool protect_probes = false;            // with api_keys: /health, /ready and /metrics need a key too
   std::vector<std::string> cors_origins;  // browser origins allowed ("*" = any); empty = no CORS headers
   bool strict_requests = false;           // unknown request fields -> 400 naming them (else a warning)
   std::optional<int> max_tokens_default;  // max tokens of a request that sets none (unset: the context's room)
@@ -92,6 +94,8 @@ struct ServerOptions {
   std::size_t max_stop_bytes = 4096;          // all stop strings together
   // POST /v1/embeddings: how an input's hidden states become one vector (--pooling).
   Pooling embedding_pooling = Pooling::kLast;
+  // The Responses store (responses_store.h): text it may hold, oldest-used out (--responses-store-bytes).
+  std::size_t responses_store_bytes = 64u << 20;
 };
 
 class Server {

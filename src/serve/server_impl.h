@@ -95,6 +95,9 @@ struct Server::Impl {
   void respond_from_pool(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange,
                          http::Response (Impl::*build)(Job&));
   void on_route_pool(std::function<void()> step);
+  // Runs a request's first step (parsing onwards): on the bulk lane when its body is large, else
+  // on the route pool. Queued work whose client left is dropped before it starts.
+  void on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step);
   std::string next_id(Endpoint endpoint);
   // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
   void apply_surface(ApiRequest& request, http::Exchange& exchange) const;
@@ -108,7 +111,7 @@ struct Server::Impl {
   // From admit_and_answer(): a job whose request has `responses` set.
   void answer_responses(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   void store_response(const Job& job, const ChatReply& reply, const nlohmann::json& response);  // unless store: false
-  http::Response stored_response(const std::string& id);  // GET /v1/responses/{id}; throws ApiError 404
+  http::Response stored_response(const std::string& id, const std::string& owner);  // GET /v1/responses/{id}; throws ApiError 404
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
 
@@ -122,8 +125,8 @@ struct Server::Impl {
   std::optional<std::string> stop_sequence(const std::vector<std::string>& stops, const GenerationResult& result) const;
 
   std::shared_ptr<const Model> model;
-  ResponsesStore responses_store;  // finished responses for previous_response_id (responses_store.h)
   ServerOptions options;
+  ResponsesStore responses_store;  // finished responses for previous_response_id (responses_store.h)
   JsonLimits request_limits;  // JSON limits and per-field budgets of every generation request
   std::string name;                // what answers name as "model"
   std::vector<std::string> names;  // every id accepted as "model": name, then the aliases
@@ -140,6 +143,10 @@ struct Server::Impl {
   http::HttpServer http;
   // Declared after http: joined first, so no step outlives the connections it answers.
   boost::asio::thread_pool routes;
+  // Requests whose body is at least kBulkBodyBytes: parsed and translated one at a time, apart
+  // from the route pool, so the streams and small requests it serves never wait behind them and
+  // at most one large body's DOM is alive (issue 37 item 2).
+  boost::asio::thread_pool bulk{1};
   GrammarPool grammars;  // compiles response formats and tool schemas (grammar_pool.h); joined first
   boost::asio::thread_pool embeddings{1};  // POST /v1/embeddings, one request at a time; joined first
   std::atomic<int> embeddings_pending{0};  // embedding requests queued or running
@@ -147,8 +154,6 @@ struct Server::Impl {
   std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;
 
-  std::mutex id_mutex;
-  std::mt19937_64 id_rng;
 };
 
 // `error` as a response: its status and JSON body (and Retry-After: 1 on 429).

@@ -2,9 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstring>
-#include <system_error>
-
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_parse.h"
@@ -14,35 +11,33 @@
 namespace ogai::workflow {
 namespace {
 
-constexpr std::uintmax_t kMaxMediaFileBytes = 256ull << 20;
-
-// A media input (runtime role `media`, or a uint8 [bytes] contract) takes a file as it is.
-bool is_media_input(const metadata::WorkflowInput& input) {
-  if (input.role.kind == metadata::InputRole::Kind::kRuntime && input.role.role == "media") return true;
-  return metadata::canonical_dtype(input.contract.dtype) == DataType::kUint8 && input.contract.rank == 1;
+// A uint8 rank-1 input takes a whole encoded file (a WAV, a PNG): the media inputs of the
+// standard's preprocessing adapters, whose `encoded` port is uint8 [bytes].
+bool is_encoded_media(const metadata::TensorContract& c) {
+  return metadata::canonical_dtype(c.dtype) == DataType::kUint8 && c.rank == 1;
 }
 
-// `@FILE`: a NumPy file (by its magic), or for a media input the file's bytes as uint8 [size].
-ort::Tensor read_file_input(const metadata::WorkflowInput& input, const std::string& file, const std::string& where) {
+ort::Tensor media_bytes(const std::filesystem::path& file, const std::string& where) {
+  constexpr std::uintmax_t kMaxBytes = 1ull << 30;  // an encoded file; decoders apply their own budgets
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
-  if (ec) fail(ErrorCode::kNotFound, where, "cannot read '{}': {}", file, ec.message());
-  const MappedFile mapped(file);
-  const bool npy = mapped.size() >= 6 && std::memcmp(mapped.data(), "\x93NUMPY", 6) == 0;
-  if (npy || !is_media_input(input)) return read_npy(file);
-  if (size > kMaxMediaFileBytes)
-    fail(ErrorCode::kInvalidArgument, where, "'{}' is {} bytes, over the {} a media input takes", file, size,
-         kMaxMediaFileBytes);
-  ort::Tensor t = ort::Tensor::allocate(DataType::kUint8, {static_cast<std::int64_t>(mapped.size())});
-  if (mapped.size()) std::memcpy(t.raw_data(), mapped.data(), mapped.size());
-  return t;
+  if (!ec && size > kMaxBytes)
+    fail(ErrorCode::kInvalidArgument, where, "{} is {} bytes; a media input file is at most {} bytes", file.string(), size,
+         kMaxBytes);
+  const std::string bytes = read_file(file);
+  return ort::Tensor::copy_of(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+                              {static_cast<std::int64_t>(bytes.size())});
 }
 
 ort::Tensor parse_input(const metadata::Workflow& wf, const std::string& name, const std::string& text) {
   const std::string where = "--input " + name;
   const auto* input = find_input(wf, name);
   if (!input) fail(ErrorCode::kInvalidArgument, where, "is neither a workflow input nor an application alias");
-  if (!text.empty() && text[0] == '@') return read_file_input(*input, text.substr(1), where);
+  if (!text.empty() && text[0] == '@') {
+    const std::filesystem::path file = text.substr(1);
+    if (file.extension() != ".npy" && is_encoded_media(input->contract)) return media_bytes(file, where);
+    return read_npy(file);
+  }
   nlohmann::json value;
   try {
     value = parse_json_bounded<nlohmann::json>(text, where);

@@ -1,10 +1,9 @@
-// `NAME=JSON` / `NAME=@FILE.npy` / `NAME=@FILE` (a media input: the file's bytes) input specs: the CLI's `--input` (`ogai run`, `ogai generate`,
-// `ogai serve` on an interpreted package) and LoadOptions::workflow_inputs (tensors every request
-// of a loaded workflow package gets). NAME is a workflow input or an application alias; JSON is
-// typed by that input's contract (workflow/tensor_json.h). `@FILE` reads NumPy (recognised by its
-// magic); for a media input (runtime role `media`, or a uint8 rank-1 contract: an image or audio
-// file as sent) any other file becomes uint8 [file size] (at most 256 MiB); decoding is the
-// preprocessing adapter's business.
+// `NAME=JSON` / `NAME=@FILE.npy` / `NAME=@FILE` input specs: the CLI's `--input` (`ogai run`,
+// `ogai generate`, `ogai serve` on an interpreted package) and LoadOptions::workflow_inputs
+// (tensors every request of a loaded workflow package gets). NAME is a workflow input or an
+// application alias; JSON is typed by that input's contract (workflow/tensor_json.h). `@FILE`
+// not ending in .npy, for a uint8 rank-1 input (an encoded media port), is the file's bytes
+// (at most 1 GiB; the decoders have their own budgets).
 #pragma once
 
 #include <string>

@@ -102,7 +102,7 @@ class HostileImages(unittest.TestCase):
     def test_missing_file(self):
         r = vlm("/nonexistent/image.png")
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("request.image", r.stderr)
+        self.assertIn("/nonexistent/image.png", r.stderr)
 
 
 if __name__ == "__main__":

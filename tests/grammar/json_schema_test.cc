@@ -28,6 +28,38 @@ TEST(JsonSchema, ObjectPropertiesRequiredAndOrder) {
   EXPECT_FALSE(full_match(g, R"({"b":"x","a":1})"));  // declared order
 }
 
+// Issue 37 item 1: an object's width never becomes stack depth while its rules are built (30,000
+// properties crashed the server). The tail of a wide object still matches as declared.
+TEST(JsonSchema, WideObjectsCompileWithoutRecursion) {
+  for (const bool required : {false, true}) {
+    std::string text = R"({"type":"object","properties":{)", names = "[";
+    const int width = 30000;
+    for (int i = 0; i < width; ++i) {
+      text += (i ? ",\"p" : "\"p") + std::to_string(i) + R"(":{"type":"string"})";
+      names += (i ? ",\"p" : "\"p") + std::to_string(i) + "\"";
+    }
+    text += "}";
+    if (required) text += R"(,"required":)" + names + "]";
+    auto g = schema(text + "}");
+    if (!required) continue;  // compiled; matching 30,000 open choices at once is fail-closed (matcher.h)
+    std::string all = "{";
+    for (int i = 0; i < width; ++i) all += (i ? ",\"p" : "\"p") + std::to_string(i) + "\":\"\"";
+    EXPECT_TRUE(full_match(g, all + "}"));
+    EXPECT_FALSE(full_match(g, "{}"));
+    EXPECT_FALSE(full_match(g, R"({"p1":"","p0":""})"));
+  }
+}
+
+TEST(JsonSchema, MinAndMaxPropertiesOverDeclaredMembers) {
+  auto g = schema(R"({"type":"object","properties":{"a":{"const":1},"b":{"const":2},"c":{"const":3}},
+                      "required":["b"],"minProperties":2,"maxProperties":2})");
+  EXPECT_TRUE(full_match(g, R"({"a":1,"b":2})"));
+  EXPECT_TRUE(full_match(g, R"({"b":2,"c":3})"));
+  EXPECT_FALSE(full_match(g, R"({"b":2})"));
+  EXPECT_FALSE(full_match(g, R"({"a":1,"b":2,"c":3})"));
+  EXPECT_FALSE(full_match(g, R"({"a":1,"c":3})"));
+}
+
 TEST(JsonSchema, RequiredWithoutPropertiesTakesAnyValue) {
   auto g = schema(R"({"type":"object","required":["k"]})");
   EXPECT_TRUE(full_match(g, R"({"k":[1,{"x":null}]})"));

@@ -27,7 +27,7 @@ TEST(ConformanceTest, EveryCatalogueDocumentIsValid) {
     EXPECT_TRUE(report.valid()) << entry.path() << "\n" << report.diagnostics.text();
     ++count;
   }
-  EXPECT_EQ(count, 9);
+  EXPECT_EQ(count, 25);  // the reference asserts all 25 validate (its tests/catalogue.rs)
 }
 
 TEST(ConformanceTest, FixturePackagesAreValidWithTheirGraphs) {

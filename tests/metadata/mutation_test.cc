@@ -89,7 +89,7 @@ TEST(MutationTest, Inputs) {
 TEST(MutationTest, Outputs) {
   const std::string tensor = "        role: tensor\n        stage: pre_adapter\n";
   expect_all({
-      {"media on a tensor", replace_once(ex23(), tensor, tensor + "        media: {container: raw, encoding: pcm_s16le}\n"),
+      {"media on a tensor", replace_once(ex23(), tensor, tensor + "        media: {container: raw, encoding: pcm_s16_le}\n"),
        "V-OUT", "outputs.logits.media"},
       {"image without range", replace_once(ex23(), "role: tensor", "role: image"), "V-OUT", "outputs.logits.value_range"},
       {"range on a tensor", replace_once(ex23(), tensor, tensor + "        value_range: zero_to_one\n"), "V-OUT",

@@ -1,5 +1,5 @@
-// Rule VOCAB (issue 12 finding 12): the tokenizer's ids, the decoder graph's logits and the
-// metadata's vocab_size facts must agree, so that validate refuses what load would run wrongly
+// Rule VOCAB (issue 12 finding 12, issue 34 item 1.6): the tokenizer's ids, the decoder graph's
+// logits and the metadata's vocab_size facts must agree, so that validate refuses what load would run wrongly
 // (a tokenizer smaller than the logits: ids silently decode to nothing) or fail on at run time
 // (added tokens beyond the logits). Each case breaks a copy of the tiny-e2b package (logits 515,
 // tokenizer ids 0..514, both vocab_size facts 515).
@@ -67,12 +67,24 @@ TEST_F(VocabularyTest, TokenizerSmallerThanTheLogitsIsRefused) {
   drop_vocab_above(500);
   yaml_ = replace_once(yaml_, "  tokenizer:\n    algorithm: bpe\n    vocab_size: 515", "  tokenizer:\n    algorithm: bpe\n    vocab_size: 500");
   EXPECT_TRUE(diagnostics().empty()) << "declared padding: " << diagnostics().text();
-  yaml_ = replace_once(yaml_, "    vocab_size: 500", "    vocab_size: 515");
-  EXPECT_TRUE(has(diagnostics(), "VOCAB", "package.tokenizer.vocab_size", "is 515 but tokenizer.json spans 500 ids"))
-      << diagnostics().text();
   yaml_ = yaml_.substr(0, yaml_.find("package:\n  tokenizer:"));  // no package.tokenizer facts
   EXPECT_TRUE(has(diagnostics(), "VOCAB", "tokenizer.json",
                   "spans 500 ids but the graph's logits have 515: ids 500..514 would decode to nothing"))
+      << diagnostics().text();
+}
+
+// Issue 34 item 1.6: a vocab_size above the tokenizer's ids is legal (models pad their embedding
+// tables: Phi-3 has 32,064 rows for 32,011 tokens), as the reference accepts it.
+TEST_F(VocabularyTest, VocabSizeLargerThanTheTokenizerIsLegal) {
+  drop_vocab_above(500);  // tokenizer ids 0..499; logits and both vocab_size facts stay 515
+  EXPECT_TRUE(diagnostics().empty()) << diagnostics().text();
+}
+
+// Only a tokenizer id at or past package.tokenizer.vocab_size is outside the vocabulary.
+TEST_F(VocabularyTest, TokenizerIdOutsideTheVocabularyIsRefused) {
+  yaml_ = replace_once(yaml_, "  tokenizer:\n    algorithm: bpe\n    vocab_size: 515", "  tokenizer:\n    algorithm: bpe\n    vocab_size: 514");
+  EXPECT_TRUE(has(diagnostics(), "VOCAB", "package.tokenizer.vocab_size",
+                  "is 514 but tokenizer.json assigns ids up to 514, outside the vocabulary"))
       << diagnostics().text();
 }
 

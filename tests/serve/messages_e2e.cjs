@@ -124,7 +124,7 @@ describe('/v1/messages through @anthropic-ai/sdk (Qwen2.5 template)', () => {
 
   it('a whole message, its greedy text the same as /v1/chat/completions gives', async () => {
     const m = await client.messages.create({ ...base, temperature: 0 });
-    assert.match(m.id, /^msg_[0-9a-f]{16}$/);
+    assert.match(m.id, /^msg_[0-9a-f]{32}$/);
     assert.equal(m.type, 'message');
     assert.equal(m.role, 'assistant');
     assert.equal(m.model, model);

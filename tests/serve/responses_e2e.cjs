@@ -60,7 +60,7 @@ describe('POST /v1/responses (stories260k)', () => {
     const chat = await client.chat.completions.create({ model: MODEL, max_tokens: 40, temperature: 0,
       messages: [{ role: 'user', content: 'Once upon a time' }] });
     assert.equal(r.object, 'response');
-    assert.match(r.id, /^resp_[0-9a-f]{16}$/);
+    assert.match(r.id, /^resp_[0-9a-f]{32}$/);
     assert.equal(r.model, MODEL);
     assert.equal(r.output.length, 1);
     assert.equal(r.output[0].type, 'message');

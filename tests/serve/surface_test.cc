@@ -26,11 +26,11 @@ http::Request request(std::string path, std::vector<http::Field> fields = {}, st
 }
 
 TEST(Auth, NoKeyConfiguredLetsEverythingPass) {
-  EXPECT_FALSE(check_api_key(request("/v1/models"), "", true));
+  EXPECT_FALSE(check_api_key(request("/v1/models"), {}, true));
 }
 
 TEST(Auth, NeedsTheBearerKeyExceptOnOpenProbes) {
-  const std::string key = "sk-1";
+  const std::vector<std::string> key = {"sk-1"};
   EXPECT_FALSE(check_api_key(request("/v1/models", {{"Authorization", "Bearer sk-1"}}), key, false));
   EXPECT_FALSE(check_api_key(request("/v1/models", {{"authorization", "bearer  sk-1 "}}), key, false));
   for (const char* bad : {"Bearer sk-2", "Bearer sk-1x", "Bearer sk-", "sk-1", "Basic c2stMQ==", ""}) {
@@ -45,6 +45,21 @@ TEST(Auth, NeedsTheBearerKeyExceptOnOpenProbes) {
   EXPECT_FALSE(check_api_key(request("/metrics"), key, false));
   EXPECT_TRUE(check_api_key(request("/health"), key, true));
   EXPECT_TRUE(check_api_key(request("/healthz"), key, false));
+}
+
+TEST(Auth, SeveralKeysEachATenant) {
+  const std::vector<std::string> keys = {"sk-a", "sk-b"};
+  EXPECT_FALSE(check_api_key(request("/v1/models", {{"Authorization", "Bearer sk-a"}}), keys, false));
+  EXPECT_FALSE(check_api_key(request("/v1/models", {{"x-api-key", "sk-b"}}), keys, false));
+  EXPECT_TRUE(check_api_key(request("/v1/models", {{"Authorization", "Bearer sk-c"}}), keys, false));
+  const std::string a = api_key_owner(request("/v1/responses", {{"Authorization", "Bearer sk-a"}}), keys);
+  const std::string b = api_key_owner(request("/v1/responses", {{"x-api-key", "sk-b"}}), keys);
+  EXPECT_FALSE(a.empty());
+  EXPECT_FALSE(b.empty());
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.find("sk-"), std::string::npos) << "the tag never carries the key";
+  EXPECT_EQ(api_key_owner(request("/v1/responses", {{"Authorization", "Bearer sk-a"}}), {}), "");
+  EXPECT_EQ(api_key_owner(request("/v1/responses"), keys), "");
 }
 
 TEST(Cors, AllowsListedOriginsOnly) {
@@ -208,6 +223,26 @@ TEST(Responses, StoreIsBoundedLeastRecentlyUsedFirstOut) {
   bytes.put("y", nlohmann::json::array({std::string(30, 'y')}));
   EXPECT_FALSE(bytes.get("x"));
   EXPECT_TRUE(bytes.get("y"));
+  EXPECT_LE(bytes.bytes(), 60u);
+}
+
+TEST(Responses, StoreCountsTheTextItHolds) {
+  ResponsesStore store(100, 1 << 20);
+  const nlohmann::json conversation = nlohmann::json::array({{{"role", "user"}, {"content", std::string(1000, 'q')}}});
+  store.put("a", conversation, {{"id", "a"}});
+  EXPECT_GE(store.bytes(), conversation.dump().size());
+  EXPECT_LE(store.bytes(), conversation.dump().size() + 100);
+  EXPECT_EQ(*store.get("a"), conversation);
+}
+
+TEST(Responses, StoredEntriesReadableOnlyByTheirOwner) {
+  ResponsesStore store;
+  store.put("resp_1", nlohmann::json::array(), {{"id", "resp_1"}}, "key-0");
+  EXPECT_TRUE(store.get("resp_1", "key-0"));
+  EXPECT_TRUE(store.response("resp_1", "key-0"));
+  EXPECT_FALSE(store.get("resp_1", "key-1"));
+  EXPECT_FALSE(store.response("resp_1", "key-1"));
+  EXPECT_FALSE(store.get("resp_1"));
 }
 
 TEST(Responses, PreviousResponseIdPrependsTheStoredConversation) {

@@ -1,0 +1,135 @@
+#include "workflow/audio_adapter.h"
+
+#include <cstring>
+
+#include "base/error.h"
+#include "base/half.h"
+#include "media/audio/program.h"
+#include "workflow/plan.h"
+#include "workflow/text_assembly.h"
+
+namespace ogai::workflow {
+namespace {
+
+namespace audio = media::audio;
+
+struct BoundOutput {
+  std::string role;  // the port's role
+  std::size_t index;  // in the program's outputs
+};
+
+class AudioPreprocessAdapter final : public Adapter {
+ public:
+  AudioPreprocessAdapter(audio::AudioProgram program, std::string component, std::string input_role,
+                         std::vector<BoundOutput> outputs)
+      : program_(std::move(program)), component_(std::move(component)), input_role_(std::move(input_role)),
+        outputs_(std::move(outputs)) {}
+
+  RoleOutputs run(const AdapterCall& call) const override {
+    auto it = call.inputs.find(input_role_);
+    if (it == call.inputs.end() || !it->second) fail(ErrorCode::kInvalidArgument, call.what, "the 'encoded' input is not bound");
+    const auto value = call.input_values.find(input_role_);
+    // Media errors name the value the step reads and the port it feeds.
+    const std::string input_name = (value == call.input_values.end() ? std::string("encoded") : value->second) +
+                                   " (input 'encoded' of component '" + component_ + "')";
+    const ort::Tensor& encoded = *it->second;
+    if (encoded.dtype() != DataType::kUint8 || encoded.shape().size() != 1)
+      fail(ErrorCode::kInvalidArgument, input_name, "must be uint8 [bytes]; got {}{}", dtype_name(encoded.dtype()),
+           ort::shape_string(encoded.shape()));
+    const std::span<const std::uint8_t> bytes(static_cast<const std::uint8_t*>(encoded.raw_data()),
+                                              static_cast<std::size_t>(encoded.shape()[0]));
+    auto produced = program_.run(bytes, input_name);
+    RoleOutputs out;
+    for (const auto& b : outputs_) out.emplace(b.role, to_tensor(produced[b.index], program_.outputs()[b.index].dtype));
+    return out;
+  }
+
+ private:
+  static ort::Tensor to_tensor(const audio::AudioTensor& t, const std::string& dtype_text) {
+    const auto dtype = metadata::canonical_dtype(dtype_text).value_or(DataType::kFloat32);
+    ort::Tensor out = ort::Tensor::allocate(dtype, t.shape);
+    const std::size_t n = t.integer ? t.i64.size() : t.f32.size();
+    if (dtype == DataType::kInt64) {
+      std::memcpy(out.raw_data(), t.i64.data(), n * sizeof(std::int64_t));
+    } else if (dtype == DataType::kInt32) {
+      auto* dst = static_cast<std::int32_t*>(out.raw_data());
+      for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<std::int32_t>(t.i64[i]);
+    } else if (dtype == DataType::kFloat32) {
+      std::memcpy(out.raw_data(), t.f32.data(), n * sizeof(float));
+    } else {
+      convert_floats(t.f32.data(), DataType::kFloat32, out.raw_data(), dtype, n);
+    }
+    return out;
+  }
+
+  audio::AudioProgram program_;
+  std::string component_, input_role_;
+  std::vector<BoundOutput> outputs_;
+};
+
+// The one invoke step of `component` (V-PREPROC: a preprocessing adapter is invoked once).
+const metadata::InvokeStep& the_invoke(const metadata::Workflow& wf, const AdapterSite& site) {
+  const metadata::InvokeStep* found = nullptr;
+  int count = 0;
+  for_each_step(wf.steps, [&](const metadata::Step& step) {
+    if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body); inv && inv->component == site.name)
+      found = inv, ++count;
+  });
+  if (count != 1)
+    fail(ErrorCode::kInvalidPackage, site.path, "a preprocessing adapter is invoked exactly once; '{}' is invoked {} times",
+         site.name, count);
+  return *found;
+}
+
+}  // namespace
+
+std::unique_ptr<const Adapter> make_audio_preprocess_adapter(const AdapterSite& site) {
+  const auto& pre = site.package.document.preprocessing;
+  if (!pre.is_object() || !pre.contains("audio"))
+    fail(ErrorCode::kInvalidPackage, site.path, "the audio preprocessing adapter '{}' needs a preprocessing.audio program",
+         site.name);
+  auto program = audio::parse_audio_program(pre["audio"], "preprocessing.audio");
+  const auto& step = the_invoke(*site.package.document.workflow, site);
+  if (!metadata::find_named(step.inputs, "encoded")) fail(ErrorCode::kInvalidPackage, site.path, "the audio preprocessing adapter takes its bytes on port 'encoded'");
+  std::vector<BoundOutput> bound;
+  std::vector<bool> used(program.outputs().size(), false);
+  for (const auto& [port, value] : step.outputs) {
+    std::size_t i = 0;
+    while (i < program.outputs().size() && program.outputs()[i].name != value) ++i;
+    if (i == program.outputs().size())
+      fail(ErrorCode::kInvalidPackage, site.path + ".ports.outputs." + port,
+           "the step binds this port to '{}', which no preprocessing.audio output names", value);
+    used[i] = true;
+    bound.push_back({adapter_role(site.component, port), i});
+  }
+  for (std::size_t i = 0; i < used.size(); ++i)
+    if (!used[i] && !program.outputs()[i].optional)
+      fail(ErrorCode::kInvalidPackage, "preprocessing.audio.outputs[" + std::to_string(i) + "]",
+           "'{}' is bound to no output port of the adapter '{}'", program.outputs()[i].name, site.name);
+  return std::make_unique<AudioPreprocessAdapter>(std::move(program), site.name, adapter_role(site.component, "encoded"),
+                                                  std::move(bound));
+}
+
+namespace {
+
+class TextAssemblyAdapter final : public Adapter {
+ public:
+  explicit TextAssemblyAdapter(std::string name) : name_(std::move(name)) {}
+  RoleOutputs run(const AdapterCall& call) const override {
+    fail(ErrorCode::kUnsupported, call.what,
+         "text-assembly adapter '{}' is an API-boundary contract: a speech route assembles the prompt before the "
+         "workflow runs; a workflow step cannot invoke it", name_);
+  }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<const Adapter> make_text_assembly_adapter(const AdapterSite& site) {
+  find_text_assembly(site.package);  // loads and checks the processor artifact (and refuses two)
+  return std::make_unique<TextAssemblyAdapter>(site.name);
+}
+
+}  // namespace ogai::workflow
