@@ -6,7 +6,7 @@
 # jinja_fuzz (template parse and render), chat_json_fuzz (bounded chat JSON, its rendering and
 # tokenizer_config.json), metadata_fuzz (YAML/JSON metadata, document rules, decoder ABI),
 # request_json_fuzz (chat and completions request bodies), http_fuzz (raw bytes on a connection
-# to the HTTP transport).
+# to the HTTP transport), image_decode_fuzz (image files through the codecs, EXIF and resize).
 # Seeds come from ../shared and tests/data (tests/fuzz/make_seeds.py); each target's corpus grows
 # in build-fuzz/corpus/TARGET across runs. Prints one line per target (executions, crashes) and
 # writes them to build-fuzz/fuzz_summary.txt; exits 1 when any target found a crash (its input is
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_fuzz jinja_fuzz chat_json_fuzz metadata_fuzz request_json_fuzz http_fuzz)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_fuzz jinja_fuzz chat_json_fuzz metadata_fuzz request_json_fuzz http_fuzz image_decode_fuzz)
 shared="${OGAI_SHARED_DIR:-$here/../shared}"
 build_dir="${OGAI_FUZZ_BUILD_DIR:-$here/build-fuzz}"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is required (Debian: clang, libclang-rt-dev)" >&2; exit 1; }

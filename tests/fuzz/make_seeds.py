@@ -116,3 +116,26 @@ write("http_fuzz", "07_codings", chunked.replace("Transfer-Encoding: chunked", "
 write("http_fuzz", "08_te_lines", chunked.replace("Transfer-Encoding: chunked", "Transfer-Encoding: identity\r\nTransfer-Encoding: chunked"))
 write("http_fuzz", "09_auth_ce", http_request("/v1/completions", '{"model":"m","prompt":"a"}',
                                               "Authorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Encoding: gzip\r\n"))
+
+# image_decode_fuzz: one small image per format and mode, made with Debian's Pillow.
+import io  # noqa: E402
+try:
+    from PIL import Image
+except ImportError:  # Pillow missing: the target starts from an empty corpus
+    Image = None
+if Image is not None:
+    os.makedirs(os.path.join(out, "image_decode_fuzz"), exist_ok=True)
+    base = Image.new("RGB", (13, 9))
+    base.putdata([((x * 19) % 256, (y * 28) % 256, (x * y) % 256) for y in range(9) for x in range(13)])
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    images = {"rgb.png": (base, "PNG", {}), "palette.png": (base.convert("P"), "PNG", {}),
+              "gray.jpg": (base.convert("L"), "JPEG", {}), "exif.jpg": (base, "JPEG", {"exif": exif.tobytes()}),
+              "progressive.jpg": (base, "JPEG", {"progressive": True}), "cmyk.jpg": (base.convert("CMYK"), "JPEG", {}),
+              "lossy.webp": (base, "WEBP", {}), "alpha.webp": (base.convert("RGBA"), "WEBP", {"lossless": True}),
+              "frame.gif": (base, "GIF", {}), "rgb.bmp": (base, "BMP", {}), "palette.bmp": (base.convert("P"), "BMP", {})}
+    for name, (im, fmt, kw) in images.items():
+        buf = io.BytesIO()
+        im.save(buf, fmt, **kw)
+        with open(os.path.join(out, "image_decode_fuzz", name), "wb") as f:
+            f.write(buf.getvalue())

@@ -109,6 +109,14 @@ for name, data in cases.items():
     if data is not None:
         add_decode(name, data, pillow_view(data))
 
+# A 16-bit grayscale PNG: Pillow opens it as mode I and clips every value over 255 to white when
+# converting to RGB; ogai keeps the high byte, like 16-bit RGB (a deliberate difference,
+# docs/media.md), so the expectation here is NumPy's, not Pillow's.
+gray16 = (np.arange(35 * 27, dtype=np.uint32).reshape(27, 35) * 77 % 65536).astype(">u2")
+gray16_png = png_bytes(35, 27, 16, 0, [gray16[r].tobytes() for r in range(27)])
+add_decode("gray16.png", gray16_png, Image.fromarray((gray16.astype(np.uint16) >> 8).astype(np.uint8), "L"),
+           note="high byte, not Pillow's clip")
+
 # EXIF orientations 1..8 on a JPEG and a PNG, checked against ImageOps.exif_transpose.
 asym = Image.fromarray(pattern("gradient", 31, 17))
 for o in range(1, 9):

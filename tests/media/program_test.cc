@@ -10,7 +10,9 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "cases.h"
+#include "media/image/decode.h"
 #include "media/image/program.h"
+#include "media/image/resize.h"
 #include "media/image/target_size.h"
 
 namespace ogai::media {
@@ -196,6 +198,99 @@ TEST(MediaProgram, ParseErrorsNameThePath) {
                "outputs[0].dtype", "float32");
   expect_error(R"({"transforms": [{"op": "decode"}, {"op": "emit_grid_coordinates"}], )" + out + "}",
                "transforms[1].inputs", "wrong kind");
+}
+
+}  // namespace
+}  // namespace ogai::media
+
+namespace ogai::media {
+namespace {
+
+using testing::cases_dir;
+using testing::read_bytes;
+
+// The float [3, H, W] planes of an RGB raster, as the program makes them before value ops.
+std::vector<float> planes_of(const Raster& rgb) {
+  const std::size_t plane = static_cast<std::size_t>(rgb.width) * rgb.height;
+  std::vector<float> out(plane * 3);
+  for (std::size_t i = 0; i < plane; ++i)
+    for (std::size_t c = 0; c < 3; ++c) out[c * plane + i] = rgb.pixels[i * 3 + c];
+  return out;
+}
+
+TEST(MediaProgramTile, AnyresPicksTheGridKeepingMostPixelsAndPrependsTheThumbnail) {
+  // 333 x 251 at tile 112: 2x2 keeps 224 x 168 source pixels, more than any other grid within 6.
+  auto j = nlohmann::json::parse(R"({
+    "transforms": [
+      {"op": "decode_rgb", "outputs": ["img"]},
+      {"op": "resize", "mode": "stretch", "size": 112, "interpolation": "bilinear", "inputs": ["img"], "outputs": ["r"]},
+      {"op": "tile", "tile_size": 112, "max_tiles": 6, "include_thumbnail": true, "thumbnail_order": "prepend",
+       "inputs": ["img"], "outputs": ["tiles"]},
+      {"op": "emit_transformed_size", "inputs": ["tiles"], "outputs": ["size"]},
+      {"op": "emit_validity_mask", "inputs": ["tiles"], "outputs": ["mask"]}
+    ],
+    "outputs": [
+      {"name": "pixels", "content": "pixels", "dtype": "float32", "source": "tiles"},
+      {"name": "size", "content": "transformed_size", "dtype": "int64", "source": "size"},
+      {"name": "mask", "content": "validity_mask", "dtype": "int64", "source": "mask"}
+    ]})");
+  const auto bytes = read_bytes(cases_dir() / "qwen_wide.png");
+  const auto out = ImageProgram::parse(j, "p").run(bytes, "wide");
+  const auto& px = named(out, "pixels");
+  ASSERT_EQ(px.shape, (std::vector<std::int64_t>{5, 3, 112, 112}));
+  const auto v = values<float>(px);
+  const Raster img = to_rgb(decode_image(bytes, "wide"));
+  const auto thumb = planes_of(resize(img, 112, 112, ResizeFilter::kBilinear));  // the resize's filter
+  EXPECT_TRUE(std::equal(thumb.begin(), thumb.end(), v.begin()));
+  const Raster canvas = resize(img, 224, 224, ResizeFilter::kBilinear);
+  Raster bottom_right = make_raster(112, 112, 3);
+  for (std::uint32_t y = 0; y < 112; ++y)
+    std::memcpy(bottom_right.row(y), canvas.row(112 + y) + 112 * 3, 112 * 3);
+  const auto last = planes_of(bottom_right);
+  EXPECT_TRUE(std::equal(last.begin(), last.end(), v.begin() + 4 * 3 * 112 * 112));
+  EXPECT_EQ(values<std::int64_t>(named(out, "size")), (std::vector<std::int64_t>{224, 224}));
+  EXPECT_EQ(values<std::int64_t>(named(out, "mask")), (std::vector<std::int64_t>(5, 1)));
+}
+
+TEST(MediaProgramTile, DynamicHdPadsTheCanvasMasksThePaddingAndStacksTilesForPatches) {
+  // 333 x 251 at tile 112: 3 x 3 tiles exceed max 6; 3 x 2 is the closest aspect (1.5 vs 1.33).
+  // The image fills the canvas height: 297 x 224, so 39 columns of padding = 2 mask cells of 14.
+  auto j = nlohmann::json::parse(R"({
+    "transforms": [
+      {"op": "decode_rgb", "outputs": ["img"]},
+      {"op": "tile", "mode": "dynamic_hd", "tile_size": 112, "max_tiles": 6, "mask_patch_size": 14,
+       "canvas_pad_value": 255, "include_thumbnail": true, "thumbnail_order": "append",
+       "thumbnail_interpolation": "bilinear", "inputs": ["img"], "outputs": ["tiles"]},
+      {"op": "emit_validity_mask", "inputs": ["tiles"], "outputs": ["mask"]},
+      {"op": "emit_transformed_size", "inputs": ["tiles"], "outputs": ["size"]},
+      {"op": "patchify", "patch_size": 14, "inputs": ["tiles"], "outputs": ["patches"]},
+      {"op": "emit_grid_coordinates", "inputs": ["patches"], "outputs": ["grid"]},
+      {"op": "emit_patch_coordinates", "inputs": ["patches"], "outputs": ["coords"]}
+    ],
+    "outputs": [
+      {"name": "pixels", "content": "pixels", "dtype": "float32", "source": "patches"},
+      {"name": "mask", "content": "validity_mask", "dtype": "int64", "source": "mask"},
+      {"name": "size", "content": "transformed_size", "dtype": "int64", "source": "size"},
+      {"name": "grid", "content": "grid_dimensions", "dtype": "int64", "source": "grid"},
+      {"name": "coords", "content": "patch_coordinates", "dtype": "int64", "source": "coords"}
+    ]})");
+  const auto out = ImageProgram::parse(j, "p").run(read_bytes(cases_dir() / "qwen_wide.png"), "wide");
+  EXPECT_EQ(values<std::int64_t>(named(out, "size")), (std::vector<std::int64_t>{224, 336}));
+  const auto& mask = named(out, "mask");
+  ASSERT_EQ(mask.shape, (std::vector<std::int64_t>{7, 8, 8}));
+  const auto m = values<std::int64_t>(mask);
+  EXPECT_EQ(std::vector<std::int64_t>(m.begin() + 2 * 64, m.begin() + 2 * 64 + 8),
+            (std::vector<std::int64_t>{1, 1, 1, 1, 1, 1, 0, 0}));  // tile 2: the right column of tiles
+  EXPECT_EQ(std::vector<std::int64_t>(m.begin(), m.begin() + 8), (std::vector<std::int64_t>(8, 1)));
+  EXPECT_EQ(std::vector<std::int64_t>(m.begin() + 6 * 64, m.end()), (std::vector<std::int64_t>(64, 1)));  // thumbnail
+  EXPECT_EQ(named(out, "pixels").shape, (std::vector<std::int64_t>{7 * 64, 588}));
+  EXPECT_EQ(values<std::int64_t>(named(out, "grid")), (std::vector<std::int64_t>{7, 8, 8}));
+  const auto coords = values<std::int64_t>(named(out, "coords"));
+  EXPECT_EQ(coords[64 * 2], 8);  // tile 1's first patch sits 8 patch rows down
+  EXPECT_EQ(coords[64 * 2 + 1], 0);
+  // The padding is canvas_pad_value: tile 2's last pixel column (x = 335 > 297) is 255.
+  const auto px = values<float>(named(out, "pixels"));
+  EXPECT_EQ(px[(2 * 64 + 7) * 588 + 13], 255.0f);
 }
 
 }  // namespace

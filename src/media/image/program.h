@@ -8,11 +8,13 @@
 // aspect_ratio_patch_budget; nearest, bilinear, bicubic, lanczos equal to Pillow), rescale,
 // normalize, patchify (patch, temporal and merge sizes; channel, temporal, patch and coordinate
 // orders), flatten, pad, emit_original_size, emit_transformed_size, emit_validity_mask,
-// emit_patch_coordinates, emit_grid_coordinates. `tile` is refused at parse (not implemented yet).
+// emit_patch_coordinates, emit_grid_coordinates, tile (fixed_grid, dynamic_anyres, dynamic_hd;
+// thumbnail; tile.h).
 // Outputs: pixels (fp32 / fp16 / bf16), grid_dimensions, patch_coordinates, original_size,
 // transformed_size, validity_mask (integer dtypes, or float ones).
 //
-// Value kinds flowing between ops: raster (8-bit image) -> pixels (float, [3, H, W] per tile) ->
+// Value kinds flowing between ops: raster (8-bit image) -> pixels (float, [3, H, W] per tile; one
+// tile unless `tile` cut several) ->
 // patches ([count, feature]) -> padded patches; the emit_* ops make small integer tensors.
 // Immutable after parse; run() is const and thread-safe.
 #pragma once
@@ -28,6 +30,7 @@
 #include "base/dtype.h"
 #include "media/image/limits.h"
 #include "media/image/resize.h"
+#include "media/image/tile.h"
 
 namespace ogai::media {
 
@@ -43,7 +46,7 @@ struct ProgramTensor {
 class ImageProgram {
  public:
   enum class Op {
-    kDecode, kConvertRgb, kResize, kRescale, kNormalize, kPatchify, kFlatten, kPad,
+    kDecode, kConvertRgb, kResize, kRescale, kNormalize, kTile, kPatchify, kFlatten, kPad,
     kEmitOriginalSize, kEmitTransformedSize, kEmitValidityMask, kEmitPatchCoordinates, kEmitGridCoordinates,
   };
   enum class ResizeMode { kStretch, kCrop, kPad, kPixelArea, kPatchBudget };
@@ -65,6 +68,8 @@ class ImageProgram {
     // patchify
     std::uint32_t patch_size = 0, temporal = 1, merge = 1;
     bool channels_last = false, temporal_major = false, raster_order = false, xy = false;
+    // tile (its fit and filter come from the program's resize, as in the reference)
+    TileSpec tiling;
     // pad
     std::uint64_t target_length = 0;
     double pad_value = 0.0;

@@ -36,7 +36,8 @@ std::uint64_t uint_field(const Json& j, const char* key, const std::string& path
     if (!fallback) bad(path + "." + key, "is required");
     return *fallback;
   }
-  if (!v->is_number_unsigned() || v->get<std::uint64_t>() == 0 || v->get<std::uint64_t>() > max)
+  // YAML documents give signed integers, JSON ones unsigned: either, if positive.
+  if (!v->is_number_integer() || v->get<std::int64_t>() <= 0 || v->get<std::uint64_t>() > max)
     bad(path + "." + key, fmt::format("must be an integer in 1..{}, got {}", max, v->dump()));
   return v->get<std::uint64_t>();
 }
@@ -131,7 +132,7 @@ void parse_resize(const Json& j, Transform& t) {
     return;
   }
   if (!size) bad(t.path + ".size", "is required for a stretch, crop or pad resize");
-  if (size->is_number_unsigned()) {
+  if (size->is_number_integer()) {
     t.width = t.height = static_cast<std::uint32_t>(uint_field(j, "size", t.path, std::nullopt, 1u << 16));
   } else if (size->is_object()) {
     t.width = static_cast<std::uint32_t>(uint_field(*size, "width", t.path + ".size", std::nullopt, 1u << 16));
@@ -156,6 +157,35 @@ void parse_patchify(const Json& j, Transform& t) {
                                 t.path + ".patch_order");
   t.xy = choice<bool>(string_field(j, "coordinate_order", t.path, "yx"), {{"yx", false}, {"xy", true}},
                       t.path + ".coordinate_order");
+}
+
+void parse_tile(const Json& j, Transform& t) {
+  TileSpec& s = t.tiling;
+  s.tile_size = static_cast<std::uint32_t>(uint_field(j, "tile_size", t.path, std::nullopt, 1u << 14));
+  s.max_tiles = static_cast<std::uint32_t>(uint_field(j, "max_tiles", t.path, 6, 4096));
+  s.mode = choice<TileSpec::Mode>(string_field(j, "mode", t.path, "dynamic_anyres"),
+                                  {{"dynamic_anyres", TileSpec::Mode::kDynamicAnyres},
+                                   {"fixed_grid", TileSpec::Mode::kFixedGrid},
+                                   {"dynamic_hd", TileSpec::Mode::kDynamicHd}},
+                                  t.path + ".mode");
+  s.thumbnail = choice<TileSpec::Thumbnail>(string_field(j, "thumbnail_order", t.path, "none"),
+                                            {{"none", TileSpec::Thumbnail::kNone},
+                                             {"prepend", TileSpec::Thumbnail::kPrepend},
+                                             {"append", TileSpec::Thumbnail::kAppend}},
+                                            t.path + ".thumbnail_order");
+  const bool include = bool_field(j, "include_thumbnail", t.path, false);
+  if (include != (s.thumbnail != TileSpec::Thumbnail::kNone))
+    bad(t.path + ".include_thumbnail", "must be true exactly when thumbnail_order is prepend or append");
+  if (s.mode == TileSpec::Mode::kDynamicHd) {
+    s.mask_patch_size = static_cast<std::uint32_t>(uint_field(j, "mask_patch_size", t.path, std::nullopt, 1u << 14));
+    if (s.tile_size % s.mask_patch_size != 0) bad(t.path + ".mask_patch_size", "must divide tile_size");
+    const double pad = number_field(j, "canvas_pad_value", t.path, std::nullopt);
+    if (pad != std::floor(pad) || pad < 0 || pad > 255) bad(t.path + ".canvas_pad_value", "must be an integer in 0..255");
+    s.canvas_pad_value = static_cast<std::uint8_t>(pad);
+    const auto f = parse_resize_filter(string_field(j, "thumbnail_interpolation", t.path, "bicubic"));
+    if (!f) bad(t.path + ".thumbnail_interpolation", "is not one of nearest, bilinear, bicubic, lanczos");
+    s.thumbnail_filter = *f;
+  }
 }
 
 Transform parse_transform(const Json& j, const std::string& path) {
@@ -200,7 +230,8 @@ Transform parse_transform(const Json& j, const std::string& path) {
   } else if (op == "emit_grid_coordinates") {
     t.op = Op::kEmitGridCoordinates;
   } else if (op == "tile") {
-    fail(ErrorCode::kUnsupported, path + ".op", "the image `tile` op (anyres, fixed grid, HD) is not executed yet");
+    t.op = Op::kTile;
+    parse_tile(j, t);
   } else {
     bad(path + ".op", fmt::format("unknown image op '{}'", op));
   }
@@ -260,6 +291,7 @@ VKind result_kind(const Transform& t, const std::vector<VKind>& in) {
     case Op::kResize: need({VKind::kRaster}); return VKind::kRaster;
     case Op::kRescale:
     case Op::kNormalize: need({VKind::kRaster, VKind::kPixels}); return VKind::kPixels;
+    case Op::kTile: need({VKind::kRaster}); return VKind::kPixels;
     case Op::kPatchify: need({VKind::kRaster, VKind::kPixels}); return VKind::kPatches;
     case Op::kFlatten: need({VKind::kPatches}); return VKind::kPatches;
     case Op::kEmitOriginalSize: need({VKind::kRaster, VKind::kPixels, VKind::kPatches}); return VKind::kOriginal;
@@ -295,9 +327,22 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
     if (field(image, legacy)) bad(path + "." + legacy, "the legacy (pre-transforms) form is not read; use transforms");
   ImageProgram p;
   std::map<std::string, VKind> kinds;
+  FitMode fit = FitMode::kStretch;
+  ResizeFilter filter = ResizeFilter::kBicubic;
   std::vector<std::string> previous;
   for (std::size_t i = 0; i < transforms->size(); ++i) {
     Transform t = parse_transform((*transforms)[i], fmt::format("{}.transforms[{}]", path, i));
+    if (t.op == Op::kResize) {
+      filter = t.filter;
+      fit = t.mode == ImageProgram::ResizeMode::kCrop ? FitMode::kCrop
+            : t.mode == ImageProgram::ResizeMode::kPad ? FitMode::kPad
+                                                       : FitMode::kStretch;
+    }
+    if (t.op == Op::kTile) {
+      t.tiling.fit = fit;
+      t.tiling.filter = filter;
+      if (t.tiling.mode != TileSpec::Mode::kDynamicHd) t.tiling.thumbnail_filter = filter;
+    }
     if (t.inputs.empty() && t.op != Op::kDecode) {
       if (previous.size() != 1)
         bad(t.path + ".inputs", fmt::format("must be given: the transform before made {} values", previous.size()));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "base/error.h"
 #include "base/half.h"
@@ -11,6 +12,7 @@
 #include "media/image/patchify.h"
 #include "media/image/program.h"
 #include "media/image/target_size.h"
+#include "media/image/tile.h"
 
 namespace ogai::media {
 namespace {
@@ -26,7 +28,9 @@ struct Value {
   VKind kind = VKind::kRaster;
   Size original, transformed;  // the decoded image's size; the size after resize
   Raster raster;               // kRaster
-  std::vector<float> chw;      // kPixels: [3, H, W]
+  std::vector<std::vector<float>> planes;  // kPixels: per tile [3, H, W]
+  std::vector<std::vector<std::uint8_t>> masks;  // dynamic_hd tiles: [edge, edge] validity per tile
+  std::shared_ptr<const Raster> decoded;  // what `tile` cuts (it reads the decoded image, not a resize)
   std::uint32_t width = 0, height = 0;
   Patches patches;                  // kPatches, kPadded
   std::uint64_t length = 0;         // kPadded, kPaddedCoords: the padded patch count
@@ -35,11 +39,11 @@ struct Value {
   std::vector<std::int64_t> shape;  // kInts
 };
 
-Raster rgb_of(const Raster& r) { return r.channels == 3 ? r : to_rgb(r); }
-
 Raster resize_raster(const Raster& src, const Transform& t, const ImageLimits& limits, const std::string& what) {
   using M = ImageProgram::ResizeMode;
-  const Raster in = rgb_of(src);
+  Raster converted;
+  if (src.channels != 3) converted = to_rgb(src);
+  const Raster& in = src.channels == 3 ? src : converted;
   const Size source{in.width, in.height};
   if (t.mode == M::kPixelArea) {
     const Size s = pixel_area_size(source, t.min_pixels, t.max_pixels, static_cast<std::uint32_t>(t.multiple),
@@ -50,49 +54,50 @@ Raster resize_raster(const Raster& src, const Transform& t, const ImageLimits& l
     const Size s = patch_budget_size(source, t.patch_size, t.max_patches, t.pooling, limits.max_pixels, what);
     return resize(in, s.width, s.height, t.filter);
   }
-  if (t.mode == M::kStretch) return resize(in, t.width, t.height, t.filter);
-  const double sx = static_cast<double>(t.width) / in.width, sy = static_cast<double>(t.height) / in.height;
-  if (t.mode == M::kCrop) {  // cover the target, then take its centre
-    const double s = std::max(sx, sy);
-    const auto rw = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.width * s)), t.width);
-    const auto rh = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.height * s)), t.height);
-    if (rw * rh > limits.max_pixels)
-      fail(ErrorCode::kInvalidArgument, what, "crop resize needs a {}x{} intermediate, over {} pixels", rw, rh,
-           limits.max_pixels);
-    const Raster big = resize(in, static_cast<std::uint32_t>(rw), static_cast<std::uint32_t>(rh), t.filter);
-    Raster out = make_raster(t.width, t.height, 3);
-    const std::size_t x0 = (rw - t.width) / 2, y0 = (rh - t.height) / 2;
-    for (std::uint32_t y = 0; y < t.height; ++y)
-      std::memcpy(out.row(y), big.row(static_cast<std::uint32_t>(y0 + y)) + x0 * 3, out.row_bytes());
-    return out;
-  }
-  // pad: fit inside the target, centred on black
-  const double s = std::min(sx, sy);
-  const auto rw = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.width * s)), 1, t.width);
-  const auto rh = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::round(in.height * s)), 1, t.height);
-  const Raster small = resize(in, static_cast<std::uint32_t>(rw), static_cast<std::uint32_t>(rh), t.filter);
-  Raster out = make_raster(t.width, t.height, 3);
-  const std::size_t x0 = (t.width - rw) / 2, y0 = (t.height - rh) / 2;
-  for (std::uint32_t y = 0; y < small.height; ++y)
-    std::memcpy(out.row(static_cast<std::uint32_t>(y0 + y)) + x0 * 3, small.row(y), small.row_bytes());
-  return out;
+  const FitMode fit = t.mode == M::kCrop ? FitMode::kCrop : t.mode == M::kPad ? FitMode::kPad : FitMode::kStretch;
+  return resize_fit(in, fit, t.filter, t.width, t.height, limits, what);
 }
 
 // An RGB raster as float [3, H, W], the samples unscaled.
 void to_pixels(Value& v) {
   if (v.kind != VKind::kRaster) return;
-  const Raster rgb = rgb_of(v.raster);
+  if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+  const Raster& rgb = v.raster;
   v.width = rgb.width, v.height = rgb.height;
   const std::size_t plane = static_cast<std::size_t>(rgb.width) * rgb.height;
-  v.chw.resize(plane * 3);
+  std::vector<float> chw(plane * 3);
   for (std::size_t i = 0; i < plane; ++i)
-    for (std::size_t c = 0; c < 3; ++c) v.chw[c * plane + i] = rgb.pixels[i * 3 + c];
+    for (std::size_t c = 0; c < 3; ++c) chw[c * plane + i] = rgb.pixels[i * 3 + c];
+  v.planes.clear();
+  v.planes.push_back(std::move(chw));
+  v.raster = {};
+  v.kind = VKind::kPixels;
+}
+
+// `tile`: the decoded image cut into tiles (tile.h), each as unscaled float [3, T, T].
+void to_tiles(Value& v, const Transform& t, const ImageLimits& limits, const std::string& what) {
+  const Raster& decoded = *v.decoded;
+  Raster converted;
+  if (decoded.channels != 3) converted = to_rgb(decoded);
+  const Tiles tiles = tile_image(decoded.channels == 3 ? decoded : converted, t.tiling, limits, what);
+  v.width = v.height = t.tiling.tile_size;
+  v.transformed = {tiles.canvas_width, tiles.canvas_height};
+  v.planes.clear();
+  for (const Raster& tile : tiles.tiles) {
+    Value one;
+    one.raster = tile;
+    one.kind = VKind::kRaster;
+    to_pixels(one);
+    v.planes.push_back(std::move(one.planes[0]));
+  }
+  v.masks = tiles.masks;
   v.raster = {};
   v.kind = VKind::kPixels;
 }
 
 Value ints_value(const Value& from, std::vector<std::int64_t> values, std::vector<std::int64_t> shape) {
   Value v;
+  v.masks = from.masks;
   v.kind = VKind::kInts;
   v.original = from.original, v.transformed = from.transformed;
   v.ints = std::move(values);
@@ -101,29 +106,40 @@ Value ints_value(const Value& from, std::vector<std::int64_t> values, std::vecto
 }
 
 Value validity_mask(const Value& in) {
+  if (!in.masks.empty()) {  // dynamic_hd: per tile, per mask cell
+    const auto edge = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(in.masks[0].size()))));
+    std::vector<std::int64_t> values;
+    for (const auto& m : in.masks) values.insert(values.end(), m.begin(), m.end());
+    return ints_value(in, std::move(values), {static_cast<std::int64_t>(in.masks.size()), edge, edge});
+  }
   if (in.kind == VKind::kPadded) {
     std::vector<std::int64_t> mask(in.length, 0);
     std::fill_n(mask.begin(), in.patches.count, 1);
     return ints_value(in, std::move(mask), {1, static_cast<std::int64_t>(in.length)});
   }
-  const std::int64_t n = in.kind == VKind::kPatches ? in.patches.count : 1;
+  const std::int64_t n = in.kind == VKind::kPatches ? in.patches.count
+                       : in.kind == VKind::kPixels ? static_cast<std::int64_t>(in.planes.size())
+                                                   : 1;
   return ints_value(in, std::vector<std::int64_t>(static_cast<std::size_t>(n), 1), {n});
 }
 
-std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::span<const std::uint8_t> encoded,
-                         const ImageLimits& limits, const std::string& what) {
+// `in[k]` may be moved from when `last[k]` (no later transform or output reads it).
+std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, const std::vector<bool>& last,
+                         std::span<const std::uint8_t> encoded, const ImageLimits& limits, const std::string& what) {
   std::vector<Value> out;
   if (t.op == Op::kDecode) {
     Value v;
     v.raster = decode_image(encoded, what, limits);
-    if (t.to_rgb) v.raster = rgb_of(v.raster);
+    if (t.to_rgb && v.raster.channels != 3) v.raster = to_rgb(v.raster);
     v.original = v.transformed = {v.raster.width, v.raster.height};
+    v.decoded = std::make_shared<const Raster>(v.raster);
     out.push_back(std::move(v));
     return out;
   }
   if (t.op == Op::kPad) {
-    for (const Value* src : in) {
-      Value v = *src;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const Value* src = in[k];
+      Value v = last[k] ? std::move(*in[k]) : *in[k];
       const std::int64_t count = src->kind == VKind::kPatches ? src->patches.count
                                                               : static_cast<std::int64_t>(src->ints.size() / 2);
       if (t.target_length < static_cast<std::uint64_t>(count))
@@ -136,48 +152,66 @@ std::vector<Value> apply(const Transform& t, std::vector<const Value*> in, std::
     }
     return out;
   }
-  Value v = *in.at(0);
+  const Value& src = *in.at(0);
+  switch (t.op) {  // the emit ops read only the input's facts
+    case Op::kEmitOriginalSize: out.push_back(ints_value(src, {src.original.height, src.original.width}, {1, 2})); return out;
+    case Op::kEmitTransformedSize:
+      out.push_back(ints_value(src, {src.transformed.height, src.transformed.width}, {1, 2}));
+      return out;
+    case Op::kEmitValidityMask: out.push_back(validity_mask(src)); return out;
+    case Op::kEmitPatchCoordinates: out.push_back(ints_value(src, src.patches.coords, {src.patches.count, 2})); return out;
+    case Op::kEmitGridCoordinates:
+      out.push_back(ints_value(src, {src.patches.grid.begin(), src.patches.grid.end()}, {1, 3}));
+      return out;
+    default: break;
+  }
+  Value v = last[0] ? std::move(*in[0]) : *in[0];
   switch (t.op) {
-    case Op::kConvertRgb: v.raster = rgb_of(v.raster); break;
+    case Op::kConvertRgb:
+      if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+      break;
     case Op::kResize:
       v.raster = resize_raster(v.raster, t, limits, what);
       v.transformed = {v.raster.width, v.raster.height};
       break;
     case Op::kRescale:
       to_pixels(v);
-      for (float& x : v.chw) x *= t.scale;
+      for (auto& plane : v.planes)
+        for (float& x : plane) x *= t.scale;
       break;
     case Op::kNormalize: {
       to_pixels(v);
       const std::size_t plane = static_cast<std::size_t>(v.width) * v.height;
       for (std::size_t c = 0; c < 3; ++c)
-        for (std::size_t i = 0; i < plane; ++i) v.chw[c * plane + i] = (v.chw[c * plane + i] - t.mean[c]) / t.std[c];
+        for (auto& chw : v.planes)
+          for (std::size_t i = 0; i < plane; ++i) chw[c * plane + i] = (chw[c * plane + i] - t.mean[c]) / t.std[c];
       break;
     }
     case Op::kPatchify: {
       to_pixels(v);
       const PatchSpec spec{t.patch_size, t.temporal, t.merge, t.channels_last, t.temporal_major, t.raster_order, t.xy};
-      const std::uint64_t elements = static_cast<std::uint64_t>(v.width) * v.height * 3 * t.temporal;
+      const std::uint64_t elements = static_cast<std::uint64_t>(v.width) * v.height * 3 * t.temporal * v.planes.size();
       if (elements > kMaxElements)
         fail(ErrorCode::kInvalidArgument, what, "{}: {} patch values exceed the limit of {}", t.path, elements,
              kMaxElements);
-      v.patches = patchify(v.chw, v.width, v.height, spec, what + " (" + t.path + ")");
-      v.chw = {};
+      v.patches = {};
+      for (std::size_t tile = 0; tile < v.planes.size(); ++tile) {
+        Patches p = patchify(v.planes[tile], v.width, v.height, spec, what + " (" + t.path + ")");
+        for (std::size_t k = 0; k < p.coords.size(); k += 2)  // rows count down the stacked tiles
+          p.coords[k + (t.xy ? 1 : 0)] += static_cast<std::int64_t>(tile) * p.grid[1];
+        v.patches.count += p.count;
+        v.patches.feature = p.feature;
+        v.patches.grid = {static_cast<std::int64_t>(v.planes.size()), p.grid[1], p.grid[2]};
+        v.patches.data.insert(v.patches.data.end(), p.data.begin(), p.data.end());
+        v.patches.coords.insert(v.patches.coords.end(), p.coords.begin(), p.coords.end());
+      }
+      v.planes = {};
       v.kind = VKind::kPatches;
       break;
     }
+    case Op::kTile: to_tiles(v, t, limits, what); break;
     case Op::kFlatten: break;
-    case Op::kEmitOriginalSize: v = ints_value(v, {v.original.height, v.original.width}, {1, 2}); break;
-    case Op::kEmitTransformedSize: v = ints_value(v, {v.transformed.height, v.transformed.width}, {1, 2}); break;
-    case Op::kEmitValidityMask: v = validity_mask(v); break;
-    case Op::kEmitPatchCoordinates:
-      v = ints_value(v, v.patches.coords, {v.patches.count, 2});
-      break;
-    case Op::kEmitGridCoordinates:
-      v = ints_value(v, {v.patches.grid.begin(), v.patches.grid.end()}, {1, 3});
-      break;
-    case Op::kDecode:
-    case Op::kPad: break;
+    default: break;
   }
   out.push_back(std::move(v));
   return out;
@@ -242,16 +276,18 @@ ProgramTensor pixels_output(const ImageProgram::Output& o, Value v, const std::s
   ProgramTensor t{o.name, o.content, o.dtype, {}, {}};
   std::vector<float> values;
   if (v.kind == VKind::kRaster) to_pixels(v);
-  if (v.kind == VKind::kPixels) {
-    const std::int64_t h = v.height, w = v.width;
-    t.shape = o.nhwc ? std::vector<std::int64_t>{1, h, w, 3} : std::vector<std::int64_t>{1, 3, h, w};
-    if (!o.nhwc) {
-      values = std::move(v.chw);
-    } else {
-      const std::size_t plane = static_cast<std::size_t>(h * w);
-      values.resize(plane * 3);
+  if (v.kind == VKind::kPixels) {  // [tiles, 3, H, W] or [tiles, H, W, 3]
+    const std::int64_t h = v.height, w = v.width, n = static_cast<std::int64_t>(v.planes.size());
+    t.shape = o.nhwc ? std::vector<std::int64_t>{n, h, w, 3} : std::vector<std::int64_t>{n, 3, h, w};
+    const std::size_t plane = static_cast<std::size_t>(h * w);
+    values.reserve(plane * 3 * v.planes.size());
+    for (const auto& chw : v.planes) {
+      if (!o.nhwc) {
+        values.insert(values.end(), chw.begin(), chw.end());
+        continue;
+      }
       for (std::size_t i = 0; i < plane; ++i)
-        for (std::size_t c = 0; c < 3; ++c) values[i * 3 + c] = v.chw[c * plane + i];
+        for (std::size_t c = 0; c < 3; ++c) values.push_back(chw[c * plane + i]);
     }
   } else if (v.kind == VKind::kPatches) {
     t.shape = {v.patches.count, v.patches.feature};
@@ -289,18 +325,29 @@ ProgramTensor ints_output(const ImageProgram::Output& o, const Value& v, const s
 
 std::vector<ProgramTensor> ImageProgram::run(std::span<const std::uint8_t> encoded, const std::string& what,
                                              const ImageLimits& limits) const {
+  std::map<std::string, int> uses;  // readers left per value: a value's last reader may move it
+  for (const Transform& t : transforms_)
+    for (const auto& name : t.inputs) ++uses[name];
+  for (const Output& o : outputs_)
+    if (!o.source.empty()) ++uses[o.source];
   std::map<std::string, Value> values;
   for (const Transform& t : transforms_) {
-    std::vector<const Value*> in;
-    for (const auto& name : t.inputs) in.push_back(&values.at(name));
-    auto made = apply(t, std::move(in), encoded, limits, what);
+    std::vector<Value*> in;
+    std::vector<bool> last;
+    for (const auto& name : t.inputs) {
+      in.push_back(&values.at(name));
+      last.push_back(--uses[name] == 0);
+    }
+    auto made = apply(t, in, last, encoded, limits, what);
     for (std::size_t k = 0; k < made.size(); ++k) values[t.outputs[k]] = std::move(made[k]);
   }
   std::vector<ProgramTensor> out;
   for (const Output& o : outputs_) {
     if (o.source.empty()) continue;  // optional and nothing makes it
-    const Value& v = values.at(o.source);
-    out.push_back(o.content == "pixels" ? pixels_output(o, v, what) : ints_output(o, v, what));
+    Value& v = values.at(o.source);
+    const bool last = --uses[o.source] == 0;
+    if (o.content != "pixels") out.push_back(ints_output(o, v, what));
+    else out.push_back(pixels_output(o, last ? std::move(v) : v, what));
   }
   return out;
 }
