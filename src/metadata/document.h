@@ -34,7 +34,7 @@ struct MixtureOfExperts {
 // Legacy single-decoder port declaration (`model.io`, §2.6). Import-only: valid only without a
 // workflow; mapped onto the same DecoderAbi as a workflow.
 struct ModelIo {
-  std::optional<std::string> sequence_source, kv_ownership, kv_layout, kv_update, aliasing;
+  std::optional<std::string> sequence_source, kv_ownership, kv_layout, aliasing;
   std::optional<std::string> token_input, inputs_embeds_input, attention_mask_input,
       position_ids_input, logits_output, hidden_output, encoder_hidden_states_input, audio_features_input;
   std::vector<std::string> kv_inputs, kv_outputs, cross_kv_inputs, cross_kv_outputs;

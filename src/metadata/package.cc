@@ -6,6 +6,7 @@
 #include "importer/import.h"
 #include "metadata/admission.h"
 #include "metadata/parse.h"
+#include "metadata/runnable.h"
 #include "metadata/validate.h"
 #include "metadata/vocabulary.h"
 
@@ -89,6 +90,11 @@ Package load_package(const std::filesystem::path& dir_or_file) {
   if (!report.valid())
     fail(ErrorCode::kInvalidPackage, dir_or_file.string(), "the package is invalid ({} problems):\n{}",
          report.diagnostics.size(), report.diagnostics.text());
+  Diagnostics unrunnable;
+  check_runnable(report.package->document, unrunnable);
+  if (!unrunnable.empty())
+    fail(ErrorCode::kInvalidPackage, dir_or_file.string(), "the package is a valid document that ogai cannot run "
+         "({} problems):\n{}", unrunnable.size(), unrunnable.text());
   return std::move(*report.package);
 }
 

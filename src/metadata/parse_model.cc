@@ -82,11 +82,10 @@ void check_runtime_configurable(Reader& r, const Node& node, const std::string& 
 
 ModelIo read_io(Reader& r, const Node& node, const std::string& path) {
   ModelIo io;
-  Fields f(r, &node, path);
+  Fields f(r, &node, path, {{"kv_update", "the cache update discipline is declared by state_service groups (update)"}});
   io.sequence_source = f.one_of("sequence_source", {"token_ids", "inputs_embeds"});
   io.kv_ownership = f.one_of("kv_ownership", {"owned", "shared"});
   io.kv_layout = f.one_of("kv_layout", {"head_major_bnsh", "seq_major_bsnh"});
-  io.kv_update = f.string("kv_update");
   io.aliasing = f.one_of("aliasing", {"permitted", "required", "forbidden"});
   io.token_input = f.string("token_input");
   io.inputs_embeds_input = f.string("inputs_embeds_input");

@@ -7,7 +7,9 @@
 //   rules_groups.cc      V-GROUP V-LAYER V-SERVE
 //   rules_update.cc      V-UPDATE V-ROLE
 //   rules_speculative.cc V-SPEC
-//   rules_document.cc    V-CAP V-GEN V-PROFILE V-PREPROC
+//   rules_document.cc    V-CAP V-GEN
+//   rules_preprocessing.cc V-PREPROC
+//   rules_profiles.cc    V-PROFILE
 //   rules_adapters.cc    V-ADAPTER
 #pragma once
 
@@ -15,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metadata/diagnostics.h"
@@ -78,6 +81,11 @@ void check_speculative(RuleContext& ctx);
 void check_capabilities(RuleContext& ctx);
 void check_package_sections(RuleContext& ctx);
 void check_adapters(const Document& doc, Diagnostics& diags);  // V-ADAPTER (no workflow needed)
-void check_required_capability_ids(const Document& doc, Diagnostics& diags);  // V-CAP vocabulary
+void check_preprocessing(RuleContext& ctx);  // V-PREPROC
+void check_profiles(const Document& doc, const Workflow* wf, Diagnostics& diags);  // V-PROFILE (wf may be null)
+// generation.overrides need workflow inputs: each is reported when the document has no workflow.
+void check_generation_without_workflow(const Document& doc, Diagnostics& diags);
+// The 30 built-in capability ids of v1 (an unknown id is not a document defect: runnable.h).
+const std::set<std::string_view>& builtin_capabilities();
 
 }  // namespace ogai::metadata::detail

@@ -1,5 +1,5 @@
-// V-CAP (capability manifest), V-GEN (generation defaults and overrides), V-PROFILE (task
-// profiles) and V-PREPROC (media preprocessing adapters).
+// V-CAP (capability manifest) and V-GEN (generation defaults and overrides). V-PROFILE is in
+// rules_profiles.cc, V-PREPROC in rules_preprocessing.cc.
 #include <set>
 
 #include <fmt/format.h>
@@ -7,7 +7,6 @@
 #include "metadata/rules.h"
 
 namespace ogai::metadata::detail {
-namespace {
 
 // The complete built-in capability vocabulary of v1 (30 identifiers). Extension identifiers
 // contain a '.'.
@@ -23,12 +22,7 @@ const std::set<std::string_view>& builtin_capabilities() {
   return kBuiltin;
 }
 
-void check_vocabulary(Diagnostics& d, const std::vector<std::string>& ids, const std::string& path) {
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (!builtin_capabilities().count(ids[i]) && ids[i].find('.') == std::string::npos)
-      d.report("V-CAP", path + "[" + std::to_string(i) + "]", "'{}' is neither a built-in capability nor an extension "
-               "identifier (extensions contain a '.')", ids[i]);
-}
+namespace {
 
 // capability -> why the workflow needs it
 std::vector<std::pair<std::string, std::string>> derived_capabilities(const RuleContext& ctx) {
@@ -94,59 +88,9 @@ void check_generation(RuleContext& ctx, const Generation& g) {
     d.report("V-GEN", "generation.defaults.min_length", "min_length {} exceeds max_length {}", *df.min_length, *df.max_length);
 }
 
-void check_profiles(RuleContext& ctx) {
-  static const std::set<std::string_view> kKinds = {"generation", "embedding", "reranking", "classification", "reward",
-                                                    "transcription"};
-  for (const auto& [name, p] : ctx.doc.profiles) {
-    std::string path = "profiles." + name;
-    if (!kKinds.count(p.kind)) {
-      if (p.required) ctx.diags.report("V-PROFILE", path + ".kind", "required profile of unknown kind '{}'", p.kind);
-      continue;
-    }
-    for (const auto& [role, output] : p.outputs)
-      if (!ctx.output(output))
-        ctx.diags.report("V-PROFILE", path + ".outputs." + role, "output '{}' is not a workflow output", output);
-    if (p.kind == "transcription" && !p.decoding)
-      ctx.diags.report("V-PROFILE", path + ".decoding", "a transcription profile needs `decoding`");
-    if (!p.decoding) continue;
-    if (p.decoding->kind == "ctc" && !p.decoding->blank_id)
-      ctx.diags.report("V-PROFILE", path + ".decoding.blank_id", "CTC decoding needs blank_id");
-    if (p.decoding->time_axis == p.decoding->class_axis)
-      ctx.diags.report("V-PROFILE", path + ".decoding", "time_axis and class_axis are both {}", p.decoding->time_axis);
-  }
-}
-
-void check_preprocessing(RuleContext& ctx) {
-  for (std::string modality : {"image", "audio"}) {
-    std::string abi = "onnx-genai." + modality + "-preprocess";
-    bool program = ctx.doc.preprocessing.is_object() && ctx.doc.preprocessing.contains(modality);
-    std::vector<std::string> adapters;
-    for (const auto& [name, c] : ctx.wf.components)
-      if (c.implementation.kind == Implementation::Kind::kAdapter && c.implementation.abi == abi) adapters.push_back(name);
-    if (!program && adapters.empty()) continue;
-    if (adapters.size() != 1 || !program) {
-      ctx.diags.report("V-PREPROC", program ? wf_path("components") : "preprocessing." + modality,
-                       "preprocessing.{} needs exactly one {}@1 adapter component and vice versa; found {} adapter(s){}",
-                       modality, abi, adapters.size(), program ? "" : " and no program");
-      continue;
-    }
-    const Component& c = *ctx.component(adapters[0]);
-    std::string path = wf_path("components." + adapters[0]);
-    const TensorContract* encoded = find_named(c.ports.inputs, "encoded");
-    if (c.implementation.version != "1" || !encoded || canonical_dtype(encoded->dtype) != DataType::kUint8 || encoded->rank != 1)
-      ctx.diags.report("V-PREPROC", path, "a {}@1 adapter needs an `encoded` uint8 rank-1 input", abi);
-    if (ctx.flow.invoke_count[adapters[0]] != 1)
-      ctx.diags.report("V-PREPROC", path, "the preprocessing adapter must be invoked exactly once; it is invoked {} times",
-                       ctx.flow.invoke_count[adapters[0]]);
-    if (c.ports.outputs.empty())
-      ctx.diags.report("V-PREPROC", path + ".ports.outputs", "the preprocessing adapter needs typed outputs");
-  }
-}
-
 }  // namespace
 
 void check_capabilities(RuleContext& ctx) {
-  check_vocabulary(ctx.diags, ctx.wf.manifest.capabilities, wf_path("manifest.capabilities"));
   const auto& listed = ctx.wf.manifest.capabilities;
   for (const auto& [cap, why] : derived_capabilities(ctx))
     if (std::find(listed.begin(), listed.end(), cap) == listed.end())
@@ -156,12 +100,15 @@ void check_capabilities(RuleContext& ctx) {
 
 void check_package_sections(RuleContext& ctx) {
   if (ctx.doc.generation) check_generation(ctx, *ctx.doc.generation);
-  check_profiles(ctx);
-  check_preprocessing(ctx);
+  check_profiles(ctx.doc, &ctx.wf, ctx.diags);
+  check_preprocessing(ctx);  // rules_preprocessing.cc
 }
 
-void check_required_capability_ids(const Document& doc, Diagnostics& diags) {
-  check_vocabulary(diags, doc.required_capabilities, "required_capabilities");
+void check_generation_without_workflow(const Document& doc, Diagnostics& diags) {
+  if (!doc.generation) return;
+  for (const auto& [field, ov] : doc.generation->overrides)
+    diags.report("V-GEN", "generation.overrides." + field + ".input", "override input '{}' needs a pipeline.workflow "
+                 "that declares it as a request-sourced input; the document has no workflow", ov.input);
 }
 
 }  // namespace ogai::metadata::detail

@@ -19,8 +19,6 @@ void check_input(RuleContext& ctx, const std::string& name, const WorkflowInput&
              "so the runtime knows what to fill; got an opaque role");
   if (!in.required && !in.default_value && !in.present_as)
     d.report("V-IN", path, "optional input (required: false) needs a `default` or a `present_as` flag");
-  if (in.source.kind == InputSource::Kind::kLiteral && !in.default_value)
-    d.report("V-IN", path + ".default", "a literal input needs a `default` value (the literal itself)");
   if (in.source.kind == InputSource::Kind::kApplication && in.source.name.empty())
     d.report("V-IN", path + ".source.name", "an application source needs a non-empty name");
   if (in.source.kind == InputSource::Kind::kArtifact && in.source.path.empty())

@@ -105,27 +105,38 @@ void check_rollback(RuleContext& ctx, const Speculative& s) {
   }
 }
 
+void check_effect(RuleContext& ctx, const Speculative& s, const std::string& domain, const std::string& where) {
+  const Effect* e = find_named(ctx.wf.effects, domain);
+  if (!e) return;
+  if (e->safety == Effect::Safety::kNone || (e->safety == Effect::Safety::kRewindable && e->max_depth < s.max_proposal_width))
+    ctx.diags.report("V-SPEC", wf_path("effects." + domain + ".speculation_safety"), "effect '{}' runs {} but is {}; it "
+                     "must be clonable or rewindable by at least {} positions", domain, where,
+                     e->safety == Effect::Safety::kNone ? "not speculation-safe" : fmt::format("rewindable by only {}", e->max_depth),
+                     s.max_proposal_width);
+}
+
+// The speculative region is every component of the innermost loop that invokes both the proposer
+// and the target; without such a loop it is those two components.
 void check_effects(RuleContext& ctx, const Speculative& s) {
   const auto& loops = ctx.flow.loops;
+  bool found = false;
   for (std::size_t i = 0; i < loops.size(); ++i) {
     auto both = [&](std::size_t k) { return loops[k].components.count(s.proposer) && loops[k].components.count(s.target); };
     if (!both(i)) continue;
     bool innermost = true;
     for (std::size_t child : loops[i].children) innermost &= !both(child);
     if (!innermost) continue;
+    found = true;
     for (const std::string& comp_name : loops[i].components) {
       const Component* comp = ctx.component(comp_name);
-      for (const std::string& domain : comp ? comp->effects : std::vector<std::string>{}) {
-        const Effect* e = find_named(ctx.wf.effects, domain);
-        if (!e) continue;
-        if (e->safety == Effect::Safety::kNone || (e->safety == Effect::Safety::kRewindable && e->max_depth < s.max_proposal_width))
-          ctx.diags.report("V-SPEC", wf_path("effects." + domain + ".speculation_safety"), "effect '{}' runs inside the "
-                           "speculative loop {} but is {}; it must be clonable or rewindable by at least {} positions",
-                           domain, loops[i].path, e->safety == Effect::Safety::kNone ? "not speculation-safe"
-                           : fmt::format("rewindable by only {}", e->max_depth), s.max_proposal_width);
-      }
+      for (const std::string& domain : comp ? comp->effects : std::vector<std::string>{})
+        check_effect(ctx, s, domain, "inside the speculative loop " + loops[i].path);
     }
   }
+  if (found) return;
+  for (const std::string& name : std::set<std::string>{s.proposer, s.target})
+    if (const Component* comp = ctx.component(name))
+      for (const std::string& domain : comp->effects) check_effect(ctx, s, domain, "in speculative component '" + name + "'");
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ void check_lifecycle(RuleContext& ctx, const std::string& name, const StateCell&
              "release_boundary");
   if (cell.release_boundary == ReleaseBoundary::kSession && cell.scope != StateScope::kSession)
     d.report("V-LIFE", path + ".release_boundary", "a session release boundary needs `scope: session`");
-  if (managed && ctx.flow.emitted_values.count(name)) {
+  if (managed && (ctx.flow.emitted_values.count(name) || ctx.output(name))) {  // emitted, or an output of its name
     const StateGroup* group = cell.service_group ? ctx.group(*cell.service_group) : nullptr;
     if (!group || !group->checkpoint)
       d.report("V-LIFE", path, "runtime-managed cell '{}' is emitted as a package output, which requires a "

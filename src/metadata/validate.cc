@@ -54,15 +54,16 @@ void check_workflow(const Document& doc, Diagnostics& diags) {
 }  // namespace
 
 void validate_document(const Document& doc, Diagnostics& diags) {
-  if (!doc.workflow && !(doc.model && doc.model->io))
-    diags.report("V-ABI", "pipeline", "metadata has no pipeline section; a v1 package declares pipeline.workflow (or, "
-                 "for a legacy single decoder, model.io)");
   check_model(doc, diags);
-  detail::check_required_capability_ids(doc, diags);
   detail::check_adapters(doc, diags);
   if (doc.speculative && !doc.workflow)
     diags.report("V-SPEC", "speculative", "speculative decoding needs a pipeline.workflow with the proposer and target");
-  if (doc.workflow) check_workflow(doc, diags);
+  if (doc.workflow) {
+    check_workflow(doc, diags);
+  } else {  // a document without a workflow is valid (nothing to run is refused at load: runnable.h)
+    detail::check_profiles(doc, nullptr, diags);
+    detail::check_generation_without_workflow(doc, diags);
+  }
 }
 
 }  // namespace ogai::metadata

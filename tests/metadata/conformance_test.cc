@@ -30,6 +30,18 @@ TEST(ConformanceTest, EveryCatalogueDocumentIsValid) {
   EXPECT_EQ(count, 25);  // the reference asserts all 25 validate (its tests/catalogue.rs)
 }
 
+// The reference runs every fixture of the shared conformance set, so each is a valid document.
+TEST(ConformanceTest, EveryFixtureDocumentIsValid) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(testing::shared_path("conformance/metadata/fixtures"))) {
+    if (!fs::exists(entry.path() / "inference_metadata.yaml")) continue;
+    ValidationReport report = validate_package(entry.path(), {/*document_only=*/true});
+    EXPECT_TRUE(report.valid()) << entry.path() << "\n" << report.diagnostics.text();
+    ++count;
+  }
+  EXPECT_GE(count, 11);
+}
+
 TEST(ConformanceTest, FixturePackagesAreValidWithTheirGraphs) {
   for (const char* name : {"decoder", "static_cache", "speculative", "validator_package"}) {
     ValidationReport report = validate_package(fixture_dir(name));
