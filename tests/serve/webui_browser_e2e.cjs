@@ -6,6 +6,7 @@
 //   - reloads: the conversation is still there (localStorage);
 //   - on a server with --api-key, the page asks for the key and then chats with it;
 //   - never logs an exception, a console error or a Content-Security-Policy violation;
+//   - reasoning, tool calls and code blocks render from a canned stream (answered by the protocol);
 //   - a screenshot (saved as webui_browser_e2e.png in the build directory) is checked structurally
 //     with Debian's python3-pil: not blank, sidebar and messages visibly laid out.
 //   node webui_browser_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
@@ -183,6 +184,50 @@ print(json.dumps({'size': [w, h], 'ink': fraction(0, w, 0, h, differs), 'colors'
     assert.ok(report.colors > 50, `anti-aliased text and widgets: ${report.colors} colours`);
     const diff = report.sidebar.reduce((s, v, i) => s + Math.abs(v - report.main[i]), 0);
     assert.ok(diff > 6, `the sidebar is a panel of its own: ${report.sidebar} vs ${report.main}`);
+  });
+
+  it('shows reasoning, tool calls and code from a canned stream (a model stories260k is not)', async () => {
+    // The browser's own request is answered by the DevTools protocol (Fetch domain) with events
+    // shaped as the server streams them for a reasoning model that calls a tool.
+    const events = [
+      { choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] },
+      { choices: [{ index: 0, delta: { reasoning_content: 'The user wants ' } }] },
+      { choices: [{ index: 0, delta: { reasoning_content: 'the weather.' } }] },
+      { choices: [{ index: 0, delta: { content: 'Checking:\n\n```json\n{"a": "<b>"}\n```' } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function',
+                                                      function: { name: 'get_weather', arguments: '{"city":' } }] } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: ' "Paris"}' } }] } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+      { choices: [], usage: { prompt_tokens: 9, completion_tokens: 21, total_tokens: 30 } },
+    ];
+    const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
+    await browser.page('Fetch.enable', { patterns: [{ urlPattern: '*/v1/chat/completions', requestStage: 'Request' }] });
+    try {
+      await browser.evaluate(`document.getElementById('new-chat').click()`);
+      const paused = browser.once('Fetch.requestPaused');
+      await browser.evaluate(typeAndSend('Weather in Paris?'));
+      const { requestId, request } = await paused;
+      assert.equal(JSON.parse(request.postData).stream_options.include_usage, true);
+      await browser.page('Fetch.fulfillRequest', { requestId, responseCode: 200, body: Buffer.from(sse).toString('base64'),
+                                                   responseHeaders: [{ name: 'Content-Type', value: 'text/event-stream' }] });
+      assert.equal(await browser.waitFor(settled, 'the canned reply'), 'tool_calls');
+    } finally {
+      await browser.page('Fetch.disable');
+    }
+    const view = await browser.evaluate(`(() => { const m = ${lastAssistant};
+      return { reasoningHidden: m.querySelector('.reasoning').hidden, reasoningOpen: m.querySelector('.reasoning').open,
+               reasoning: m.querySelector('.reasoning-text').textContent,
+               tool: m.querySelector('.tool-call summary').textContent, args: m.querySelector('.tool-call code').textContent,
+               code: m.querySelector('.body pre code').outerHTML, stats: m.querySelector('.stats').textContent,
+               conversations: document.querySelectorAll('#conversations li').length }; })()`);
+    assert.equal(view.reasoningHidden, false);
+    assert.equal(view.reasoningOpen, false, 'reasoning is collapsed once the reply is done');
+    assert.equal(view.reasoning, 'The user wants the weather.');
+    assert.equal(view.tool, 'Tool call: get_weather');
+    assert.equal(view.args, '{\n  "city": "Paris"\n}');
+    assert.equal(view.code, '<code class="language-json">{"a": "&lt;b&gt;"}</code>');
+    assert.match(view.stats, /^9 prompt \+ 21 tokens · .* · tool calls$/);
+    assert.equal(view.conversations, 2);
   });
 
   it('logged no exception, console error or policy violation', () => {
