@@ -13,7 +13,8 @@ pkgs=(build-essential cmake pkg-config git ca-certificates ccache
       pybind11-dev python3-dev python3-pytest python3-venv  # the Python package (python/), its tests, its wheel
       clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
       haproxy nginx           # the load balancers of tests/deploy (run unprivileged by the tests)
-      chromium)               # headless browser for the server's cross-origin check (serve_auth_cors_e2e)
+      python3-pil             # the chat page's screenshot check (serve_webui_browser_e2e)
+      chromium)               # headless browser: the cross-origin check (serve_auth_cors_e2e), the chat page (serve_webui_browser_e2e)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

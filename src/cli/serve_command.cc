@@ -4,8 +4,8 @@
 //  [--speculative ngram|assistant] [--draft-tokens N] [--grammar-timeout S] [--max-grammar-bytes N]
 //  [--max-stop-strings N] [--max-stop-bytes N] [--pooling last|mean]
 //  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
-// (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT ..." on stderr
-// once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
+// (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT (...); chat page:
+// http://HOST:PORT/" on stderr once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
 // to their end) for at most --drain-timeout seconds, then stops; SIGINT, a second signal, or
 // --drain-timeout 0 stop at once (queued requests get 503, running generations are cancelled).
 // Either way every thread is joined and it exits 0.
@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <ctime>
+#include <string>
 #include <thread>
 
 #include "cli/command.h"
@@ -104,6 +105,15 @@ int default_max_connections() {
   return static_cast<int>(std::clamp<rlim_t>(hard > 256 ? hard - 256 : 0, 64, serve::kMaxConnectionsLimit));
 }
 
+// Where a browser on this machine opens the chat page: a wildcard host becomes the loopback address,
+// an IPv6 one is bracketed.
+std::string page_url(const serve::ServerOptions& o, int port) {
+  if (!o.surface.webui) return "off (--no-webui)";
+  std::string host = o.host == "0.0.0.0" ? "127.0.0.1" : o.host == "::" ? "::1" : o.host;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return "http://" + host + ":" + std::to_string(port) + "/";
+}
+
 int run_serve(ServeFlags f) {
   if (!f.model_names.empty()) {
     f.server.model_name = f.model_names.front();
@@ -126,10 +136,10 @@ int run_serve(ServeFlags f) {
   set_log_tag(server.replica_id());  // the process serves one replica: every later log line names it
   std::fprintf(stderr,
                "ogai serve: listening on http://%s:%d (model \"%s\", replica \"%s\", %d concurrent, queue %d, "
-               "auth: %s)\n",
+               "auth: %s); chat page: %s\n",
                f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),
                f.server.max_concurrent, f.server.queue,
-               f.server.surface.api_keys.empty() ? "none" : "api key required");
+               f.server.surface.api_keys.empty() ? "none" : "api key required", page_url(f.server, port).c_str());
   std::atomic<bool> done{false};
   std::thread waiter([&] { wait_for_stop_signal(server, f.drain_timeout_s, done); });
   server.run();

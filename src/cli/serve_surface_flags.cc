@@ -55,6 +55,7 @@ void add_surface_flags(CLI::App& cmd, serve::SurfaceOptions& s, std::string& log
          "most tokens generated for a request that sets no max_tokens / max_completion_tokens / max_output_tokens")
       ->check(CLI::Range(1, 1 << 30));
   cmd.add_flag_callback("--no-access-log", [&s] { s.access_log = false; }, "do not log a line per request");
+  cmd.add_flag_callback("--no-webui", [&s] { s.webui = false; }, "do not serve the chat page at / (404 there)");
   add_sampling_default_flags(cmd, s.sampling_defaults);
   cmd.add_option("--log-format", log_format, "log lines as text or as JSON objects (one a line)")
       ->check(CLI::IsMember({"text", "json"}))

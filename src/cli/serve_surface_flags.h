@@ -2,7 +2,7 @@
 //   --api-key KEY (default: the OGAI_API_KEY environment variable; empty = no key needed),
 //   --protect-probes (/health, /ready, /metrics need the key too; default: they stay open),
 //   --cors-origin ORIGIN (repeatable; "*" = any), --strict-requests, --max-tokens-default N,
-//   --no-access-log, --log-format text|json.
+//   --no-access-log, --no-webui (no chat page at /), --log-format text|json.
 #pragma once
 
 #include <CLI/CLI.hpp>

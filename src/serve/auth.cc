@@ -3,6 +3,8 @@
 #include <array>
 #include <cctype>
 
+#include "serve/webui/chat_page.h"
+
 namespace ogai::serve {
 namespace {
 
@@ -60,6 +62,7 @@ bool is_probe_path(std::string_view path) {
 std::optional<ApiError> check_api_key(const http::Request& request, const std::vector<std::string>& api_keys,
                                       bool protect_probes) {
   if (api_keys.empty() || (!protect_probes && is_probe_path(request.path))) return std::nullopt;
+  if (webui::is_page_path(request.path)) return std::nullopt;  // the page asks for the key itself
   if (presented_key(request).empty())
     return unauthorized("You didn't provide an API key. Send it as \"Authorization: Bearer KEY\" or \"x-api-key: "
                         "KEY\" (the key this server was started with: --api-key or OGAI_API_KEY).");

@@ -2,7 +2,8 @@
 // "Authorization: Bearer KEY", as OpenAI clients send it, or as "x-api-key: KEY", as Anthropic's
 // clients do. Without a key configured every request passes. The probes (/health, /ready,
 // /metrics) pass without the key unless they are protected (Kubernetes probes and Prometheus
-// scrapers rarely carry one). Pure functions; thread-safe.
+// scrapers rarely carry one). The chat page's files (webui/chat_page.h) always pass: the page asks
+// its user for the key and sends it with the API calls it makes. Pure functions; thread-safe.
 #pragma once
 
 #include <optional>

@@ -15,6 +15,7 @@
 #include "sampling/sampling_params.h"
 #include "serve/auth.h"
 #include "serve/server_impl.h"
+#include "serve/webui/chat_page.h"
 
 namespace ogai::serve {
 namespace {
@@ -53,6 +54,14 @@ const Route* find_route(const std::string& path) {
   return nullptr;
 }
 
+// The path a request is routed by: a /v1 route asked without its prefix ("/chat/completions",
+// "/models/ID") is that route, as llama-server answers both; any other path is itself.
+std::string routed_path(const std::string& path) {
+  if (path.starts_with("/v1/") || find_route(path) != nullptr) return path;
+  std::string v1 = "/v1" + path;
+  return find_route(v1) != nullptr ? v1 : path;
+}
+
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -77,7 +86,7 @@ std::string percent_decoded(std::string_view s) {
 }
 
 std::string endpoint_label(const std::string& path) {
-  const Route* r = find_route(path);
+  const Route* r = find_route(routed_path(path));
   return r ? r->label : "other";
 }
 
@@ -195,14 +204,15 @@ http::Response error_response(const ApiError& error) {
 
 namespace {
 
-bool is_messages_path(std::string_view path) {
-  return path == "/v1/messages" || path.starts_with("/v1/messages/");
+bool is_messages_path(const std::string& path) {
+  const std::string routed = routed_path(path);
+  return routed == "/v1/messages" || routed.starts_with("/v1/messages/");
 }
 
 }  // namespace
 
 http::Response error_response(const ApiError& error, const http::Request& request) {
-  if (request.path.starts_with("/v1/responses")) return error_response(responses_error_names(error));
+  if (routed_path(request.path).starts_with("/v1/responses")) return error_response(responses_error_names(error));
   if (!is_messages_path(request.path)) return error_response(error);
   http::Response r = error_response(error);
   r.body = to_text(messages_error_json(with_messages_names(error)));
@@ -271,7 +281,9 @@ void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
 
 void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange) {
   const http::Request& req = exchange->request();
-  const Route* r = find_route(req.path);
+  if (options.surface.webui && webui::is_page_path(req.path)) return exchange->respond(webui::page_response(req));
+  const std::string path = routed_path(req.path);
+  const Route* r = find_route(path);
   if (r == nullptr) {
     ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
     e.status = 404;
@@ -297,12 +309,12 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return on_request_lane(exchange, [this, label, exchange] { handle_utility(label, exchange); });
   if (label == "/v1/models") return exchange->respond(answer_models(""));
   if (label == "/v1/models/{id}")
-    return exchange->respond(answer_models(percent_decoded(req.path.substr(std::strlen(r->path)))));
+    return exchange->respond(answer_models(percent_decoded(path.substr(std::strlen(r->path)))));
   if (label == "/v1/responses")
     return on_request_lane(exchange, [this, exchange] { handle_responses(exchange); });
   if (label == "/v1/responses/{id}") {
     try {
-      return exchange->respond(stored_response(percent_decoded(req.path.substr(std::strlen(r->path))),
+      return exchange->respond(stored_response(percent_decoded(path.substr(std::strlen(r->path))),
                                                  api_key_owner(req, options.surface.api_keys)));
     } catch (const ApiError& e) {
       return exchange->respond(error_response(e, req));

@@ -3,12 +3,15 @@
 //   GET  /health                 {"status":"ok"}: alive (200 while draining, 503 while stopping)
 //   GET  /ready                  {"status":"ready"}: loaded and admitting work; 503 while draining or stopping
 //   GET  /metrics                Prometheus text (metrics.h)
+//   GET  /, /webui/NAME          the chat page (webui/chat_page.h), unless surface.webui is false
 //   GET  /v1/models[/{id}]       the one served model
 //   POST /v1/chat/completions    messages through the package's chat template
 //   POST /v1/completions         a prompt string (or token ids)
 //   POST /v1/responses           OpenAI's Responses API (responses_api.h)
 //   GET  /v1/responses/{id}      a stored response (responses_store.h)
 //   POST /v1/embeddings          pooled hidden states (Model::embed; embeddings_api.h)
+// Every /v1 route also answers without the prefix (POST /chat/completions, GET /models, ...), as
+// llama-server does, for clients whose base URL lacks /v1.
 // The POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
 // Every request passes the RequestGate first (request id, CORS, API key, access log; request_gate.h).
 //
@@ -54,6 +57,7 @@ struct SurfaceOptions {
   bool strict_requests = false;           // unknown request fields -> 400 naming them (else a warning)
   std::optional<int> max_tokens_default;  // max tokens of a request that sets none (unset: the context's room)
   bool access_log = true;                 // one line per answered request on stderr (format: base/log.h)
+  bool webui = true;                      // the chat page at / (webui/chat_page.h); false (--no-webui): 404 there
   // Values for the sampling fields a request leaves out (--temperature, --top-p, ..., --seed).
   // Where these leave one unset: the package's generation_config.json value, else OpenAI's
   // default (temperature 1, top_p 1, filters off); a request samples unless its temperature is 0.
