@@ -1,13 +1,17 @@
 // `ogai import PATH [--out FILE]`: turn an ONNX Runtime GenAI folder (genai_config.json beside its
 // decoder graph and tokenizer.json) into a v1 inference_metadata.yaml, checked by every rule
 // `ogai validate` applies before it is written. Prints the document on stdout, or writes FILE.
+// FILE is written through a sibling temporary renamed into place, and an existing FILE is replaced
+// only when ogai wrote it (it starts with the importer's header line; base/staged_output.h).
 // Exit 0 written, 1 refused (the field and the reason on stderr) or invalid, 2 usage or
-// unreadable input (no genai_config.json, graph or tokenizer.json; malformed JSON).
+// unreadable input (no genai_config.json, graph or tokenizer.json; malformed JSON; an --out
+// that is not ogai's to replace).
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include "base/file.h"
+#include "base/input_file.h"
+#include "base/staged_output.h"
 #include "cli/command.h"
 #include "importer/import.h"
 #include "metadata/package.h"
@@ -15,6 +19,9 @@
 
 namespace ogai::cli {
 namespace {
+
+// How every document the importer writes starts: an existing --out file is replaced only then.
+constexpr const char* kImportedSignature = "# Imported from ";
 
 struct ImportArgs {
   std::string path, out;
@@ -27,6 +34,9 @@ int run_import(const ImportArgs& args) {
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai import: %s\n", e.what());
     return e.code() == ErrorCode::kUnsupported ? kExitFailure : kExitUsage;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::fprintf(stderr, "ogai import: %s\n", filesystem_error_as_error(e).what());
+    return kExitUsage;
   }
   for (const auto& line : result.facts.warnings)
     std::fprintf(stderr, "ogai import: %s: %s\n", result.config_file.string().c_str(), line.c_str());
@@ -41,7 +51,12 @@ int run_import(const ImportArgs& args) {
     std::fwrite(result.document.data(), 1, result.document.size(), stdout);
     return kExitOk;
   }
-  write_file(args.out, result.document);
+  try {
+    write_file_replacing(args.out, result.document, kImportedSignature);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ogai import: --out %s\n", e.what());
+    return e.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
   std::fprintf(stderr, "ogai import: wrote %s (valid)\n", args.out.c_str());
   return kExitOk;
 }
