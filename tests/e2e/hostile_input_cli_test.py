@@ -150,6 +150,22 @@ class NoHang(unittest.TestCase):
 
 
 class ClearMessages(unittest.TestCase):
+    def test_import_and_generate_agree_on_a_folder(self):
+        # tiny-random-gpt2-fp32 pairs GPT-2's 50,295-id tokenizer with a 1,000-logit graph: ONNX
+        # Runtime GenAI (and `generate`) run it; `import` called it "invalid (39 problems); this is
+        # an importer bug". Both now run it, with the same warning.
+        warning = "tokenizer.json: spans 50295 ids but the graph's logits have 1000; ids 1000.. are never generated"
+        imp = run(OGAI, "import", GPT2)
+        self.assertEqual(imp.returncode, 0, imp.stderr[-2000:])
+        self.assertIn("# Imported from genai_config.json", imp.stdout)
+        self.assertIn(warning, imp.stderr)
+        self.assertIn("saved as its inference_metadata.yaml this document fails", imp.stderr)
+        gen = run(OGAI, "generate", GPT2, "--prompt-ids", "[1, 2, 3]", "--max-new-tokens", "3")
+        self.assertEqual(gen.returncode, 0, gen.stderr[-2000:])
+        self.assertIn(warning, gen.stderr)
+        val = run(OGAI, "validate", GPT2)
+        self.assertEqual(val.returncode, 0, val.stderr[-2000:])
+
     def test_name_too_long(self):
         long_path = os.path.join(temp_dir(self), "x" * 300, "genai_config.json")
         for args in (("import", long_path), ("import", os.path.dirname(long_path)), ("validate", long_path),
