@@ -104,6 +104,26 @@ class DeepNesting(unittest.TestCase):
             self.assertNotEqual(p.returncode, 0, p.stderr)
             self.assertIn(name, p.stderr)
 
+    def test_template_deep_syntax_and_messages(self):
+        d = temp_dir(self)
+        messages = os.path.join(d, "m.json")
+        with open(messages, "w", encoding="utf-8") as f:
+            f.write('[{"role": "user", "content": "hi"}]')
+        for i, text in enumerate(("{{ " + "(" * DEPTH + "1" + ")" * DEPTH + " }}", "{{ " + deep_arrays(DEPTH) + " }}",
+                                  "{% if x %}" * DEPTH + "{% endif %}" * DEPTH)):
+            path = os.path.join(d, f"t{i}.jinja")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            p = run(OGAI, "template", path, "--messages", messages)
+            self.assert_survived(p, path)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("nested more than 200 levels deep", p.stderr)
+        with open(messages, "w", encoding="utf-8") as f:
+            f.write('[{"role": "user", "content": ' + deep_arrays(DEPTH) + "}]")
+        p = run(OGAI, "template", path, "--messages", messages)
+        self.assert_survived(p, "deep --messages")
+        self.assertIn("JSON nested more than 256 levels deep", p.stderr)
+
     def test_validate_deep_metadata(self):
         for name, text in (("inference_metadata.yaml", "a: " + "[" * DEPTH),
                            ("inference_metadata.json", '{"a": ' + deep_arrays(DEPTH) + "}")):
