@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/log_bound.h"
 
 namespace ogai {
 namespace {
@@ -69,7 +70,16 @@ std::string log_tag() {
   return tag_storage();
 }
 
-void log_message(LogLevel level, std::string_view message) {
+std::string bounded_log_text(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  std::size_t keep = limit;
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;  // not mid-character
+  return fmt::format("{}... [{} bytes cut]", text.substr(0, keep), text.size() - keep);
+}
+
+void log_message(LogLevel level, std::string_view full_message) {
+  const std::string bounded = bounded_log_text(full_message, kMaxLogMessageBytes);
+  const std::string_view message = bounded;
   const std::string tag = log_tag();
   const char* name = kNames[static_cast<int>(level)];
   if (log_format() == LogFormat::kJson) {
@@ -85,7 +95,7 @@ LogFormat log_format() { return static_cast<LogFormat>(format_storage().load(std
 void set_log_format(LogFormat format) { format_storage().store(static_cast<int>(format)); }
 
 void log_line(std::string_view line) {
-  std::string out(line);
+  std::string out = bounded_log_text(line, kMaxLogLineBytes);
   out += '\n';
   std::fwrite(out.data(), 1, out.size(), stderr);
 }

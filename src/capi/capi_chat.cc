@@ -1,5 +1,6 @@
 // Chat rendering in the C API: a JSON array of messages through the package's chat template.
 #include <nlohmann/json.hpp>
+#include "base/json_lenient.h"
 
 #include "capi_internal.h"
 
@@ -47,7 +48,7 @@ std::vector<ogai::ToolCall> calls_of(const nlohmann::json& message, std::size_t 
 namespace ogai::capi {
 
 std::vector<ogai::ChatMessage> parse_messages(const char* messages_json) {
-  nlohmann::json doc = nlohmann::json::parse(messages_json, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json doc = parse_json_or_discarded<nlohmann::json>(messages_json);
   if (doc.is_discarded())
     throw ogai::Error(ogai::ErrorCode::kParse, "messages_json", "not valid JSON");
   if (!doc.is_array())

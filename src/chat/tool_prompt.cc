@@ -1,5 +1,7 @@
 #include "chat/tool_prompt.h"
 
+#include "base/json_lenient.h"
+
 #include <cctype>
 
 #include "base/error.h"
@@ -16,7 +18,7 @@ bool valid_name(const std::string& name) {
 
 // Arguments as the JSON object templates print with tojson; text that is not JSON stays a string.
 Json arguments_value(const std::string& arguments) {
-  Json parsed = Json::parse(arguments.empty() ? "{}" : arguments, nullptr, /*allow_exceptions=*/false);
+  Json parsed = parse_json_or_discarded<Json>(arguments.empty() ? "{}" : arguments);
   return parsed.is_discarded() ? Json(arguments) : parsed;
 }
 
@@ -67,7 +69,7 @@ Json tool_definitions(const std::vector<Tool>& tools) {
       fail(ErrorCode::kInvalidArgument, at + "name", "'{}' is not a function name (1 to 64 of A-Z a-z 0-9 _ -)", t.name);
     Json params = Json::object({{"type", "object"}, {"properties", Json::object()}});
     if (!t.parameters.empty()) {
-      params = Json::parse(t.parameters, nullptr, /*allow_exceptions=*/false);
+      params = parse_json_or_discarded<Json>(t.parameters);
       if (params.is_discarded() || !params.is_object())
         fail(ErrorCode::kInvalidArgument, at + "parameters", "expected a JSON Schema object");
     }

@@ -25,6 +25,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 #include "cli/command.h"
 #include "cli/model_flags.h"
 
@@ -121,7 +122,7 @@ class ChatSession {
 
   void load(const std::string& path, bool interactive) {
     try {
-      const nlohmann::json doc = nlohmann::json::parse(read_file(path));
+      const nlohmann::json doc = parse_json_bounded<nlohmann::json>(read_file(path), path);
       std::vector<ChatMessage> messages;
       for (const auto& m : doc.at("messages")) {
         const std::string role = m.at("role").get<std::string>();

@@ -1,5 +1,8 @@
 #include "cli/chat_flags.h"
 
+#include "base/json_lenient.h"
+#include "base/json_parse.h"
+
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -18,7 +21,7 @@ nlohmann::json read_tools(const std::string& path) {
   } catch (const Error& e) {
     fail(ErrorCode::kNotFound, "--tools", "{}", e.what());
   }
-  auto tools = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto tools = parse_json_or_discarded<nlohmann::json>(text);
   if (tools.is_discarded()) fail(ErrorCode::kInvalidArgument, "--tools", "{}: not JSON", path);
   return tools;
 }
@@ -32,7 +35,7 @@ nlohmann::json tool_choice(const std::string& choice) {
 void add_var(nlohmann::json& kwargs, const std::string& v) {
   const auto eq = v.find('=');
   if (eq == std::string::npos || eq == 0) fail(ErrorCode::kInvalidArgument, "--var", "'{}': expected KEY=JSON", v);
-  auto value = nlohmann::json::parse(v.substr(eq + 1), nullptr, /*allow_exceptions=*/false);
+  auto value = parse_json_or_discarded<nlohmann::json>(v.substr(eq + 1));
   if (value.is_discarded())
     fail(ErrorCode::kInvalidArgument, "--var", "'{}': the value is not JSON (quote strings: KEY='\"text\"')", v);
   kwargs[v.substr(0, eq)] = std::move(value);

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/input_file.h"
 #include "cli/command.h"
 #include "generate/model_impl.h"
 #include "ogai/ogai.h"
@@ -38,8 +40,7 @@ const std::vector<std::string> kDefaultPrompts = {"Once upon a time", "The littl
 
 std::vector<std::string> read_prompts(const std::string& file) {
   if (file.empty()) return kDefaultPrompts;
-  std::ifstream in(file);
-  if (!in) fail(ErrorCode::kNotFound, file, "cannot read the prompts file");
+  std::istringstream in(read_file(file, kMaxTextInputBytes));
   std::vector<std::string> prompts;
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line.find_first_not_of(" \t\r") != std::string::npos) prompts.push_back(line);

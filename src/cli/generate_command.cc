@@ -24,6 +24,7 @@
 #include <cstdio>
 
 #include "base/file.h"
+#include "base/input_file.h"
 #include "cli/chat_flags.h"
 #include "cli/command.h"
 #include "cli/format_flags.h"
@@ -104,10 +105,10 @@ bool parses_reply(const ChatPrompt& p) { return p.parse_tool_calls || p.parse_re
 // The prompt: --prompt TEXT, --prompt-file FILE, or standard input (--prompt -, or no prompt
 // flag while standard input is not a terminal); nullopt when there is none.
 std::optional<std::string> prompt_text(const GenerateFlags& f) {
-  if (!f.prompt_file.empty()) return read_file(f.prompt_file);
+  if (!f.prompt_file.empty()) return read_file(f.prompt_file, kMaxTextInputBytes);
   const bool from_stdin = f.prompt == "-" || (f.prompt.empty() && !isatty(STDIN_FILENO));
   if (!from_stdin) return f.prompt.empty() ? std::nullopt : std::optional<std::string>(f.prompt);
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::string text = read_stdin("standard input (the prompt)", kMaxTextInputBytes);
   if (text.ends_with('\n')) text.pop_back();  // `echo text |` adds one
   if (text.empty() && f.prompt.empty()) return std::nullopt;
   return text;

@@ -76,7 +76,8 @@ std::vector<fs::path> package_models(const fs::path& dir) {
 int run_inspect(const fs::path& path, bool json) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    std::fprintf(stderr, "ogai inspect: %s: no such file or directory\n", path.string().c_str());
+    std::fprintf(stderr, "ogai inspect: %s: %s\n", path.string().c_str(),
+                 ec ? ec.message().c_str() : "no such file or directory");
     return kExitUsage;
   }
   std::vector<fs::path> models = fs::is_directory(path) ? package_models(path) : std::vector<fs::path>{path};

@@ -1,7 +1,9 @@
 // ogai: the command-line front end. Global flags, then one subcommand; see docs/cli.md.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include "base/input_file.h"
 #include "base/log.h"
 #include "base/version.h"
 #include "cli/command.h"
@@ -55,6 +57,9 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai: error: %s\n", e.what());
     return cli::kExitFailure;  // commands that distinguish unreadable input (exit 2) do it themselves
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave: not ogai's bug
+    std::fprintf(stderr, "ogai: error: %s\n", filesystem_error_as_error(e).what());
+    return cli::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ogai: internal error: %s\n", e.what());
     return cli::kExitFailure;

@@ -7,6 +7,8 @@
 // --prefix is the prompt text before the reply (read from the start anchor on). --tools types
 // string arguments by each tool's JSON Schema (transformers' casting). A malformed template exits
 // 1 naming the key and its path; a reply that does not fit is content; unreadable input exits 2.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +17,8 @@
 #include <string>
 
 #include "base/file.h"
+#include "base/input_file.h"
+#include "base/json_lenient.h"
 #include "base/json_parse.h"
 #include "chat/chat_template.h"
 #include "chat/reply/builtin_templates.h"
@@ -53,7 +57,7 @@ Json cast(const Json& value, const Json& schema) {
   const std::string s = value.get<std::string>();
   if (type == "boolean") return s == "true" ? Json(true) : s == "false" ? Json(false) : value;
   if (type == "integer" || type == "number") {
-    Json n = Json::parse(s, nullptr, false);
+    Json n = parse_json_or_discarded<Json>(s);
     if (n.is_number() && (type == "number" || n.is_number_integer())) return n;
   }
   return value;
@@ -76,13 +80,14 @@ void type_arguments(Json& message, const Json& tools) {
 int run_parse_reply(const ParseReplyArgs& a) {
   std::error_code ec;
   if (!a.source.starts_with("builtin:") && !fs::exists(a.source, ec)) {
-    std::fprintf(stderr, "ogai parse-reply: %s: no such file or directory\n", a.source.c_str());
+    std::fprintf(stderr, "ogai parse-reply: %s: %s\n", a.source.c_str(),
+                 ec ? ec.message().c_str() : "no such file or directory");
     return kExitUsage;
   }
   Json tools = Json::array();
   if (!a.tools.empty()) {
     try {
-      tools = parse_json_bounded<Json>(read_file(a.tools), a.tools);
+      tools = parse_json_bounded<Json>(read_file(a.tools, kMaxTextInputBytes), a.tools);
     } catch (const Error& e) {
       std::fprintf(stderr, "ogai parse-reply: --tools %s\n", e.what());
       return kExitUsage;
@@ -92,7 +97,16 @@ int run_parse_reply(const ParseReplyArgs& a) {
       return kExitUsage;
     }
   }
-  const std::string reply((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::string reply;
+  try {
+    // A SOURCE file is read by type (a FIFO or a device is refused, not waited on); the reply
+    // under a budget.
+    if (!a.source.starts_with("builtin:") && !fs::is_directory(a.source)) ::close(open_regular_file(a.source));
+    reply = read_stdin("standard input (the reply)", kMaxTextInputBytes);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ogai parse-reply: %s\n", e.what());
+    return kExitUsage;
+  }
   Json message;
   try {
     const ReplyLayout layout = layout_of(a.source);

@@ -5,8 +5,10 @@
 // `ogai validate` (when SRC has metadata) and every graph's inputs and outputs are compared with
 // the source's. Prints per graph the MatMuls quantized and skipped (with the reason) and the
 // bytes before and after; on stderr a progress bar on a terminal, one summary line otherwise.
-// Exit 0 written, 1 refused (nothing eligible, DST exists, the result would be invalid),
-// 2 usage or unreadable input.
+// DST is written beside itself and renamed into place; an existing DST is replaced only when it
+// is an empty directory or (with --force) a package ogai wrote, never anything else
+// (base/staged_output.h). Exit 0 written, 1 refused (nothing eligible, DST exists or is not
+// ogai's, the result would be invalid), 2 usage or unreadable input.
 #include <unistd.h>
 
 #include <chrono>
@@ -206,7 +208,7 @@ void add_quantize_command(CLI::App& app, CommandResult& result) {
                 "also quantize the output projection (also when tied to the embedding)");
   cmd->add_flag("--embeddings", o.embeddings,
                 "quantize the token-embedding Gather as GatherBlockQuantized");
-  cmd->add_flag("--force", args->force, "replace DST when it exists");
+  cmd->add_flag("--force", args->force, "replace DST when it is a package ogai wrote");
   cmd->callback([&result, args] { result.exit_code = run_quantize(*args); });
 }
 

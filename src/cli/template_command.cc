@@ -83,7 +83,7 @@ int run_template(const TemplateArgs& a) {
   if (a.add_generation_prompt && a.continue_final_message)
     return usage_error("--add-generation-prompt and --continue-final-message exclude each other");
   std::error_code ec;
-  if (!fs::exists(a.source, ec)) return usage_error(a.source + ": no such file or directory");
+  if (!fs::exists(a.source, ec)) return usage_error(a.source + ": " + (ec ? ec.message() : "no such file or directory"));
   chat::ChatRequest request;
   if (int rc = build_request(a, request); rc != kExitOk) return rc;
   std::string prompt;

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/input_file.h"
 #include "base/json_parse.h"
 #include "cli/command.h"
 #include "tokenizer/tokenizer.h"
@@ -26,11 +28,7 @@ struct TokenizeArgs {
   bool skip_special = false;
 };
 
-std::string read_stdin() {
-  std::ostringstream all;
-  all << std::cin.rdbuf();
-  return all.str();
-}
+std::string stdin_text() { return read_stdin("standard input", kMaxTextInputBytes); }
 
 std::vector<std::int32_t> parse_ids(const std::string& text) {
   nlohmann::json j;
@@ -53,11 +51,11 @@ std::vector<std::int32_t> parse_ids(const std::string& text) {
 int run_tokenize(const TokenizeArgs& args) {
   tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(args.source);
   if (args.decode) {
-    std::string text = tok.decode(parse_ids(read_stdin()), args.skip_special);
+    std::string text = tok.decode(parse_ids(stdin_text()), args.skip_special);
     write_text(text);
     return kExitOk;
   }
-  std::string text = args.text ? *args.text : read_stdin();
+  std::string text = args.text ? *args.text : stdin_text();
   std::vector<std::int32_t> ids = tok.encode(text, !args.no_special);
   std::string line = "[";
   for (std::size_t i = 0; i < ids.size(); ++i) line += (i ? "," : "") + std::to_string(ids[i]);

@@ -3,6 +3,7 @@
 // chat/tool_prompt.h), and makes the forced-call constraint for tool_choice required / a named
 // function (grammar/tool_call_grammar.h).
 #include <nlohmann/json.hpp>
+#include "base/json_lenient.h"
 
 #include "base/error.h"
 #include "chat/reply/reply_layout.h"
@@ -44,7 +45,7 @@ void check_tool_choice(const ChatOptions& o) {
 Json template_variables(const std::map<std::string, std::string>& kwargs) {
   Json vars = Json::object();
   for (const auto& [name, text] : kwargs) {
-    Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    Json value = parse_json_or_discarded<Json>(text);
     if (value.is_discarded())
       fail(ErrorCode::kInvalidArgument, "chat_template_kwargs." + name, "the value is not JSON: {}", text);
     vars[name] = std::move(value);

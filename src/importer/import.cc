@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 #include "importer/decoder_ports.h"
 #include "importer/document_writer.h"
 #include "importer/genai_config.h"
@@ -54,11 +55,7 @@ SpecialTokenFact special_token(const GenaiConfig& c, const TokenizerSummary& tok
 
 nlohmann::json read_side_json(const fs::path& path) {
   if (!fs::is_regular_file(path)) return nullptr;
-  try {
-    return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    fail(ErrorCode::kParse, path.string(), "not valid JSON: {}", e.what());
-  }
+  return parse_json_bounded<nlohmann::json>(read_file(path), path.string());
 }
 
 std::string id_list(const std::vector<std::int64_t>& ids) {

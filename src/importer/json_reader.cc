@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/json_parse.h"
 
 namespace ogai::importer {
 
@@ -15,7 +16,10 @@ std::string join_path(const std::string& parent, std::string_view key) {
 Json JsonReader::parse(const std::string& text) const {
   std::vector<std::set<std::string>> keys;  // the keys seen in each open object
   std::string duplicate;
-  auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
+  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+    if (opens && depth >= kMaxJsonDepth)
+      fail(ErrorCode::kParse, origin_.string(), "JSON nested more than {} levels deep", kMaxJsonDepth);
     if (event == Json::parse_event_t::object_start) keys.emplace_back();
     if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     if (event == Json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
@@ -38,7 +42,10 @@ void JsonReader::refuse(const std::string& path, std::string_view why) const {
 }
 
 void JsonReader::wrong_type(const std::string& path, std::string_view what, const Json& value) const {
-  fail(ErrorCode::kParse, origin_.string(), "{}: expected {}, got {}", path, what, value.dump());
+  constexpr std::size_t kShown = 200;  // a value quoted in a message: its start, not megabytes
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > kShown) text = text.substr(0, kShown) + fmt::format("... ({} bytes)", text.size());
+  fail(ErrorCode::kParse, origin_.string(), "{}: expected {}, got {}", path, what, text);
 }
 
 void JsonReader::closed(const Json& object, const std::string& path, std::initializer_list<std::string_view> known,

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/json_parse.h"
 
 namespace ogai::importer {
 namespace {
@@ -55,15 +56,14 @@ std::optional<std::int64_t> TokenizerSummary::id_of(const std::string& text) con
 TokenizerSummary read_tokenizer_summary(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path))
     fail(ErrorCode::kNotFound, path.string(), "not found: ogai needs the Hugging Face tokenizer.json beside genai_config.json");
-  Json root;
-  try {
-    root = Json::parse(read_file(path));
-  } catch (const Json::exception& e) {
-    fail(ErrorCode::kParse, path.string(), "not valid JSON: {}", e.what());
-  }
+  return parse_tokenizer_summary(read_file(path), path.string());
+}
+
+TokenizerSummary parse_tokenizer_summary(const std::string& text, const std::string& origin) {
+  Json root = parse_json_bounded<Json>(text, origin);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object() || !root["model"].contains("type") ||
       !root["model"]["type"].is_string())
-    fail(ErrorCode::kParse, path.string(), "not a tokenizer.json: no model.type");
+    fail(ErrorCode::kParse, origin, "not a tokenizer.json: no model.type");
   TokenizerSummary s;
   s.algorithm = root["model"]["type"].get<std::string>();
   std::transform(s.algorithm.begin(), s.algorithm.end(), s.algorithm.begin(),

@@ -26,5 +26,7 @@ struct TokenizerSummary {
 };
 
 TokenizerSummary read_tokenizer_summary(const std::filesystem::path& tokenizer_json);
+// The same from the file's text (`origin` names it in errors).
+TokenizerSummary parse_tokenizer_summary(const std::string& text, const std::string& origin);
 
 }  // namespace ogai::importer

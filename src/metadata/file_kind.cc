@@ -4,6 +4,8 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/input_file.h"
 
 namespace ogai::metadata {
 namespace {
@@ -13,13 +15,7 @@ constexpr const char* kWhatToPass =
 
 bool ends_with(const std::string& s, std::string_view suffix) { return s.ends_with(suffix); }
 
-std::string head_of(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head;
-}
+std::string head_of(const std::filesystem::path& file) { return read_file_head(file, 4096); }
 
 // What the file is, or nullptr when it may be metadata.
 const char* kind_of(const std::filesystem::path& file) {

@@ -8,6 +8,7 @@
 #include "metadata/parse.h"
 #include "metadata/runnable.h"
 #include "metadata/validate.h"
+#include "metadata/validate_import.h"
 #include "metadata/vocabulary.h"
 
 namespace ogai::metadata {
@@ -32,17 +33,22 @@ ValidationReport validate_text(std::string_view text, const std::string& origin)
 
 namespace {
 
-// A GenAI folder (or its genai_config.json): the imported document, validated like a written one
-// (its artifacts resolve against the folder through genai_config.json's path).
+// An imported document's own rules, with the folder's facts attached (its artifacts resolve
+// against the folder through genai_config.json's path).
+ValidationReport validate_imported_text(const importer::ImportResult& imported) {
+  ValidationReport report = validate_text(imported.document, imported.config_file.string() + " (imported)");
+  report.imported_from = imported.config_file;
+  if (report.package) report.package->imported = imported.facts;
+  return report;
+}
+
+// A GenAI folder (or its genai_config.json), imported in memory.
 ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
   importer::ImportResult imported = importer::import_genai_folder(dir_or_config);
   log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported {} in memory (`ogai import {}` writes it)",
       dir_or_config.string(), importer::kGenaiConfigName, dir_or_config.string());
   for (const auto& line : imported.facts.warnings) log(LogLevel::kWarn, "{}: {}", imported.config_file.string(), line);
-  ValidationReport report = validate_text(imported.document, imported.config_file.string() + " (imported)");
-  report.imported_from = imported.config_file;
-  if (report.package) report.package->imported = std::move(imported.facts);
-  return report;
+  return validate_imported_text(imported);
 }
 
 void check_package(ValidationReport& report, const std::filesystem::path& file) {
@@ -58,6 +64,12 @@ void check_package(ValidationReport& report, const std::filesystem::path& file) 
 }
 
 }  // namespace
+
+ValidationReport validate_import(const importer::ImportResult& imported) {
+  ValidationReport report = validate_imported_text(imported);
+  check_package(report, imported.config_file);
+  return report;
+}
 
 ValidationReport validate_package_text(std::string_view text, const std::filesystem::path& as_file) {
   ValidationReport report = validate_text(text, as_file.string() + " (in memory)");

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 fs::path find_metadata_file(const fs::path& dir_or_file) {
   std::error_code ec;
-  if (!fs::exists(dir_or_file, ec)) fail(ErrorCode::kNotFound, dir_or_file.string(), "no such file or directory");
+  if (!fs::exists(dir_or_file, ec))  // the cause when the path itself is refused (a name over NAME_MAX)
+    fail(ErrorCode::kNotFound, dir_or_file.string(), "{}", ec ? ec.message() : "no such file or directory");
   if (!fs::is_directory(dir_or_file, ec)) {
     refuse_non_metadata_file(dir_or_file);
     return dir_or_file;

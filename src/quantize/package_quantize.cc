@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "base/error.h"
+#include "base/staged_output.h"
 
 namespace ogai::quantize {
 namespace {
@@ -23,19 +24,7 @@ struct GraphJob {
   GraphReport report;
 };
 
-// Removes a directory on scope exit unless released.
-class DirectoryGuard {
- public:
-  explicit DirectoryGuard(fs::path dir) : dir_(std::move(dir)) {}
-  ~DirectoryGuard() {
-    std::error_code ignored;
-    if (!dir_.empty()) fs::remove_all(dir_, ignored);
-  }
-  void release() { dir_.clear(); }
-
- private:
-  fs::path dir_;
-};
+constexpr const char* kForceHint = " (pass --force to replace it)";
 
 std::vector<fs::path> package_files(const fs::path& src) {
   std::vector<fs::path> files;
@@ -65,33 +54,13 @@ void copy_into(const fs::path& from, const fs::path& to) {
     fail(ErrorCode::kRuntime, to.string(), "copying {} failed: {}", from.string(), error.message());
 }
 
-void move_into_place(const fs::path& tmp, const fs::path& dst) {
-  std::error_code error;
-  fs::path old;
-  if (fs::exists(dst)) {
-    old = dst.parent_path() / fmt::format(".{}.replaced-{}", dst.filename().string(), getpid());
-    fs::rename(dst, old, error);
-    if (error)
-      fail(ErrorCode::kRuntime, dst.string(), "cannot move the existing package aside: {}",
-           error.message());
-  }
-  fs::rename(tmp, dst, error);
-  if (error) {
-    if (!old.empty()) fs::rename(old, dst, error);
-    fail(ErrorCode::kRuntime, dst.string(), "cannot rename {} into place: {}", tmp.string(),
-         error.message());
-  }
-  if (!old.empty()) fs::remove_all(old, error);
-}
-
 }  // namespace
 
 PackageReport quantize_package(const fs::path& src, const fs::path& dst,
                                const QuantizeOptions& options, bool force, const Progress& progress,
                                const Verify& verify) {
   if (!fs::is_directory(src)) fail(ErrorCode::kNotFound, src.string(), "not a package directory");
-  if (fs::exists(dst) && !force)
-    fail(ErrorCode::kInvalidArgument, dst.string(), "exists (pass --force to replace it)");
+  check_replaceable_directory(dst, force, kForceHint);  // refused before any work
   const fs::path abs_src = fs::weakly_canonical(src), abs_dst = fs::weakly_canonical(dst);
   if (abs_dst == abs_src || abs_dst.string().starts_with(abs_src.string() + "/") ||
       abs_src.string().starts_with(abs_dst.string() + "/"))
@@ -127,17 +96,12 @@ PackageReport quantize_package(const fs::path& src, const fs::path& dst,
     for (const auto& t : job.source->initializers()) total += t.length;
   }
 
-  const fs::path parent = abs_dst.parent_path();
-  fs::create_directories(parent);
-  const fs::path tmp =
-      parent / fmt::format(".{}.quantize-{}", abs_dst.filename().string(), getpid());
-  fs::remove_all(tmp);
-  fs::create_directory(tmp);
-  DirectoryGuard guard(tmp);
+  StagedDirectory staged(dst, force, kForceHint);
+  const fs::path& tmp = staged.path();
 
   PackageReport report;
   for (const auto& rel : files) {
-    if (replaced.count(rel.lexically_normal())) continue;
+    if (replaced.count(rel.lexically_normal()) || rel == kPackageMarker) continue;
     copy_into(src / rel, tmp / rel);
     ++report.files_copied;
   }
@@ -156,8 +120,7 @@ PackageReport quantize_package(const fs::path& src, const fs::path& dst,
     job.source.reset();
   }
   if (verify) verify(tmp);
-  move_into_place(tmp, abs_dst);
-  guard.release();
+  staged.commit();
   return report;
 }
 

@@ -1,8 +1,9 @@
 // `ogai quantize`'s package-level work: every binary `.onnx` graph of a package directory is
 // planned and, where something is eligible, rewritten (graph_quantize.h); every other file is
-// copied. The result is assembled in a temporary directory beside DST, checked by `verify`, and
-// renamed into place only then, so a failure (a full disk, a refused plan) leaves no package
-// behind, and an existing DST is replaced only with `force`.
+// copied. The result is assembled in a temporary directory beside DST (base/staged_output.h),
+// checked by `verify`, and renamed into place only then, so a failure (a full disk, a refused
+// plan, a stop signal) leaves no package or temporary behind. DST is replaced only when it is
+// empty or, with `force`, a package ogai wrote; anything else there is refused, never deleted.
 #pragma once
 
 #include <filesystem>
@@ -21,8 +22,8 @@ struct PackageReport {
 // Checks an assembled package directory; throws ogai::Error to refuse it.
 using Verify = std::function<void(const std::filesystem::path& dir)>;
 
-// Throws ogai::Error: SRC is not a directory (kNotFound), DST exists without `force`
-// (kInvalidArgument), no graph has anything eligible (kUnsupported, with the reasons), reading or
+// Throws ogai::Error: SRC is not a directory (kNotFound), DST exists without `force` or is not
+// a package ogai wrote (kInvalidArgument, naming what is there), no graph has anything eligible (kUnsupported, with the reasons), reading or
 // writing failed (kRuntime / kParse), or `verify` refused the result.
 PackageReport quantize_package(const std::filesystem::path& src, const std::filesystem::path& dst,
                                const QuantizeOptions& options, bool force, const Progress& progress,

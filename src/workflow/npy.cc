@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/file.h"
 
 namespace ogai::workflow {
 namespace {
@@ -58,9 +59,7 @@ ort::Shape parse_shape(const std::string& text, const std::string& where) {
 
 ort::Tensor read_npy(const std::filesystem::path& path) {
   const std::string where = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::kNotFound, where, "cannot open the .npy file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = read_file(path);
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) fail(ErrorCode::kParse, where, "not a .npy file");
   const int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len = 0, offset = 0;

@@ -1,6 +1,7 @@
 // base/json_parse.h: JSON text -> nlohmann DOM with the nesting limit applied during the parse
 // (issue 12 finding 9: a 150,000-deep object followed by a sibling key overflowed the stack when
 // nlohmann copied it into the ordered map, long before the 256-level check after the parse).
+#include "base/json_lenient.h"
 #include "base/json_parse.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +66,21 @@ TEST(JsonParse, MalformedTextNamesTheDocument) {
   EXPECT_EQ(e.code(), ErrorCode::kParse);
   EXPECT_EQ(e.where(), "doc.json");
   EXPECT_TRUE(e.message().starts_with("invalid JSON: ")) << e.message();
+}
+
+// The lenient form (J::parse(text, nullptr, false) before issue 37): deep text reads as "not
+// JSON" instead of building a DOM that recursive printing or copying then overflows on.
+TEST(JsonParse, LenientFormDiscardsTooDeepText) {
+  for (const std::string& text : {deep_then_sibling(150000), nested_objects(150000), std::string(200000, '['),
+                                  std::string(100000, '[') + std::string(100000, ']')}) {
+    EXPECT_TRUE(parse_json_or_discarded<nlohmann::json>(text).is_discarded());
+    EXPECT_TRUE(parse_json_or_discarded<nlohmann::ordered_json>(text).is_discarded());
+  }
+  EXPECT_TRUE(parse_json_or_discarded<nlohmann::json>("{\"a\":").is_discarded());
+  const auto ok = parse_json_or_discarded<nlohmann::json>(std::string(255, '[') + std::string(255, ']'));
+  ASSERT_FALSE(ok.is_discarded());
+  EXPECT_EQ(ok.dump().size(), 510u);
+  EXPECT_TRUE(parse_json_or_discarded<nlohmann::json>(std::string(257, '[') + std::string(257, ']')).is_discarded());
 }
 
 }  // namespace

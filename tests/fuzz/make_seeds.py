@@ -139,3 +139,34 @@ if Image is not None:
         im.save(buf, fmt, **kw)
         with open(os.path.join(out, "image_decode_fuzz", name), "wb") as f:
             f.write(buf.getvalue())
+
+# Issue 37: parse-reply through every built-in template (the first byte picks it: index i of
+# builtin_template_names()), and the JSON files `ogai import` reads (first byte: 0 genai_config.json,
+# 1 tokenizer.json), each with shapes nested past the depth budget.
+deep = "[" * 100000 + "]" * 100000
+reply_shapes = {
+    0: '<tool_call>{"name": "f", "arguments": %s}</tool_call>',
+    1: "<think>a</think><tool_call>\n<function=f>\n<parameter=x>\n%s\n</parameter>\n</function>\n</tool_call>",
+    2: '<|python_tag|>{"name": "f", "parameters": %s}',
+    3: '[TOOL_CALLS][{"name": "f", "arguments": %s}]',
+    4: "<|channel|>analysis<|message|>hm<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>%s<|call|>",
+    5: "<think>a</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n%s\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    6: '<|START_THINKING|>a<|END_THINKING|><|START_ACTION|>[{"tool_name": "f", "parameters": %s}]<|END_ACTION|>',
+    7: '<|channel>thought\nhm<channel|>ok<|tool_call>call:f%s<tool_call|>',
+}
+for i, shape in reply_shapes.items():
+    args = '{a:<|"|>x<|"|>,n:[1,{b:null}]}' if i == 7 else '{"city": "Paris", "n": [1, 2.5, true, null]}'
+    write("reply_fuzz", f"{i:02d}_reply", chr(i) + shape % args)
+    write("reply_fuzz", f"{i:02d}_deep", chr(i) + shape % ("{a:" + deep + "}" if i == 7 else deep))
+genai_configs = sorted(glob.glob(os.path.join(source, "tests", "data", "genai", "*", "genai_config.json")))
+genai_configs += sorted(glob.glob(os.path.join(shared, "ortgenai", "*", "genai_config.json")))
+for i, path in enumerate(genai_configs):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    write("import_fuzz", f"{i:02d}_genai_config.json", "\0" + text)
+    if i == 0:
+        write("import_fuzz", "deep_genai_config.json", "\0" + text.replace("{", '{"deep": ' + deep + ",", 1))
+for i, path in enumerate(tokenizers[:4]):
+    with open(path, encoding="utf-8") as f:
+        write("import_fuzz", f"{i:02d}_tokenizer.json", "\1" + small_tokenizer(json.load(f)))
+write("import_fuzz", "deep_tokenizer.json", "\1" + '{"model": {"type": "BPE", "vocab": ' + deep + "}}")

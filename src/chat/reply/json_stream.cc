@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "base/json_parse.h"
 #include "chat/jinja/unicode.h"
 
 namespace ogai::chat::reply {
@@ -188,6 +189,12 @@ bool JsonStream::begin_value() {
     return true;
   }
   if (c == '{' || c == '[') {
+    // The depth budget (base/json_parse.h): deeper containers fail the stream, so what it writes
+    // can be parsed, copied and printed by recursive code (issue 37: 100,000 levels crashed).
+    if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      fail();
+      return false;
+    }
     ++at_;
     open_value();
     out(c == '{' ? "{" : "[");

@@ -1,9 +1,8 @@
 #include "chat/reply/reply_layout.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "base/error.h"
+#include "base/file.h"
+#include "base/json_lenient.h"
 #include "chat/reply/builtin_templates.h"
 
 namespace ogai::chat::reply {
@@ -15,11 +14,7 @@ std::optional<ReplyLayout> load_reply_layout(const fs::path& source) {
     file = source / "tokenizer_config.json";
     if (!fs::exists(file)) return std::nullopt;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(ErrorCode::kNotFound, file.string(), "cannot read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Json j = Json::parse(ss.str(), nullptr, false);
+  Json j = parse_json_or_discarded<Json>(read_file(file));
   if (j.is_discarded() || !j.is_object())
     fail(ErrorCode::kInvalidArgument, file.string(), "expected a JSON object");
   ReplyLayout layout;

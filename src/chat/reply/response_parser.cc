@@ -1,5 +1,7 @@
 #include "chat/reply/response_parser.h"
 
+#include "base/json_lenient.h"
+
 namespace ogai::chat::reply {
 namespace {
 
@@ -37,15 +39,15 @@ Json read_value(const ValueParser& p, std::string_view raw) {
     case ContentKind::kText: return s;
     case ContentKind::kJson: {
       const CanonicalJson c = canonical_json(s, p.dialect);
-      if (c.ok) return Json::parse(c.text, nullptr, false);
-      return s;
+      Json j = c.ok ? parse_json_or_discarded<Json>(c.text) : Json();
+      return c.ok && !j.is_discarded() ? j : Json(s);
     }
     case ContentKind::kInt: {
-      Json j = Json::parse(s, nullptr, false);
+      Json j = parse_json_or_discarded<Json>(s);
       return j.is_number_integer() ? j : Json(s);
     }
     case ContentKind::kFloat: {
-      Json j = Json::parse(s, nullptr, false);
+      Json j = parse_json_or_discarded<Json>(s);
       return j.is_number() ? Json(j.get<double>()) : Json(s);
     }
     case ContentKind::kBool:
@@ -185,7 +187,7 @@ struct ResponseParser::Call : JsonSink {
     if (!active) return;
     if (name_rec && path == joined(root(), f.call_name.path)) {
       name_rec = false;
-      Json n = Json::parse(name_buf, nullptr, false);
+      Json n = parse_json_or_discarded<Json>(name_buf);
       if (n.is_string() && !n.get<std::string>().empty()) {
         name = n.get<std::string>();
         name_known = true;
@@ -209,7 +211,7 @@ struct ResponseParser::Call : JsonSink {
   }
   // Arguments given as a JSON string: the string's text (canonical when it is JSON itself).
   void release_string_args() {
-    Json s = Json::parse(args, nullptr, false);
+    Json s = parse_json_or_discarded<Json>(args);
     std::string text = s.is_string() ? s.get<std::string>() : "{}";
     const CanonicalJson c = canonical_json(text, JsonDialect{});
     args = c.ok ? c.text : text;
@@ -557,7 +559,7 @@ void ResponseParser::emit_arguments(int index, std::string_view text) {
 
 void ResponseParser::add_call(const std::string& id, const std::string& name, const std::string& arguments) {
   reply_.tool_calls.push_back({id, name, arguments});
-  Json args = Json::parse(arguments, nullptr, false);
+  Json args = parse_json_or_discarded<Json>(arguments);
   if (args.is_discarded()) args = arguments;
   call_values_.push_back({{"type", "function"}, {"function", {{"name", name}, {"arguments", std::move(args)}}}});
 }

@@ -1,5 +1,7 @@
 #include "chat/reply/schema_parser.h"
 
+#include "base/json_lenient.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -92,7 +94,8 @@ Json value_of(const Node& n, std::string_view text) {
   if (n.constant) return *n.constant;
   if (n.parser == "json" || n.parser == "gemma4-tool-call") {
     const CanonicalJson c = canonical_json(text, n.parser == "json" ? JsonDialect{} : gemma_dialect());
-    return c.ok ? Json::parse(c.text, nullptr, false) : Json(std::string(text));
+    Json j = c.ok ? parse_json_or_discarded<Json>(c.text) : Json();
+    return c.ok && !j.is_discarded() ? j : Json(std::string(text));
   }
   if (n.type == "array" && n.items) {
     Json out = Json::array();
@@ -106,7 +109,7 @@ Json value_of(const Node& n, std::string_view text) {
   }
   if (n.type == "object" || !n.properties.empty()) return object_of(n, text);
   if (n.type == "integer" || n.type == "number") {
-    Json v = Json::parse(text, nullptr, false);
+    Json v = parse_json_or_discarded<Json>(text);
     return v.is_number() ? v : Json(std::string(text));
   }
   return std::string(text);

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <iterator>
 #include <limits>
 
@@ -207,6 +208,7 @@ void Connection::on_header(error_code ec) {
   head_only_ = req.method() == bhttp::verb::head;
   if (refuse_head()) return;
   const auto expect = req[bhttp::field::expect];
+  asked_continue_ = beast::iequals(expect, "100-continue");
   if (!parser_->is_done() && version_ >= 11 && beast::iequals(expect, "100-continue")) {
     auto interim = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
     stream_.expires_after(limits_.write_timeout);
@@ -347,11 +349,15 @@ void Connection::on_watch(error_code ec, std::size_t n) {
   probe_peer(1);
 }
 
-// An interim answer is harmless to an HTTP/1.1 client that still reads (RFC 9110 15.2); a socket
-// the client closed answers it with a reset, so a second one, sent once the reset had time to
-// come back, fails. Only before the answer's head: after it, the answer's own writes tell.
+// A socket the client closed answers any data with a reset; one it only half-closed takes it.
+// Only before the answer's head: after it, the answer's own writes tell. A client that asked for
+// 100 Continue gets interim answers (harmless to it, RFC 9110 15.2): the second, sent once a reset
+// had time to come back, fails. Any other client gets no interim answer (issue 37: one it did not
+// ask for): the probe is one urgent byte instead, kept out of the stream the client reads
+// (without SO_OOBINLINE), and the reset is read from the socket's state.
 void Connection::probe_peer(int probe) {
-  if (state_ != State::kAnswering || status_ != 0 || version_ < 11 || after_watch_ != After::kNone) return;
+  if (state_ != State::kAnswering || status_ != 0 || after_watch_ != After::kNone) return;
+  if (!asked_continue_ || version_ < 11) return probe_urgent();
   auto sent = [this, self = shared_from_this(), probe](bool ok) {
     if (!ok || probe == 2) return;
     probe_timer_.expires_after(reset_wait(stream_.socket().native_handle()));
@@ -360,6 +366,32 @@ void Connection::probe_peer(int probe) {
     });
   };
   queue({kProbe, std::move(sent), false});
+}
+
+void Connection::probe_urgent() {
+  const char byte = 0;
+  const int fd = stream_.socket().native_handle();
+  if (::send(fd, &byte, 1, MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // the client's window is full: it is there
+    broken_ = true;
+    return close();
+  }
+  probe_timer_.expires_after(reset_wait(fd));
+  probe_timer_.async_wait([this, self = shared_from_this()](error_code ec) {
+    if (!ec) check_reset();
+  });
+}
+
+// After an urgent probe: a reset closed the socket (TCP_CLOSE) when the client had closed it.
+void Connection::check_reset() {
+  if (state_ != State::kAnswering || status_ != 0 || after_watch_ != After::kNone) return;
+  tcp_info info{};
+  socklen_t size = sizeof info;
+  if (getsockopt(stream_.socket().native_handle(), IPPROTO_TCP, TCP_INFO, &info, &size) != 0 ||
+      info.tcpi_state != TCP_CLOSE)
+    return;
+  broken_ = true;
+  close();
 }
 
 void Connection::then(After next) {

@@ -6,8 +6,10 @@
 // before its body is read), hands it to Hooks::handle as an Exchange, writes the answer, and only
 // then reads the next request, so pipelined requests are answered in order and a client that
 // half-closed after its request still gets its answer. While a request is answered the socket is
-// watched: a reset, or a close told from a half-close by two interim 100 Continue answers (a
-// closed peer resets the first, so the second fails), fires the Exchange's ClientGone. Everything runs on the
+// watched: a reset, or a close told from a half-close by a probe the client cannot mistake for its
+// answer (a closed peer resets it), fires the Exchange's ClientGone. The probe is an interim 100
+// Continue only for a request that asked for one (Expect: 100-continue); otherwise one byte of
+// TCP urgent data, which a reader never sees in its stream. Everything runs on the
 // connection's strand; no thread waits for a client. Owned through shared_ptr by its pending operations and its
 // Exchange.
 #pragma once
@@ -92,6 +94,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void watch_peer();
   void on_watch(boost::beast::error_code ec, std::size_t n);
   void probe_peer(int probe);
+  void probe_urgent();
+  void check_reset();
   void then(After next);  // after the answer: read the next request or linger, once no watch read is pending
 
   void do_respond(Response response);
@@ -128,6 +132,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool head_only_ = false;   // a HEAD request: no body bytes
   bool keep_alive_ = true;   // the connection stays open after this answer
   int version_ = 11;         // the request's HTTP version (10 or 11)
+  bool asked_continue_ = false;  // the request carried Expect: 100-continue
   bool chunked_ = false;     // the answer is streamed with chunked framing
   bool failed_ = false;      // an early refusal: close after it
   bool form_ = false;        // the body is form-urlencoded (its own, smaller limit)
