@@ -4,8 +4,10 @@
 #   scripts/setup.sh [--runtime] [--debug] [--sanitize] [--build-dir DIR]
 # --runtime (scripts/run.sh): only the Debian packages the runtime needs, and only the `ogai`
 #   executable with the libraries it links. A build folder this creates is configured without tests
-#   and benchmarks; one that exists already keeps its configuration. A later full set-up (no
-#   --runtime: scripts/test.sh) turns them on in the same folder and reuses every object built.
+#   and benchmarks and as a unity build (OGAI_UNITY_BUILD: about half the compile time; should it
+#   fail to compile, the folder is switched to file-by-file and built again); one that exists
+#   already keeps its configuration. A later full set-up (no --runtime: scripts/test.sh) turns tests
+#   and benchmarks on in the same folder, keeps the unity setting and reuses every object built.
 # Prints one progress line per phase on stderr: "[m:ss] phase: ...", the time since the start.
 # Environment: ONNXRUNTIME_ROOT (use an official ORT release instead of the pinned download),
 #              OGAI_BUILD_DIR (default: build), OGAI_JOBS (default: nproc).
@@ -32,7 +34,7 @@ ort_root=$("$here/scripts/fetch_onnxruntime.sh")
 cache="$build_dir/CMakeCache.txt"
 options=(-DCMAKE_BUILD_TYPE="$build_type" -DOGAI_SANITIZE="$sanitize" -DONNXRUNTIME_ROOT="$ort_root")
 if [ "$runtime" = 1 ]; then
-  [ -f "$cache" ] || options+=(-DOGAI_BUILD_TESTS=OFF -DOGAI_BUILD_BENCH=OFF)
+  [ -f "$cache" ] || options+=(-DOGAI_BUILD_TESTS=OFF -DOGAI_BUILD_BENCH=OFF -DOGAI_UNITY_BUILD=ON)
 else
   options+=(-DOGAI_BUILD_TESTS=ON -DOGAI_BUILD_BENCH=ON)
 fi
@@ -48,6 +50,15 @@ if [ "$configured" = 0 ]; then
 fi
 targets=()
 [ "$runtime" = 1 ] && targets=(--target ogai)
-progress build "${targets[*]:-all} in $build_dir, ${OGAI_JOBS:-$(nproc)} jobs"
-cmake --build "$build_dir" -j "${OGAI_JOBS:-$(nproc)}" "${targets[@]}" 2>&1 | build_progress
-test "${PIPESTATUS[0]}" -eq 0
+unity=$(sed -n 's/^OGAI_UNITY_BUILD:[A-Z]*=//p' "$cache")
+build() {  # build [LOG]: the build, its compiler messages on stderr or into LOG
+  cmake --build "$build_dir" -j "${OGAI_JOBS:-$(nproc)}" "${targets[@]}" 2>&1 | build_progress "${1:-}"
+}
+progress build "${targets[*]:-all} in $build_dir, ${OGAI_JOBS:-$(nproc)} jobs${unity:+, unity $unity}"
+if [ "$unity" = ON ] && [ "$runtime" = 1 ]; then
+  rm -f "$build_dir/unity-build.log"
+  build "$build_dir/unity-build.log" && exit 0
+  progress build "the unity build failed ($build_dir/unity-build.log); building file by file"
+  cmake -B "$build_dir" -DOGAI_UNITY_BUILD=OFF >/dev/null
+fi
+build
