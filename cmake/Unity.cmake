@@ -1,10 +1,13 @@
 # ogai_unity_exclusions(TARGET): with OGAI_UNITY_BUILD, compiles on its own every source of TARGET
 # that declares, at the start of a line, a name an earlier source of TARGET also declares there
-# (functions, constants, types, aliases). Such names are mostly file-local helpers (anonymous
-# namespaces, `static`) that would clash once the files share one unity batch; a name that does
-# not clash only costs that file its batch (slower, never wrong). The scan is textual and runs at
-# configure time, so sources added later are covered too; scripts/setup.sh --runtime still falls
-# back to a file-by-file build should a clash it cannot see break the unity build.
+# (functions, constants, types, aliases), or a type a header of TARGET's folder declares. Such
+# names are mostly file-local helpers (anonymous namespaces, `static`) that would clash once the
+# files share one unity batch (a header another file of the batch includes is then visible too);
+# a name that does not clash only costs that file its batch (slower, never wrong). The scan is textual and runs at
+# configure time, so sources added later are covered too. A clash it cannot see: scripts/setup.sh
+# --runtime adds the source the compiler names to OGAI_UNITY_ALONE and builds again.
+set(OGAI_UNITY_ALONE "" CACHE STRING
+    "Sources (paths under src/) compiled outside the unity batches besides those the scan finds")
 set(OGAI_UNITY_KEYWORDS static_assert namespace template return if for while switch sizeof decltype
     alignof operator defined const noexcept override final default delete auto)
 
@@ -14,6 +17,17 @@ function(ogai_unity_exclusions target)
   endif()
   get_target_property(sources ${target} SOURCES)
   set(id "[A-Za-z_][A-Za-z0-9_]*")
+  file(GLOB_RECURSE headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
+  foreach(header IN LISTS headers)
+    file(STRINGS ${header} lines REGEX "^(enum class|enum|struct|class|union|using) +[A-Za-z_]")
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^using (${id}) *=")
+        set(ogai_unity_seen_${CMAKE_MATCH_1} ON)
+      elseif(line MATCHES "^(enum class|enum|struct|class|union) +(${id})")
+        set(ogai_unity_seen_${CMAKE_MATCH_2} ON)
+      endif()
+    endforeach()
+  endforeach()
   foreach(source IN LISTS sources)
     if(NOT source MATCHES "\\.cc$")
       continue()
@@ -37,6 +51,10 @@ function(ogai_unity_exclusions target)
       endif()
     endforeach()
     set(clash "")
+    file(RELATIVE_PATH path ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/${source})
+    if(path IN_LIST OGAI_UNITY_ALONE)
+      set(clash ${path})
+    endif()
     foreach(name IN LISTS names)
       if(DEFINED ogai_unity_seen_${name})
         set(clash ${name})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures what a new user's first command costs: scripts/run.sh in a new clone of this checkout's
-# HEAD (committed work only), with a new build folder, an empty download cache (XDG_CACHE_HOME in
-# the scratch folder: ONNX Runtime is downloaded again) and no compiler cache (CCACHE_DISABLE=1),
+# HEAD (committed work only), with a new build folder, empty download caches (XDG_CACHE_HOME and
+# npm's cache in the scratch folder: ONNX Runtime is downloaded again) and no compiler cache
+# (CCACHE_DISABLE=1),
 # then a second run of the same command. Debian packages already installed stay installed (the
 # deps phase then only checks them). Prints run.sh's phase lines, then for each run the wall time,
 # the CPU time (user + system, from /usr/bin/time -v) and the load average before and after: on a
@@ -23,7 +24,7 @@ timed_run() {  # timed_run LABEL: runs scripts/run.sh in the clone under /usr/bi
   local label=$1 before after log="$scratch/$1.log" times="$scratch/$1.time"
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   (cd "$scratch/ogai" && env -u OGAI_BUILD_DIR -u ONNXRUNTIME_ROOT -u OGAI_PROGRESS_START \
-     XDG_CACHE_HOME="$scratch/cache" CCACHE_DISABLE=1 \
+     XDG_CACHE_HOME="$scratch/cache" npm_config_cache="$scratch/npm-cache" CCACHE_DISABLE=1 \
      /usr/bin/time -v -o "$times" scripts/run.sh) > "$log" 2>&1 &
   local pid=$!
   tail -n +1 -f "$log" --pid=$pid | grep --line-buffered -E '^\[[0-9]+:[0-9]{2}\]|^installing|^downloading|error' || true

@@ -4,8 +4,8 @@
 #   scripts/setup.sh [--runtime] [--debug] [--sanitize] [--build-dir DIR]
 # --runtime (scripts/run.sh): only the Debian packages the runtime needs, and only the `ogai`
 #   executable with the libraries it links. A build folder this creates is configured without tests
-#   and benchmarks and as a unity build (OGAI_UNITY_BUILD: about half the compile time; should it
-#   fail to compile, the folder is switched to file-by-file and built again); one that exists
+#   and benchmarks and as a unity build (OGAI_UNITY_BUILD: about half the compile time; a source
+#   that does not compile in its batch is moved out of it, cmake/Unity.cmake); one that exists
 #   already keeps its configuration. A later full set-up (no --runtime: scripts/test.sh) turns tests
 #   and benchmarks on in the same folder, keeps the unity setting and reuses every object built.
 # Prints one progress line per phase on stderr: "[m:ss] phase: ...", the time since the start.
@@ -56,9 +56,19 @@ build() {  # build [LOG]: the build, its compiler messages on stderr or into LOG
 }
 progress build "${targets[*]:-all} in $build_dir, ${OGAI_JOBS:-$(nproc)} jobs${unity:+, unity $unity}"
 if [ "$unity" = ON ] && [ "$runtime" = 1 ]; then
-  rm -f "$build_dir/unity-build.log"
-  build "$build_dir/unity-build.log" && exit 0
-  progress build "the unity build failed ($build_dir/unity-build.log); building file by file"
+  # A unity batch that does not compile (two files' helpers clash): the file the first error names
+  # leaves the batches (OGAI_UNITY_ALONE) and the build goes on; after 5 rounds, file by file.
+  log="$build_dir/unity-build.log"
+  for round in 1 2 3 4 5; do
+    rm -f "$log"
+    build "$log" && exit 0
+    file=$(sed -n "s#^$here/\(src/[^:]*\.cc\):[0-9]*:[0-9]*: error: .*#\1#p" "$log" | head -1)
+    alone=$(sed -n 's/^OGAI_UNITY_ALONE:[A-Z]*=//p' "$cache")
+    [ -n "$file" ] && [[ ";$alone;" != *";$file;"* ]] || break
+    progress build "$file does not compile in its unity batch ($log): compiling it on its own"
+    cmake -B "$build_dir" "-DOGAI_UNITY_ALONE=${alone:+$alone;}$file" >/dev/null
+  done
+  progress build "the unity build failed ($log); building file by file"
   cmake -B "$build_dir" -DOGAI_UNITY_BUILD=OFF >/dev/null
 fi
 build
