@@ -4,6 +4,9 @@
 # Python package (when built), the ONNX Runtime libraries in /usr/lib/ogai, and LICENSE and NOTICE
 # in /usr/share/doc/ogai. Its Depends line comes from dpkg-shlibdeps (the Debian libraries the
 # binaries load); ctest's deb_package_test builds it and checks it (tests/install/deb_test.py).
+# cpack packs what is built: its "preinstall" step then builds nothing (else it builds `all`,
+# tests and benchmarks included). `cmake --install` never builds either way.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME ogai)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -71,7 +71,8 @@ class DebTest(unittest.TestCase):
         self.assertNotIn("onnxruntime", fields["Depends"])  # shipped inside
 
     def test_file_list(self):
-        listed = {line.split()[-1] for line in check_run("dpkg-deb", "-c", self.deb).splitlines()}
+        # "perms owner size date time path[ -> target]"
+        listed = {line.split()[5] for line in check_run("dpkg-deb", "-c", self.deb).splitlines()}
         version = project_version()
         for path in ["./usr/bin/ogai", f"./usr/lib/libogai.so.{version}", "./usr/lib/libogai.a",
                      "./usr/include/ogai/ogai.h", "./usr/include/ogai/ogai_c.h", "./usr/include/ogai/version.h",
