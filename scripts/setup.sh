@@ -64,6 +64,9 @@ if [ "$unity" = ON ] && [ "$runtime" = 1 ]; then
     build "$log" && exit 0
     file=$(sed -n "s#^$here/\(src/[^:]*\.cc\):[0-9]*:[0-9]*: error: .*#\1#p" "$log" | head -1)
     alone=$(sed -n 's/^OGAI_UNITY_ALONE:[A-Z]*=//p' "$cache")
+    if ! grep -q ': error: ' "$log"; then  # not a compile error (make killed, disk full, ...)
+      cat "$log" >&2; exit 1
+    fi
     [ -n "$file" ] && [[ ";$alone;" != *";$file;"* ]] || break
     progress build "$file does not compile in its unity batch ($log): compiling it on its own"
     cmake -B "$build_dir" "-DOGAI_UNITY_ALONE=${alone:+$alone;}$file" >/dev/null
