@@ -5,8 +5,12 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(Protobuf REQUIRED)
-find_package(GTest REQUIRED)
-find_package(benchmark REQUIRED)
+if(OGAI_BUILD_TESTS)  # the runtime alone (scripts/run.sh) needs neither
+  find_package(GTest REQUIRED)
+endif()
+if(OGAI_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
 find_package(ICU REQUIRED COMPONENTS uc i18n)
 
 # Tokenizer: simdjson (fast JSON), PCRE2 (regex), utf8proc (normalization forms, graphemes),

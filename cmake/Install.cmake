@@ -5,8 +5,11 @@
 #   lib/cmake/ogai/                   find_package(ogai CONFIG): ogai::ogai (shared), ogai::ogai_static
 #   lib/pkgconfig/ogai.pc             pkg-config --cflags --libs ogai (C; C++ adds -std=c++20)
 #   lib/pkgconfig/ogai-cxx.pc         pkg-config --cflags --libs ogai-cxx (C++: ogai.pc + -std=c++20)
-# Installed binaries keep a RUNPATH to the ONNX Runtime lib folder of this build
-# (${ONNXRUNTIME_LIB_DIR}); docs/api.md says how to move it.
+#   lib/ogai/libonnxruntime*.so*      the ONNX Runtime libraries of this build (a private folder)
+#   share/doc/ogai/LICENSE, NOTICE    ogai's licence and the third-party libraries' (NOTICE)
+# Installed binaries find ONNX Runtime in lib/ogai through a RUNPATH relative to themselves
+# ($ORIGIN/ogai, $ORIGIN/../lib/ogai), then in the lib folder of this build (${ONNXRUNTIME_LIB_DIR}),
+# so the install (and the .deb of cmake/Deb.cmake) runs on a machine without that folder.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -16,6 +19,13 @@ install(FILES ${PROJECT_BINARY_DIR}/include/ogai/version.h DESTINATION ${CMAKE_I
 install(TARGETS ogai_shared ogai_static EXPORT ogaiTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS ogai RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+file(RELATIVE_PATH ogai_bin_to_lib /p/${CMAKE_INSTALL_BINDIR} /p/${CMAKE_INSTALL_LIBDIR})
+set_target_properties(ogai PROPERTIES INSTALL_RPATH "$ORIGIN/${ogai_bin_to_lib}/ogai;${ONNXRUNTIME_LIB_DIR}")
+# The ONNX Runtime libraries the build links (with the providers of a GPU release beside them),
+# symbolic links kept.
+file(GLOB ogai_onnxruntime_libs ${ONNXRUNTIME_LIB_DIR}/libonnxruntime*.so*)
+install(FILES ${ogai_onnxruntime_libs} DESTINATION ${CMAKE_INSTALL_LIBDIR}/ogai)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/NOTICE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(ogai_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ogai)
 install(EXPORT ogaiTargets NAMESPACE ogai:: DESTINATION ${ogai_cmake_dir})

@@ -29,8 +29,9 @@ set_target_properties(ogai_shared PROPERTIES
   OUTPUT_NAME ogai EXPORT_NAME ogai
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-  # ONNX Runtime beside the library (the Python wheel's layout), else where the build found it.
-  BUILD_RPATH "$ORIGIN;${ONNXRUNTIME_LIB_DIR}" INSTALL_RPATH "$ORIGIN;${ONNXRUNTIME_LIB_DIR}")
+  # ONNX Runtime beside the library (the Python wheel's layout), in lib/ogai (an install, the
+  # .deb: cmake/Install.cmake), else where the build found it.
+  BUILD_RPATH "$ORIGIN;${ONNXRUNTIME_LIB_DIR}" INSTALL_RPATH "$ORIGIN;$ORIGIN/ogai;${ONNXRUNTIME_LIB_DIR}")
 # The stages bring their third-party libraries (their own archives add nothing: every object is
 # already in). --no-undefined: the library must be complete on its own. The version script exports
 # the public API only (C functions ogai_*, the OGAI_API classes).

@@ -7,6 +7,8 @@ function(ogai_stage name)
   target_include_directories(ogai_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
                                                  ${PROJECT_BINARY_DIR}/generated ${PROJECT_BINARY_DIR}/include)
   target_link_libraries(ogai_${name} PUBLIC ${ARG_DEPS})
+  set_target_properties(ogai_${name} PROPERTIES UNITY_BUILD ${OGAI_UNITY_BUILD})
+  ogai_unity_exclusions(ogai_${name})  # cmake/Unity.cmake
 endfunction()
 
 # ogai_test(NAME SOURCES ... DEPS ... [LABELS ...]): one GoogleTest binary registered with CTest.

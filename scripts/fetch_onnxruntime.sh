@@ -11,6 +11,12 @@ if [ -n "${ONNXRUNTIME_ROOT:-}" ]; then
   echo "$ONNXRUNTIME_ROOT"; exit 0
 fi
 
+# The headers: no package these machines can reach carries ONNX Runtime 1.30's C/C++ headers (npm's
+# onnxruntime-node, -web, -react-native and the Unity packages were checked; Debian 12 has no ONNX
+# Runtime). The smallest that carries any is the Unity package below, with 1.29's headers
+# (ORT_API_VERSION 29). The C API is versioned and backward compatible: a library serves every API
+# version up to its own, so the check after extraction requires ORT_API_VERSION <= LIB_API.
+LIB_API=30
 LIB_PKG="onnxruntime-node@1.30.0"
 LIB_SHA="6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75"
 LIB_PATH="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
@@ -41,6 +47,9 @@ tmp=$(mktemp -d "$cache/extract.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tar -xzf "$lib_tgz" -C "$tmp" "$LIB_PATH"
 tar -xzf "$hdr_tgz" -C "$tmp" "$HDR_PATH"
+api=$(sed -n 's/^#define ORT_API_VERSION \([0-9]*\).*/\1/p' "$tmp/$HDR_PATH/onnxruntime_c_api.h")
+[ -n "$api" ] && [ "$api" -le "$LIB_API" ] || {
+  echo "ONNX Runtime headers declare ORT_API_VERSION '${api}', the library serves up to $LIB_API" >&2; exit 1; }
 rm -rf "$root"; mkdir -p "$root/include" "$root/lib"
 cp "$tmp/$HDR_PATH"/*.h "$root/include/"
 cp "$tmp/$LIB_PATH" "$root/lib/libonnxruntime.so.1"

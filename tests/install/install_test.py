@@ -63,7 +63,8 @@ class InstallTest(unittest.TestCase):
         for path in ["include/ogai/ogai.h", "include/ogai/ogai_c.h", "include/ogai/engine.h", "include/ogai/export.h",
                      "include/ogai/version.h", "lib/libogai.a", "bin/ogai", "lib/cmake/ogai/ogaiConfig.cmake",
                      "lib/cmake/ogai/ogaiConfigVersion.cmake", "lib/pkgconfig/ogai.pc",
-                     "lib/pkgconfig/ogai-cxx.pc"]:
+                     "lib/pkgconfig/ogai-cxx.pc", "lib/ogai/libonnxruntime.so.1", "share/doc/ogai/LICENSE",
+                     "share/doc/ogai/NOTICE"]:
             self.assertTrue(os.path.isfile(os.path.join(self.prefix, path)), path)
         self.assertFalse(os.path.exists(os.path.join(self.prefix, "include", "ogai", "version.h.in")))
         major, minor, _ = self.version.split(".")
@@ -74,6 +75,20 @@ class InstallTest(unittest.TestCase):
         self.assertRegex(dynamic, r"\(RUNPATH\).*onnxruntime")
         with open(os.path.join(self.prefix, "include", "ogai", "version.h"), encoding="utf-8") as f:
             self.assertIn(f'#define OGAI_VERSION_STRING "{self.version}"', f.read())
+
+    def test_license_and_notice_are_the_repository_files(self):
+        for name in ["LICENSE", "NOTICE"]:
+            with open(os.path.join(self.prefix, "share", "doc", "ogai", name), "rb") as f, \
+                 open(os.path.join(SOURCE, name), "rb") as g:
+                self.assertEqual(f.read(), g.read(), name)
+
+    def test_binaries_load_the_installed_onnxruntime(self):
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        bundled = os.path.join(self.lib, "ogai", "libonnxruntime.so.1")
+        for binary in [os.path.join(self.prefix, "bin", "ogai"), os.path.join(self.lib, "libogai.so")]:
+            found = re.search(r"libonnxruntime\.so\.1 => (\S+)", check_run("ldd", binary, env=env))
+            self.assertTrue(found, binary)
+            self.assertEqual(os.path.realpath(found.group(1)), os.path.realpath(bundled), binary)
 
     def test_installed_files_do_not_name_the_trees(self):
         for folder in ["lib/cmake/ogai", "lib/pkgconfig"]:

@@ -4,6 +4,7 @@ package, imported from outside the source and build trees with no PYTHONPATH, lo
 libogai and ONNX Runtime (the copies inside the wheel) and generates what the CLI generates.
 Usage: wheel_test.py OGAI_EXE (OGAI_SOURCE_DIR, OGAI_BINARY_DIR set).
 """
+import glob
 import json
 import os
 import shutil
@@ -57,7 +58,16 @@ class WheelTest(unittest.TestCase):
             self.assertTrue(any(n.startswith("ogai/_ogai") and n.endswith(".so") for n in names))
             self.assertTrue(any(n.startswith("ogai/libogai.so.") for n in names))
             self.assertIn("ogai/libonnxruntime.so.1", names)
+            metadata = [n for n in names if n.endswith(".dist-info/METADATA")][0]
+            self.assertIn("License: MIT", z.read(metadata).decode())
         self.assertRegex(os.path.basename(self.wheel), r"^ogai-[\d.]+-cp3\d+-cp3\d+-linux_\w+\.whl$")
+
+    def test_installed_package_carries_license_and_notice(self):
+        found = glob.glob(os.path.join(self.venv, "lib", "python3*", "site-packages", "ogai-*.dist-info"))
+        self.assertEqual(len(found), 1, found)
+        for name in ["LICENSE", "NOTICE"]:
+            with open(os.path.join(found[0], name), "rb") as f, open(os.path.join(SOURCE, name), "rb") as g:
+                self.assertEqual(f.read(), g.read(), name)
 
     def test_installed_package_generates_as_the_cli(self):
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}

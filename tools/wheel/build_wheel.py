@@ -4,7 +4,8 @@
     build_wheel.py BUILD_DIR OUT_DIR   -> prints the wheel's path
 
 The wheel holds build/python/ogai/ (the .py files and the _ogai extension), libogai.so and the
-ONNX Runtime library the build used, side by side: the extension's and libogai's RUNPATHs end with
+ONNX Runtime library the build used, side by side, and the repository's LICENSE and NOTICE (the
+third-party libraries) in its .dist-info folder: the extension's and libogai's RUNPATHs end with
 $ORIGIN, so they find each other there. It is tagged for the interpreter the extension was built
 for (cpXY-cpXY-linux_<arch>); its other shared libraries are Debian's (yaml-cpp, protobuf, fmt,
 PCRE2, utf8proc, ICU: the packages scripts/install_deps.sh installs). Written with the standard
@@ -79,10 +80,12 @@ def main():
     meta = {
         f"{info}/METADATA": "Metadata-Version: 2.1\nName: ogai\nVersion: {v}\nSummary: Run onnx-genai model "
                             "packages (inference_metadata.yaml) on ONNX Runtime\nRequires-Python: >=3.9\n"
-                            "License: see the ogai repository\n".format(v=version),
+                            "License: MIT\n".format(v=version),
         f"{info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: ogai build_wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n",
         f"{info}/top_level.txt": "ogai\n",
     }
+    source_dir = cache_value(build_dir, "ogai_SOURCE_DIR")
+    files += [(f"{info}/{name}", os.path.join(source_dir, name)) for name in ("LICENSE", "NOTICE")]
     os.makedirs(out_dir, exist_ok=True)
     wheel = os.path.join(out_dir, f"ogai-{version}-{tag}.whl")
     record = []
