@@ -1,6 +1,6 @@
 // Chat rendering in the C API: a JSON array of messages through the package's chat template.
 #include <nlohmann/json.hpp>
-#include "base/json_lenient.h"
+#include "capi_json.h"
 
 #include "capi_internal.h"
 

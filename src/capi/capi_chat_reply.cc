@@ -2,7 +2,7 @@
 // (tools, tool choice, template variables), generates (a forced call's grammar constraining it)
 // and parses the reply into content, reasoning and tool calls, as Model.chat() does in Python.
 #include <nlohmann/json.hpp>
-#include "base/json_lenient.h"
+#include "capi_json.h"
 
 #include "capi_internal.h"
 
@@ -20,7 +20,7 @@ namespace {
 using Json = nlohmann::json;
 
 Json parse_json(const char* text, const char* where) {
-  Json doc = parse_json_or_discarded<Json>(text);
+  Json doc = ogai::capi::parse_json_or_discarded<Json>(text);
   if (doc.is_discarded()) throw ogai::Error(ogai::ErrorCode::kParse, where, "not valid JSON");
   return doc;
 }
