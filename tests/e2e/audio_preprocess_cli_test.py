@@ -29,8 +29,10 @@ preprocessing:
       - {op: normalize, inputs: [mel], outputs: [features], mode: whisper_log_mel}
       - {op: emit_valid_frames, inputs: [windowed], outputs: [valid_frames]}
     outputs:
-      - {source: features, name: audio.input_features, content: audio_features, dtype: float32}
-      - {source: valid_frames, name: audio.valid_frames, content: valid_frames, dtype: int64}
+      - {source: features, name: audio.input_features, content: audio_features, dtype: float32,
+         contract: {dtype: float32, rank: 3, shape: [batch, 80, frames], batch_layout: {kind: request_aligned, axis: 0}}}
+      - {source: valid_frames, name: audio.valid_frames, content: valid_frames, dtype: int64,
+         contract: {dtype: int64, rank: 1, shape: [batch], batch_layout: {kind: request_aligned, axis: 0}}}
 pipeline:
   workflow:
     manifest:

@@ -22,8 +22,10 @@ const char* kProgram = R"(preprocessing:
       - {op: normalize, inputs: [mel], outputs: [features], mode: whisper_log_mel}
       - {op: emit_valid_frames, inputs: [windowed], outputs: [valid_frames]}
     outputs:
-      - {source: features, name: audio.input_features, content: audio_features, dtype: FEATURE_DTYPE}
-      - {source: valid_frames, name: audio.valid_frames, content: valid_frames, dtype: int64}
+      - {source: features, name: audio.input_features, content: audio_features, dtype: FEATURE_DTYPE,
+         contract: {dtype: FEATURE_DTYPE, rank: 3, shape: [batch, 80, frames], batch_layout: {kind: request_aligned, axis: 0}}}
+      - {source: valid_frames, name: audio.valid_frames, content: valid_frames, dtype: int64,
+         contract: {dtype: int64, rank: 1, shape: [batch], batch_layout: {kind: request_aligned, axis: 0}}}
 )";
 
 const char* kWorkflow = R"(pipeline:
@@ -127,7 +129,9 @@ TEST(AudioAdapter, LoadRefusalsNameThePath) {
   auto e = error_of([] { load_program(package("audio_no_mels", replaced(kProgram, "num_mel_bins: 80, ", ""))); });
   EXPECT_NE(e.find("preprocessing.audio.transforms[3].num_mel_bins"), std::string::npos) << e;
   e = error_of([] { load_program(package("audio_unbound", replaced(kProgram, "name: audio.valid_frames", "name: audio.other"))); });
-  EXPECT_NE(e.find("audio.valid_frames"), std::string::npos) << e;
+  // The validator's preprocessing rule (V-PREPROC) refuses it first, naming the output.
+  EXPECT_NE(e.find("preprocessing.audio.outputs[1].name"), std::string::npos) << e;
+  EXPECT_NE(e.find("audio.other"), std::string::npos) << e;
 }
 
 TEST(TextAssemblyAdapter, InvokingItFromAStepIsRefused) {
