@@ -1,6 +1,7 @@
 // OGAI_VECTOR_CLONES: compiles the function it marks twice on x86-64, for the baseline ISA (SSE2)
 // and for AVX2, and lets the dynamic loader pick the one the CPU runs (GCC/Clang target_clones,
-// an ifunc resolved once at load). The sampling stage's streaming passes over a row of logits
+// an ifunc resolved once at load; GCC only: clang leaves the clones of a multi-file ifunc
+// unresolved at link time, so its builds (the fuzzers) use the baseline). The sampling stage's streaming passes over a row of logits
 // (exponentials, masked sums, histograms) are compute-bound at 4 lanes and about twice as fast at
 // 8; the inline helpers they call (exp_nonpositive, the block kernels) are compiled into each
 // clone. AVX2 without FMA: the files are compiled with -ffp-contract=off, so both clones round
@@ -9,7 +10,7 @@
 // lanes::in_range8 tests 8 floats at once.
 #pragma once
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(OGAI_NO_VECTOR_CLONES)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && !defined(OGAI_NO_VECTOR_CLONES)
 #define OGAI_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define OGAI_VECTOR_CLONES

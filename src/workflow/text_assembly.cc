@@ -129,9 +129,11 @@ std::string collapse_newlines(const std::string& s) {
 
 void only_keys(const json& obj, std::initializer_list<const char*> keys, const std::string& where) {
   if (!obj.is_object()) fail(ErrorCode::kInvalidPackage, where, "is {}; expected an object", obj.dump());
-  for (const auto& [key, value] : obj.items())
-    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
-      fail(ErrorCode::kInvalidPackage, where + "." + key, "is not a field of this object (value {})", value.dump());
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string& key = it.key();  // not a structured binding: clang cannot capture one
+    if (std::none_of(keys.begin(), keys.end(), [&key](const char* k) { return key == k; }))
+      fail(ErrorCode::kInvalidPackage, where + "." + key, "is not a field of this object (value {})", it->dump());
+  }
 }
 
 std::string text_field(const json& obj, const char* key, const std::string& where) {
