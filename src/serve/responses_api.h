@@ -62,9 +62,10 @@ struct ResponsesRequest {
 using PreviousLookup = std::function<std::optional<nlohmann::json>(const std::string& id)>;
 
 // Throws ApiError (400) naming the field; 404 (code previous_response_not_found) for a
-// previous_response_id `previous` does not know.
+// previous_response_id `previous` does not know. `owner` (auth.h api_key_owner) is kept in the
+// state: who may read the response once stored.
 ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits = {},
-                                         const PreviousLookup& previous = {});
+                                         const PreviousLookup& previous = {}, const std::string& owner = "");
 // An error raised about the chat request a Responses request became, under the Responses names.
 ApiError responses_error_names(ApiError e);
 

@@ -289,7 +289,7 @@ ApiError responses_error_names(ApiError e) {
 }
 
 ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits,
-                                         const PreviousLookup& previous) {
+                                         const PreviousLookup& previous, const std::string& owner) {
   const Json j = parse_json_object(body, limits);
   FieldReader f(j);
   Translation t;
@@ -321,6 +321,7 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
   state->echo = echo_of(j);
   state->echo["store"] = state->store;
   state->conversation = t.chat["messages"];
+  state->owner = owner;
   if (!t.origins.empty() && t.origins.front() == "instructions") state->conversation.erase(0);
   out.request.responses = std::move(state);
   return out;

@@ -15,11 +15,8 @@ void Server::Impl::handle_responses(const std::shared_ptr<http::Exchange>& excha
     const std::string owner = api_key_owner(exchange->request(), options.surface.api_keys);
     ResponsesRequest parsed = parse_responses_request(
         exchange->request().body, request_limits,
-        [this, &owner](const std::string& id) { return responses_store.get(id, owner); });
+        [this, &owner](const std::string& id) { return responses_store.get(id, owner); }, owner);
     ApiRequest& request = parsed.request;
-    auto state = std::make_shared<ResponsesState>(std::move(const_cast<ResponsesState&>(*request.responses)));
-    state->owner = owner;  // the state is this request's alone until it is admitted
-    request.responses = std::move(state);
     apply_surface(request, *exchange);
     if (!serves(request.model)) throw model_not_found(request.model, name);
     if (GrammarPool::needs(request)) return compile_then_admit(Endpoint::kChat, exchange, std::move(request));
