@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ogai/export.h"
+#include "ogai/media.h"
 #include "ogai/options.h"
 
 namespace ogai {
@@ -44,6 +45,8 @@ struct ChatMessage {
   std::string tool_call_id;          // tool: the call this message answers
   std::string name;                  // tool: the function's name (optional)
   std::string reasoning_content;     // assistant: its reasoning, for templates that render it
+  // Content with images / audio, in order (include/ogai/media.h); empty = `content` is the text.
+  std::vector<ContentPart> parts;
 };
 
 // A function the model may call: OpenAI's {"type": "function", "function": {...}}.

@@ -8,6 +8,7 @@
 #include "ogai/export.h"
 #include "ogai/engine.h"
 #include "ogai/generation.h"
+#include "ogai/media.h"
 #include "ogai/model.h"
 #include "ogai/options.h"
 #include "ogai/validate.h"

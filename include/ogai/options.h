@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ogai/media.h"
 #include "ogai/token_id.h"
 
 namespace ogai {
@@ -131,6 +132,10 @@ struct GenerationOptions {
   // speculative alike); the text ends with an end token (EOS or a stop token id) only once it
   // is complete, so ignore_eos needs a stop token id.
   std::optional<ResponseFormat> response_format;
+  // Images / audio for a prompt that holds their placeholders, in placeholder order
+  // (include/ogai/media.h). Empty for text-only requests; a package without the matching encoder
+  // refuses media (kUnsupported naming the media kind).
+  std::vector<MediaInput> media;
 };
 
 // Compiles `format` without a model and throws the ogai::Error generate() would (a malformed

@@ -22,8 +22,16 @@ Json arguments_value(const std::string& arguments) {
   return parsed.is_discarded() ? Json(arguments) : parsed;
 }
 
+// A message's text: its content, or its text parts joined (media parts are refused before this).
+std::string message_text(const ChatMessage& m) {
+  if (m.parts.empty()) return m.content;
+  std::string text;
+  for (const ContentPart& p : m.parts) text += p.text;
+  return text;
+}
+
 Json message_json(const ChatMessage& m) {
-  Json j = {{"role", m.role}, {"content", m.content}};
+  Json j = {{"role", m.role}, {"content", message_text(m)}};
   if (!m.tool_calls.empty()) {
     Json calls = Json::array();
     for (const ToolCall& c : m.tool_calls)
@@ -91,12 +99,12 @@ ChatRequest tool_chat_request(std::span<const ChatMessage> messages, const ChatO
   for (const ChatMessage& m : messages) {
     Json j = message_json(m);
     if (!support.tool_calls && !m.tool_calls.empty()) {
-      std::string text = m.content.empty() ? "" : m.content + "\n";
+      std::string text = message_text(m).empty() ? "" : message_text(m) + "\n";
       j["content"] = text + write_tool_calls(syntax, m.tool_calls);
     }
     const bool tool = m.role == "tool";
     if (tool && !support.tool_role) {
-      std::string wrapped = "<tool_response>\n" + m.content + "\n</tool_response>";
+      std::string wrapped = "<tool_response>\n" + message_text(m) + "\n</tool_response>";
       if (previous_tool) {
         Json& last = r.messages.back();
         last["content"] = last["content"].get<std::string>() + "\n" + wrapped;

@@ -3,6 +3,8 @@
 // chat/tool_prompt.h), and makes the forced-call constraint for tool_choice required / a named
 // function (grammar/tool_call_grammar.h).
 #include <nlohmann/json.hpp>
+#include <fmt/format.h>
+
 #include "base/json_lenient.h"
 
 #include "base/error.h"
@@ -126,6 +128,11 @@ void find_reasoning(ChatPrompt& p) {
 }  // namespace
 
 ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const ChatOptions& options) const {
+  for (std::size_t i = 0; i < messages.size(); ++i)
+    for (std::size_t j = 0; j < messages[i].parts.size(); ++j)
+      if (messages[i].parts[j].kind != ContentPart::Kind::kText)
+        fail(ErrorCode::kUnsupported, fmt::format("messages[{}].parts[{}]", i, j),
+             "this package's decoder runs on token ids only: images and audio are not executed for it");
   if (!impl_->chat_template)
     fail(ErrorCode::kInvalidArgument, impl_->config.root.string(), "the package has no chat template");
   const chat::ChatTemplate& tmpl = *impl_->chat_template;

@@ -100,6 +100,9 @@ std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
                                 std::int64_t prompt_tokens) {
+  if (!options.media.empty())
+    fail(ErrorCode::kUnsupported, "media[0]",
+         "this package's decoder runs on token ids only: images and audio are not executed for it");
   check_overrides(options, package);
   ResolvedRequest r;
   r.sampling = resolve_sampling(options.sampling, package.defaults);

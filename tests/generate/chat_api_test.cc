@@ -133,5 +133,34 @@ TEST(PrepareChat, APromptThatOpensReasoningIsClosedBeforeTheCall) {
   fs::remove_all(pkg);
 }
 
+// Content parts (include/ogai/media.h): text parts render as the message's text; a media part
+// on a text-only package is refused by name, never dropped.
+TEST(PrepareChat, TextPartsRenderAsContentAndMediaIsRefusedByName) {
+  auto m = Model::load(kTiny);
+  ChatMessage parts;
+  parts.role = "user";
+  parts.parts = {ContentPart{ContentPart::Kind::kText, "hello ", {}}, ContentPart{ContentPart::Kind::kText, "there", {}}};
+  EXPECT_EQ(m->render_chat(std::vector<ChatMessage>{parts}), m->render_chat(std::vector<ChatMessage>{{"user", "hello there"}}));
+  ChatMessage image = parts;
+  image.parts.push_back(ContentPart{ContentPart::Kind::kImage, "", MediaInput{MediaInput::Kind::kImage, "\x89PNG", "", ""}});
+  try {
+    m->prepare_chat(std::vector<ChatMessage>{{"system", "s"}, image}, ChatOptions{});
+    ADD_FAILURE() << "expected an ogai::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(e.where(), "messages[1].parts[2]");
+  }
+  GenerationOptions o;
+  o.max_new_tokens = 1;
+  o.media.push_back(MediaInput{MediaInput::Kind::kAudio, "RIFF", "", ""});
+  try {
+    m->generate("hi", o);
+    ADD_FAILURE() << "expected an ogai::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(e.where(), "media[0]");
+  }
+}
+
 }  // namespace
 }  // namespace ogai
