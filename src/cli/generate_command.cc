@@ -29,6 +29,7 @@
 #include "cli/command.h"
 #include "cli/format_flags.h"
 #include "cli/model_flags.h"
+#include "cli/audio_flag.h"
 #include "cli/prompt_ids.h"
 #include "cli/workflow_generate.h"
 
@@ -43,6 +44,7 @@ struct GenerateFlags {
   std::string prompt;       // "-" = standard input
   std::string prompt_file;
   std::string prompt_ids;   // --prompt-ids JSON
+  std::vector<std::string> audio;  // --audio FILE (audio_flag.h)
   bool chat = false;
   std::string system;
   bool stream = false;
@@ -131,7 +133,8 @@ int run_generate(const GenerateFlags& f) {
     }
     ids = parse_prompt_ids(f.prompt_ids, "--prompt-ids");
   }
-  std::optional<std::string> read = ids ? std::optional<std::string>("") : prompt_text(f);
+  const bool audio_only = !f.audio.empty() && f.prompt.empty() && f.prompt_file.empty();  // no stdin read
+  std::optional<std::string> read = ids || audio_only ? std::optional<std::string>("") : prompt_text(f);
   if (!read) {
     std::fprintf(stderr, "ogai generate: give a prompt: --prompt TEXT, --prompt-file FILE, or text on standard input\n");
     return kExitUsage;
@@ -173,6 +176,7 @@ int run_generate(const GenerateFlags& f) {
     return kExitUsage;
   }
   GenerationOptions options = f.sampling.options;
+  options.media = read_audio_files(f.audio);
   if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
@@ -234,6 +238,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
                   "without tokenizer.json takes")
       ->excludes(prompt)
       ->excludes(file);
+  add_audio_flag(*cmd, flags->audio);
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");
   add_sampling_flags(*cmd, flags->sampling);

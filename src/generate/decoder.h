@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "generate/cross_state.h"
 #include "generate/decoder_spec.h"
 #include "kv/kv_cache.h"
 #include "ogai/token_id.h"
@@ -74,11 +75,12 @@ class Decoder {
   // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
+  // `cross`: the row's encoder outputs (batch 1), required when spec().encoder_inputs is not empty.
   StepOutput step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
-                  AttentionState& attention, kv::KvCache& cache) const;
+                  AttentionState& attention, kv::KvCache& cache, const CrossState* cross = nullptr) const;
 
   // Runs the graph once: `inputs` in feed order (tokens, [mask], [positions], [write indices],
-  // [cache lengths], then one past per KV pair), `outputs` in output order (logits, [hidden],
+  // [cache lengths], then one past per KV pair, then the encoder inputs), `outputs` in output order (logits, [hidden],
   // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
   // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
   // Host outputs, no IO binding: the reference the bound run is tested against.

@@ -119,6 +119,9 @@ std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package
 generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options) const {
   using Drafter = SpeculativeOptions::Drafter;
   if (options.drafter == Drafter::kNone) return {};
+  if (encoder)
+    fail(ErrorCode::kUnsupported, "speculative", "encoder-decoder packages decode without speculation (a "
+         "verification run would need each row's encoder outputs)");
   if (options.max_draft_tokens < 0)
     fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", options.max_draft_tokens);
   if (options.drafter == Drafter::kNgram) {
@@ -157,6 +160,12 @@ std::shared_ptr<generate::Generation> Model::Impl::start(const generate::Resolve
     return std::make_shared<generate::WorkflowSequence>(*workflow, request, prompt, std::move(on_token));
   }
   const generate::Speculation s = speculation(speculative);
+  if (encoder) {
+    auto prepared = encoder->prepare(request, prompt);
+    generate::SequenceState state(*decoder);
+    state.cross = std::move(prepared.cross);
+    return generate::make_sequence({sequence_model(), request, prepared.prompt, std::move(on_token), s, std::move(state)});
+  }
   return generate::make_sequence({sequence_model(), request, prompt, std::move(on_token), s});
 }
 
@@ -169,6 +178,13 @@ std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineL
 GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
                                   std::span<const TokenId> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
+  if (encoder) {  // each request its own encoder outputs: a context's state starts over
+    auto prepared = encoder->prepare(request, prompt);
+    state.reset(*decoder);
+    state.cross = std::move(prepared.cross);
+    return generate::generate_sequence(sequence_model(), request, prepared.prompt, state, on_token,
+                                       speculation(speculative));
+  }
   return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
 }
 
@@ -257,6 +273,10 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
   } else {
     impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    if (impl->config.encoder) {
+      impl->encoder = std::make_unique<generate::EncoderStage>(std::move(*impl->config.encoder), *impl->decoder, so);
+      impl->config.generation.takes_audio = impl->encoder->takes_audio();
+    }
     attach_embedder(*impl);
     if (impl->config.assistant)
       impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
@@ -310,7 +330,9 @@ std::string Model::token_bytes(TokenId id) const { return tokenizer::token_bytes
 
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
-  auto ids = tokenize(prompt, options.add_special_tokens);
+  // An encoder-decoder package's decoder prompt is built from the forced ids (encoder_input.h): the
+  // tokenizer's own template (Whisper's appends <|endoftext|>) is not applied to it.
+  auto ids = tokenize(prompt, impl_->encoder ? false : options.add_special_tokens);
   return generate(std::span<const TokenId>(ids), options, on_token, context);
 }
 
@@ -341,12 +363,12 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   std::vector<std::vector<TokenId>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {
-    ids.push_back(tokenize(p, options.add_special_tokens));
+    ids.push_back(tokenize(p, impl_->encoder ? false : options.add_special_tokens));
     longest = std::max(longest, ids.back().size());
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
   refuse_prefill_features(request, "batches");
-  if (impl_->workflow) {
+  if (impl_->workflow || impl_->encoder) {  // each through start(): its own encoder run
     std::vector<std::shared_ptr<generate::Generation>> gs;
     for (const auto& p : ids) gs.push_back(impl_->start(request, options.speculative, p, {}));
     const int rows = static_cast<int>(gs.size());

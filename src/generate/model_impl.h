@@ -13,6 +13,7 @@
 #include "generate/assistant_drafter.h"
 #include "generate/decoder.h"
 #include "generate/embedder.h"
+#include "generate/encoder_stage.h"
 #include "generate/package_config.h"
 #include "generate/prefix_cache.h"
 #include "generate/sequence.h"
@@ -38,6 +39,7 @@ struct Model::Impl {
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   std::unique_ptr<generate::Embedder> embedder;           // over the hidden_states output, when there is one
+  std::unique_ptr<generate::EncoderStage> encoder;        // encoder-decoder packages: run once per request
   ModelInfo info;
 
   // The tokenizer; ogai::Error (kUnsupported) for a package without one.

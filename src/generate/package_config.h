@@ -4,7 +4,7 @@
 // Execution support today: a sole decoder fed by token ids, with attention mask / position inputs
 // by role and self-attention KV groups that grow by appending along axis 2 ([B, H, S, D]).
 // Anything else the metadata can express (inputs_embeds-only decoders, replace/indexed_scatter
-// updates, recurrent or cross-attention state, extra inputs with no role) is refused at load
+// updates, cross-attention state the decoder writes, extra inputs with no role) is refused at load
 // with an error naming it — never run approximately.
 #pragma once
 
@@ -13,6 +13,7 @@
 
 #include "generate/assistant_drafter.h"
 #include "generate/decoder_spec.h"
+#include "generate/encoder_config.h"
 #include "generate/request.h"
 #include "metadata/package.h"
 
@@ -36,6 +37,8 @@ struct PackageConfig {
   // The decoder's output with metadata role hidden_states ([batch, seq, hidden]; empty: none), what
   // Model::embed pools (embedding.h).
   std::string hidden_states_output;
+  // Encoder-decoder packages (Whisper, translation): the encoder run once per request.
+  std::optional<EncoderConfig> encoder;
 };
 
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /

@@ -100,7 +100,7 @@ std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
                                 std::int64_t prompt_tokens) {
-  if (!options.media.empty())
+  if (!options.media.empty() && !package.takes_audio)
     fail(ErrorCode::kUnsupported, "media[0]",
          "this package's decoder runs on token ids only: images and audio are not executed for it");
   check_overrides(options, package);
@@ -136,6 +136,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
     fail(ErrorCode::kInvalidArgument, "prompt_logprobs",
          "prompt log-probabilities need logprobs set (the number of alternatives, 0 to {})", kMaxTopLogprobs);
   r.prompt_logprobs = options.prompt_logprobs;
+  if (package.takes_audio) r.media = options.media;
   if (options.response_format) r.sampling.constraint = make_constraint(*options.response_format, package, r);
   return r;
 }

@@ -52,6 +52,8 @@ struct PackageGeneration {
   // Structured output's per-model state (token bytes, compiled formats); null: response_format is
   // refused (kUnsupported).
   std::shared_ptr<const grammar::ModelGrammar> grammar;
+  // An encoder-decoder package whose encoder reads audio: requests carry their clip as media.
+  bool takes_audio = false;
 };
 
 struct ResolvedRequest {
@@ -66,6 +68,7 @@ struct ResolvedRequest {
   bool prompt_logprobs = false;  // also the prompt's logprobs (logprobs is then set)
   bool prefill_only = false;     // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
   bool stop_on_eos = true;       // false: ignore_eos (a workflow's generation_eos loop runs every trip)
+  std::vector<MediaInput> media;  // the request's media (audio encoder packages only; encoder_input.h)
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable. A

@@ -17,11 +17,17 @@ struct SequenceState {
   explicit SequenceState(const Decoder& decoder) : cache(decoder.spec().cache, 1), attention(1) {}
   void reset(const Decoder& decoder) { *this = SequenceState(decoder); }
   // A deep copy (KV buffers included): a snapshot to restore after speculative verification.
-  SequenceState copy() const { return SequenceState(cache.copy(), attention, tokens); }
+  SequenceState copy() const {
+    SequenceState out(cache.copy(), attention, tokens);
+    out.cross = cross;
+    return out;
+  }
 
   kv::KvCache cache;
   AttentionState attention;
   std::vector<TokenId> tokens;  // tokens whose KV is in `cache`
+  // Encoder-decoder packages: this request's encoder outputs (shared, read-only); null otherwise.
+  CrossStatePtr cross;
 
  private:
   SequenceState(kv::KvCache c, AttentionState a, std::vector<TokenId> t)

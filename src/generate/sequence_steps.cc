@@ -52,7 +52,8 @@ StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const To
   StepOutput out;
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
-    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache);
+    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache,
+                       state.cross.get());
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);
     state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);

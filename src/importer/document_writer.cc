@@ -40,6 +40,8 @@ std::vector<Cell> make_cells(const DecoderPorts& ports) {
   return cells;
 }
 
+}  // namespace
+
 // A YAML scalar: plain when it is a simple name, else a JSON (= YAML double-quoted) string.
 std::string quote(const std::string& s) {
   static const std::set<std::string> kReserved = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"};
@@ -48,7 +50,7 @@ std::string quote(const std::string& s) {
   return plain ? s : nlohmann::json(s).dump();
 }
 
-std::string contract(const onnx::ValueInfo& v, int batch_axis = 0) {
+std::string contract(const onnx::ValueInfo& v, int batch_axis) {
   std::string shape;
   bool known = v.has_shape;
   for (std::size_t i = 0; known && i < v.shape.size(); ++i) {
@@ -59,6 +61,8 @@ std::string contract(const onnx::ValueInfo& v, int batch_axis = 0) {
   return fmt::format("{{dtype: {}, rank: {}, {}batch_layout: {{kind: request_aligned, axis: {}}}}}", dtype_name(v.dtype),
                      v.rank(), known ? "shape: [" + shape + "], " : std::string(), batch_axis);
 }
+
+namespace {
 
 class Writer {
  public:

@@ -36,4 +36,9 @@ struct DocumentPlan {
 
 std::string write_document(const DocumentPlan& plan);
 
+// Shared with the encoder-decoder writer: a YAML scalar (plain when it is a simple name, else
+// double-quoted), and a port's flow-style tensor contract read from the graph.
+std::string quote(const std::string& s);
+std::string contract(const onnx::ValueInfo& v, int batch_axis = 0);
+
 }  // namespace ogai::importer

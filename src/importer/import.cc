@@ -10,7 +10,10 @@
 #include "base/file.h"
 #include "base/json_parse.h"
 #include "importer/decoder_ports.h"
+#include "importer/audio_processor.h"
 #include "importer/document_writer.h"
+#include "importer/encoder_decoder_writer.h"
+#include "importer/genai_encoder.h"
 #include "importer/genai_config.h"
 #include "importer/tokenizer_summary.h"
 #include "onnx/graph_info.h"
@@ -19,22 +22,25 @@ namespace ogai::importer {
 namespace fs = std::filesystem;
 namespace {
 
-// The decoder graph, confined to the folder (no absolute paths, no escapes through `..` or links).
-fs::path decoder_graph(const GenaiConfig& c, const fs::path& dir) {
-  const fs::path relative(c.decoder_filename);
+// A graph of the folder (`field` names its filename), confined to the folder (no absolute paths,
+// no escapes through `..` or links).
+fs::path folder_graph(const GenaiConfig& c, const fs::path& dir, const std::string& filename, const char* field) {
+  const fs::path relative(filename);
   if (relative.empty() || relative.is_absolute())
-    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder.filename '{}' must be a path inside the folder",
-         c.decoder_filename);
+    fail(ErrorCode::kUnsupported, c.file.string(), "{} '{}' must be a path inside the folder", field, filename);
   const fs::path graph = dir / relative;
-  if (!fs::is_regular_file(graph))
-    fail(ErrorCode::kNotFound, graph.string(), "not found (model.decoder.filename '{}')", c.decoder_filename);
+  if (!fs::is_regular_file(graph)) fail(ErrorCode::kNotFound, graph.string(), "not found ({} '{}')", field, filename);
   const fs::path root = fs::canonical(dir);
   const fs::path real = fs::canonical(graph);
   auto [end, _] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
   if (end != root.end())
-    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder.filename '{}' resolves outside the folder ({})",
-         c.decoder_filename, real.string());
+    fail(ErrorCode::kUnsupported, c.file.string(), "{} '{}' resolves outside the folder ({})", field, filename,
+         real.string());
   return graph;
+}
+
+fs::path decoder_graph(const GenaiConfig& c, const fs::path& dir) {
+  return folder_graph(c, dir, c.decoder_filename, "model.decoder.filename");
 }
 
 void check_vocab(const GenaiConfig& c, const DecoderPorts& ports) {
@@ -101,6 +107,23 @@ std::vector<SpecialTokenFact> special_tokens(const GenaiConfig& c, const Tokeniz
   return facts;
 }
 
+// Whisper's forced decoder prompt as special tokens (encoder_decoder_writer.h): the start token
+// (model.decoder_start_token_id, else <|startoftranscript|>), then English, transcription and no
+// timestamps, each where the tokenizer has it (ORT GenAI's Whisper examples force the same prompt).
+void add_forced_tokens(const GenaiConfig& c, const TokenizerSummary& tok, std::vector<SpecialTokenFact>& facts) {
+  if (c.decoder_start_token_id) {
+    facts.push_back(special_token(c, tok, "decoder_start", "decoder_start_token_id", *c.decoder_start_token_id));
+  } else if (auto id = tok.id_of("<|startoftranscript|>")) {
+    facts.push_back({"decoder_start", *id, "<|startoftranscript|>"});
+  } else {
+    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder_start_token_id: missing, and tokenizer.json has no "
+         "<|startoftranscript|>: the decoder's first token is unknown");
+  }
+  for (const auto& [name, content] : {std::pair{"language", "<|en|>"}, std::pair{"task", "<|transcribe|>"},
+                                      std::pair{"no_timestamps", "<|notimestamps|>"}})
+    if (auto id = tok.id_of(content)) facts.push_back({name, *id, content});
+}
+
 void check_token_range(const GenaiConfig& c, const char* field, std::int64_t id) {
   if (id < 0 || (c.vocab_size && id >= *c.vocab_size))
     fail(ErrorCode::kUnsupported, c.file.string(), "model.{} {} is outside the vocabulary (model.vocab_size {})", field,
@@ -145,7 +168,10 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   GenaiConfig config = read_genai_config(config_file);
   const fs::path graph_file = decoder_graph(config, dir);
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
-  DecoderPorts ports = bind_decoder_ports(config, graph, graph_file.string());
+  EncoderPorts encoder;  // encoder-decoder folders: the decoder is bound without its cross ports
+  const onnx::GraphInfo decoder_view =
+      config.encoder ? split_cross_ports(config, graph, graph_file.string(), encoder) : graph;
+  DecoderPorts ports = bind_decoder_ports(config, decoder_view, graph_file.string());
   check_kv_geometry(config, ports);
   check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
@@ -168,6 +194,18 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
     plan.notes.push_back("model.eos_token_id " + id_list(config.eos_token_ids) + ": v1 holds one EOS id (special_tokens."
                          "eos); ogai stops on the whole list when it imports the folder itself");
   for (const auto& line : config.session.ignored) plan.notes.push_back(line);
+  if (config.encoder) {
+    const fs::path encoder_file = folder_graph(config, dir, config.encoder->filename, "model.encoder.filename");
+    bind_encoder_ports(config, onnx::read_graph_info(encoder_file), encoder_file.string(), encoder);
+    auto audio = read_audio_processor(dir);
+    if (!audio)
+      fail(ErrorCode::kUnsupported, (dir / kAudioProcessorName).string(), "not found: a whisper folder's encoder reads "
+           "log-mel features, which the package's preprocessing.audio program computes from it");
+    if (tok) add_forced_tokens(config, *tok, plan.special_tokens);
+    EncoderDocumentPlan encoder_plan{plan, encoder, fs::path(config.encoder->filename).lexically_normal().generic_string(),
+                                     std::move(*audio)};
+    return {write_encoder_decoder_document(encoder_plan), config_file, std::move(facts)};
+  }
   return {write_document(plan), config_file, std::move(facts)};
 }
 

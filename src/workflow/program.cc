@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "metadata/encoder_decoder.h"
 #include "workflow/adapter.h"
 #include "workflow/lora_cache.h"
 #include "workflow/parameter_overlay.h"
@@ -98,6 +99,8 @@ bool needs_interpreter(const metadata::Package& package) {
   if (!package.document.workflow) return false;
   const auto& wf = *package.document.workflow;
   const std::string decoder = package.decoder ? package.decoder->component : "";
+  // An encoder run once, then the decoder (metadata/encoder_decoder.h): the native engine's.
+  if (package.decoder && metadata::derive_encoder_decoder(package.document, decoder, {})) return false;
   const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
   bool complex = false;
   for_each_step(wf.steps, [&](const Step& step) {
