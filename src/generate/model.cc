@@ -330,9 +330,7 @@ std::string Model::token_bytes(TokenId id) const { return tokenizer::token_bytes
 
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
-  // An encoder-decoder package's decoder prompt is built from the forced ids (encoder_input.h): the
-  // tokenizer's own template (Whisper's appends <|endoftext|>) is not applied to it.
-  auto ids = tokenize(prompt, impl_->encoder ? false : options.add_special_tokens);
+  auto ids = tokenize(prompt, impl_->prompt_template(options));
   return generate(std::span<const TokenId>(ids), options, on_token, context);
 }
 
@@ -363,7 +361,7 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   std::vector<std::vector<TokenId>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {
-    ids.push_back(tokenize(p, impl_->encoder ? false : options.add_special_tokens));
+    ids.push_back(tokenize(p, impl_->prompt_template(options)));
     longest = std::max(longest, ids.back().size());
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));

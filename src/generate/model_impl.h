@@ -57,6 +57,10 @@ struct Model::Impl {
                        const StreamCallback& on_token) const;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer ? &*tokenizer : nullptr}; }
+  // Whether a text prompt is tokenized with the tokenizer's template: never for an encoder-decoder
+  // package, whose decoder prompt is built from its forced ids (encoder_input.h; Whisper's template
+  // would append <|endoftext|>).
+  bool prompt_template(const GenerationOptions& options) const { return !encoder && options.add_special_tokens; }
   // The drafter and K that `options` ask for (no drafter for kNone), checked against the package:
   // K >= 0 (0 = the drafter's default), the assistant needs an executable proposer and K within
   // its max_proposal_width. Throws ogai::Error naming the field. The assistant drafter is the

@@ -255,6 +255,20 @@ TEST(EncoderDecoderRun, RowsArrivingLaterEqualEachAlone) {
   }
 }
 
+// The public Engine (the server's path): text prompts without the tokenizer's template, each
+// request its own encoder run, concurrent requests equal to Model::generate.
+TEST(EncoderDecoderRun, ThePublicEngineEqualsModelGenerate) {
+  const std::vector<std::string> clips = {sine_wav(300, 2.0), sine_wav(2500, 0.7)};
+  Engine engine(standin());
+  std::vector<std::shared_ptr<GenerationHandle>> handles;
+  for (const auto& c : clips) handles.push_back(engine.submit(std::string_view(""), greedy({audio(c)})));
+  for (std::size_t i = 0; i < clips.size(); ++i) {
+    auto result = handles[i]->wait();
+    EXPECT_EQ(result.prompt_ids, kForced) << i;
+    EXPECT_EQ(result.ids, standin()->generate("", greedy({audio(clips[i])})).ids) << i;
+  }
+}
+
 TEST(EncoderDecoderRun, MediaIsRequiredAndChecked) {
   auto expect_error = [](const GenerationOptions& o, const std::string& where, const std::string& text) {
     try {
