@@ -134,11 +134,25 @@ void LiveSequence::emit(std::span<float> raw) {
 }
 
 void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds) {
+  sample(out, row, run_seconds);
+  publish();
+}
+
+void LiveSequence::sample(StepOutput& out, std::int64_t row, double run_seconds) {
+  sampled_ = false;
   if (phase_ != Phase::kDecode) return;
   state_->tokens.push_back(pending_);  // its KV is now in the batch
   times_.run_seconds += run_seconds;
-  if (cancelled()) return stop_cancelled();
-  emit(out.row_logits(row, 0, scratch_));
+  if (cancelled()) return;  // publish() stops it, on the engine's thread
+  pending_ = sampler_.next(logprobs_.observe(out.row_logits(row, 0, scratch_)));
+  sampled_ = true;
+}
+
+void LiveSequence::publish() {
+  if (phase_ != Phase::kDecode) return;
+  if (!sampled_) return stop_cancelled();
+  sampled_ = false;
+  if (output_.push(pending_, logprobs_.entry(pending_))) phase_ = Phase::kDone;
   if (speculative_) speculative_->decoder_.observe_plain(pending_);
 }
 
