@@ -11,9 +11,9 @@
 //   - Gemma-4's frame mask and soft-token count: equal; shapes: equal.
 // The waveform itself is checked too: exact for 16 kHz float WAV, the channel mean for stereo,
 // within 16-bit quantization for WAV 16-bit / FLAC, round(n * 16000 / rate) samples when
-// resampled. Resampling (libsoxr HQ) is compared against SoX's `rate` effect (Debian's sox,
-// the resampler libsoxr was derived from), and features computed from SoX's samples against
-// ogai's (docs/media.md says why and the measured difference).
+// resampled. Resampling (libsoxr HQ) is compared against SoX's `rate -h` effect (Debian's sox,
+// the resampler libsoxr was derived from), away from the clip's edges (docs/media.md says why
+// and the measured differences).
 //   node audio_hf_features.cjs PATH/TO/audio_features_probe
 const { execFileSync } = require('child_process');
 const fs = require('fs');
