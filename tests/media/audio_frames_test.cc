@@ -187,5 +187,27 @@ TEST(Gemma4Program, RefusalsNameThePath) {
   }
 }
 
+TEST(Gemma4Program, PaddingIsHeldToTheDecodeBudget) {
+  auto j = gemma4_program();
+  j["transforms"][4]["multiple_of"] = std::int64_t{1} << 40;  // 4 TiB of float samples
+  const auto program = parse_audio_program(j, "preprocessing.audio");
+  const auto wav = encode_wav(std::vector<float>(1600, 0.1f), 1, 16000, PcmEncoding::kS16, "clip");
+  try {
+    program.run(wav, "clip");
+    ADD_FAILURE() << "a 2^40-sample pad ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.where()).find("transforms[4]"), std::string::npos) << e.where();
+    EXPECT_NE(std::string(e.message()).find("decoded size limit"), std::string::npos) << e.message();
+  }
+  j = gemma4_program();
+  j["transforms"][3] = {{"op", "pad"}, {"mode", "fixed_window"}, {"target_length", std::int64_t{1} << 36}};
+  try {
+    parse_audio_program(j, "preprocessing.audio").run(wav, "clip");
+    ADD_FAILURE() << "a 2^36-sample window ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.message()).find("decoded size limit"), std::string::npos) << e.message();
+  }
+}
+
 }  // namespace
 }  // namespace ogai::media::audio

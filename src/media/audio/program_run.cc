@@ -153,15 +153,26 @@ Value transposed(const Value& in, const AudioOp& op) {
   return out;
 }
 
-Value padded(const Value& in, const AudioOp& op) {
+// Padding is held to the decoding budget: a program cannot make more samples than a clip may decode to.
+void check_pad_budget(std::size_t frames, int channels, const AudioOp& op, const DecodeLimits& limits) {
+  const auto bytes = static_cast<unsigned __int128>(frames) * static_cast<unsigned>(channels) * sizeof(float);
+  if (bytes > limits.max_decoded_bytes)
+    fail(ErrorCode::kInvalidArgument, op.path, "{} pads the clip to {} samples per channel ({} channel(s)); the decoded "
+         "size limit is {} bytes", op.op, frames, channels, limits.max_decoded_bytes);
+}
+
+Value padded(const Value& in, const AudioOp& op, const DecodeLimits& limits) {
   Value out = in;
   const Waveform& w = waveform_of(in, op);
   if (op.multiple_of > 0) {
     const std::size_t n = w.frames(), target = (n + op.multiple_of - 1) / op.multiple_of * op.multiple_of;
+    check_pad_budget(target, w.channels, op, limits);
     out.wave = pad_to(w, target, Side::kRight, op.pad_value);
   } else if (op.fixed_window) {
+    check_pad_budget(op.target_length, w.channels, op, limits);
     out.wave = fit_length(w, op.target_length, Side::kRight, op.pad_value);
   } else if (op.target_length > w.frames()) {
+    check_pad_budget(op.target_length, w.channels, op, limits);
     out.wave = pad_to(w, op.target_length, op.side, op.pad_value);
     if (op.side == Side::kLeft) out.begin += op.target_length - w.frames();
   }
@@ -248,7 +259,7 @@ Value apply(const AudioOp& op, const Value* in, std::span<const std::uint8_t> en
       v.m = std::move(f.values);
       return v;
     }
-    case AudioOpKind::kPad: return padded(*in, op);
+    case AudioOpKind::kPad: return padded(*in, op, limits);
     case AudioOpKind::kTrim: return trimmed(*in, op);
     case AudioOpKind::kFrame: return frames_of(*in, op);
     case AudioOpKind::kSpectrogram: return spectrogram_of(*in, op);
