@@ -260,10 +260,18 @@ TEST(MultimodalImport, ComputingPhi3vStandIn) {
   EXPECT_EQ(workflow(doc)["components"]["embedding"]["ports"]["inputs"]["image_features"]["dtype"], "float16");
 }
 
-// Qwen2.5-VL: the processor translates, the decoder's 3-D mRoPE positions are refused by name.
+// Qwen2.5-VL and Qwen3-VL: the processor translates, the decoder's 3-D mRoPE positions are
+// refused by name; Qwen3.5's hybrid text decoder is refused by type.
 TEST(MultimodalImport, QwenVlDecoderPositionsAreRefusedByName) {
   expect_refused([] { import_genai_folder(kGenerated / "mm-qwen2_5_vl"); },
                  {"text.onnx", "'position_ids'", "[3, batch_size, sequence_length]", "mRoPE"});
+  json config = config_of(kGenerated / "mm-qwen2_5_vl");
+  config["model"]["type"] = "qwen3_vl";
+  expect_refused([&] { import_genai_folder(linked_folder("qwen3_vl", kGenerated / "mm-qwen2_5_vl", config)); },
+                 {"text.onnx", "'position_ids'", "mRoPE"});
+  config["model"]["type"] = "qwen3_5";
+  expect_refused([&] { import_genai_folder(linked_folder("qwen3_5", kGenerated / "mm-qwen2_5_vl", config)); },
+                 {"model.type", "'qwen3_5'", "linear-attention"});
 }
 
 TEST(MultimodalImport, QwenProcessorBecomesAPixelAreaProgram) {
