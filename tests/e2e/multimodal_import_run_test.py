@@ -19,7 +19,7 @@ import onnx
 from onnx import numpy_helper
 from PIL import Image
 
-from cli_support import BINARY, json_line, run, temp_dir
+from cli_support import BINARY, SHARED, json_line, run, temp_dir
 
 OGAI = sys.argv.pop(1)
 FOLDERS = os.path.join(BINARY, "importer_folders", "multimodal")
@@ -126,6 +126,33 @@ class ImportedMultimodalRuns(unittest.TestCase):
         r = run_folder(self, folder, noise_image(self, 90, 60, 5), [2, 5, 7], heads=4, head=256)
         self.assertNotEqual(r.returncode, 0)
         for fragment in ("component 'embedding'", "output port 'inputs_embeds'", "[2, 2, 2048]", "'batch_size'"):
+            self.assertIn(fragment, r.stderr)
+
+    def test_decoder_with_input_ids_runs_where_its_dummies_fit(self):
+        # multimodal-decoder-with-input-ids, read in place: no processor config, so the caller gives
+        # pixel_values / image_sizes; its decoder reads request.input_ids beside inputs_embeds. The
+        # dummy embedding always returns [1, 1, 64]: a one-token prompt runs (the decoder's logits
+        # MatMul gives [1, 1, 10]), a two-token prompt is refused naming the embedding's output.
+        folder = os.path.join(SHARED, "ortgenai", "multimodal-decoder-with-input-ids")
+        d = temp_dir(self)
+        files = {"pv": np.zeros((1, 2, 3, 8, 8), np.float32), "sizes": np.array([[8, 8]], np.int64),
+                 "past": np.zeros((1, 4, 0, 16), np.float32)}
+        for name, array in files.items():
+            np.save(os.path.join(d, name + ".npy"), array)
+
+        def go(ids):
+            return run(OGAI, "run", folder, "--json", "--input", f"request.pixel_values=@{d}/pv.npy",
+                       "--input", f"request.image_sizes=@{d}/sizes.npy", "--input", f"request.input_ids={json.dumps([ids])}",
+                       "--input", f"request.full_key_0=@{d}/past.npy", "--input", f"request.full_value_0=@{d}/past.npy",
+                       "--input", "request.active=[true]", "--input", "request.done=[false]",
+                       "--input", "request.accepted_len=[0]")
+
+        logits = json_line(self, go([3]))["outputs"]["logits"]
+        self.assertEqual(logits["shape"], [1, 1, 10])
+        self.assertEqual(logits["dtype"], "float32")
+        r = go([3, 4])
+        self.assertNotEqual(r.returncode, 0)
+        for fragment in ("component 'embedding'", "output port 'inputs_embeds'", "[1, 1, 64]", "'seq' (axis 1) is already 2"):
             self.assertIn(fragment, r.stderr)
 
 
