@@ -82,6 +82,8 @@ class Writer {
          p_.ports.combined.empty() ? "" : " (combined key/value)",
          p_.ports.conv.empty() ? "" : fmt::format(" and {} convolution states", p_.ports.conv.size()), p_.artifact);
     for (const auto& note : p_.notes) line(0, "# not imported (no effect on ogai): {}", note);
+    if (mm_)
+      for (const auto& note : mm_->notes) line(0, "# multimodal: {}", note);
     for (const auto& output : p_.ports.unused_outputs) line(0, "# graph output '{}' is not used", output);
   }
 

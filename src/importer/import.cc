@@ -146,7 +146,6 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
                     .special_tokens = tok ? special_tokens(config, *tok) : std::vector<SpecialTokenFact>{},
                     .notes = config.notes,
                     .multimodal = multimodal ? &*multimodal : nullptr};
-  if (multimodal) plan.notes.insert(plan.notes.end(), multimodal->notes.begin(), multimodal->notes.end());
   if (!tok) {
     plan.notes.push_back("no tokenizer.json: the package runs from token ids; model.eos_token_id " +
                          id_list(config.eos_token_ids) + " has no v1 field without package.tokenizer");

@@ -61,7 +61,7 @@ struct EmbeddingPlan {
 struct MultimodalPlan {
   std::optional<EncoderPlan> vision, speech;
   EmbeddingPlan embedding;
-  std::vector<std::string> notes;  // header comments (processor notes, unused outputs)
+  std::vector<std::string> notes;  // header comments `# multimodal: ...` (processor differences, request inputs, unused outputs)
 };
 
 MultimodalPlan bind_multimodal(const GenaiConfig& config, const std::filesystem::path& dir, const DecoderPorts& decoder);
