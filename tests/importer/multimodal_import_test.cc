@@ -193,6 +193,26 @@ TEST(MultimodalImport, Gemma4LogMelIsRefusedNamingTheMissingStep) {
                   "semicausal_frames", "time-major"});
 }
 
+// A speech session whose graphs fit (the embedding takes audio_features) gets as far as its
+// processor: Gemma4LogMel is refused by name; without the processor file the import says so.
+TEST(MultimodalImport, SpeechSessionReachesItsProcessor) {
+  expect_refused([] { import_genai_folder(kGenerated / "mm-gemma4-audio"); },
+                 {"audio_feature_extraction.json", "Gemma4LogMel", "semicausal_frames"});
+  const fs::path source = kGenerated / "mm-gemma4-audio";
+  expect_refused([&] {
+    import_genai_folder(linked_folder("no-audio-config", source, config_of(source), {"audio_feature_extraction.json"}));
+  }, {"audio_feature_extraction.json", "model.speech.config_filename", "not found"}, ErrorCode::kNotFound);
+  json config = config_of(source);
+  config["model"]["embedding"]["inputs"].erase("audio_features");
+  config["model"]["embedding"]["inputs"]["audio_features"] = "sound";
+  expect_refused([&] { import_genai_folder(linked_folder("audio-name", source, config)); },
+                 {"embedding.onnx", "graph input 'audio_features' is not one ogai feeds"});
+  config = config_of(source);
+  config["model"].erase("speech");
+  expect_refused([&] { import_genai_folder(linked_folder("no-speech", source, config)); },
+                 {"model.embedding", "'audio_features'", "no model.speech session"});
+}
+
 // phi3-v: Phi-3-V's HD transform has no image op yet; the import names the step.
 TEST(MultimodalImport, SharedPhi3vNamesTheHdTransform) {
   expect_refused([] { import_genai_folder(kShared / "phi3-v"); },

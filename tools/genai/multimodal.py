@@ -17,6 +17,9 @@ Graphs that compute, with the ports and dtypes of the shared dummies, at toy siz
     at the ids equal to IMAGE_ID); text decoder (inputs_embeds, attention_mask, position_ids, one
     KV layer of 2 heads x 8: presents are past ++ projections of the input, logits read the input
     and the masked mean of the values).
+  OUT_DIR/mm-gemma4-audio: the same plus a speech session (audio_embeds [batch, frames, 128],
+    audio_sizes -> audio_features) with a Gemma4LogMel audio_feature_extraction.json, and an
+    embedding that also scatters audio features at AUDIO_ID.
   OUT_DIR/mm-phi3v: type phi3v without a processor config; vision takes float16 pixel_values
     [num_images, max_num_crops, 3, height, width] and image_sizes, makes float16 image_features;
     the embedding takes them; its decoder has no position_ids.
@@ -36,7 +39,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 FLOAT, FLOAT16, INT64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT64
 HIDDEN, VOCAB, KV_HEADS, HEAD = 32, 64, 2, 8
-IMAGE_ID = 60  # the image placeholder id of the stand-in tokenizers
+IMAGE_ID, AUDIO_ID = 60, 63  # the placeholder ids of the stand-in tokenizers
 RNG = np.random.default_rng(20261207)
 
 
@@ -127,25 +130,46 @@ def text_decoder(path, positions_rank=2, with_positions=True):
     save(nodes, inputs, outputs, inits, path)
 
 
-def embedding(path, features_dtype=FLOAT):
-    """input_ids [b, s] + image_features [n, H] -> inputs_embeds [b, s, H]: a table lookup where the
-    k-th id equal to IMAGE_ID (counting along each row) takes feature row k."""
+def embedding(path, features_dtype=FLOAT, audio=False):
+    """input_ids [b, s] + image_features [n, H] (+ audio_features [m, H]) -> inputs_embeds [b, s, H]:
+    a table lookup where the k-th id equal to IMAGE_ID (AUDIO_ID), counting along each row, takes
+    feature row k."""
     b, s = "batch_size", "sequence_length"
-    nodes = [node("Gather", ["table", "input_ids"], ["text"], axis=0),
-             node("Equal", ["input_ids", "image_id"], ["is_image"]),
-             node("Cast", ["is_image"], ["is_image_i"], to=INT64),
-             node("CumSum", ["is_image_i", "axis1"], ["rank"]),
-             node("Where", ["is_image", "rank", "zero"], ["row"]),
-             node("Cast", ["image_features"], ["features_f"], to=FLOAT),
-             node("Concat", ["zero_row", "features_f"], ["features_0"], axis=0),
-             node("Gather", ["features_0", "row"], ["placed"], axis=0),
-             node("Unsqueeze", ["is_image", "axis2"], ["is_image_u"]),
-             node("Where", ["is_image_u", "placed", "text"], ["inputs_embeds"])]
-    inits = [weight("table", [VOCAB, HIDDEN]), const("image_id", np.array(IMAGE_ID, np.int64)),
-             const("zero", np.array(0, np.int64)), const("zero_row", np.zeros([1, HIDDEN], np.float32)),
-             const("axis1", np.array(1, np.int64)), const("axis2", np.array([2], np.int64))]
-    inputs = [value("input_ids", INT64, [b, s]), value("image_features", features_dtype, ["num_image_tokens", HIDDEN])]
+    nodes = [node("Gather", ["table", "input_ids"], ["text"], axis=0)]
+    inits = [weight("table", [VOCAB, HIDDEN]), const("zero", np.array(0, np.int64)),
+             const("zero_row", np.zeros([1, HIDDEN], np.float32)), const("axis1", np.array(1, np.int64)),
+             const("axis2", np.array([2], np.int64))]
+    inputs = [value("input_ids", INT64, [b, s])]
+    merged = "text"
+    kinds = [("image", IMAGE_ID, features_dtype, "num_image_tokens")]
+    if audio:
+        kinds.append(("audio", AUDIO_ID, FLOAT, "num_audio_tokens"))
+    for kind, token, dtype, rows in kinds:
+        f = kind + "_features"
+        inputs.append(value(f, dtype, [rows, HIDDEN]))
+        inits.append(const(kind + "_id", np.array(token, np.int64)))
+        nodes += [node("Equal", ["input_ids", kind + "_id"], ["is_" + kind]),
+                  node("Cast", ["is_" + kind], [kind + "_i"], to=INT64),
+                  node("CumSum", [kind + "_i", "axis1"], [kind + "_rank"]),
+                  node("Where", ["is_" + kind, kind + "_rank", "zero"], [kind + "_row"]),
+                  node("Cast", [f], [f + "_f"], to=FLOAT),
+                  node("Concat", ["zero_row", f + "_f"], [f + "_0"], axis=0),
+                  node("Gather", [f + "_0", kind + "_row"], [kind + "_placed"], axis=0),
+                  node("Unsqueeze", ["is_" + kind, "axis2"], ["is_" + kind + "_u"]),
+                  node("Where", ["is_" + kind + "_u", kind + "_placed", merged], [kind + "_merged"])]
+        merged = kind + "_merged"
+    nodes.append(node("Identity", [merged], ["inputs_embeds"]))
     save(nodes, inputs, [value("inputs_embeds", FLOAT, [b, s, HIDDEN])], inits, path)
+
+
+def speech(path):
+    """audio_embeds [b, frames, 128] + audio_sizes [b] -> audio_features [b, frames, H]."""
+    nodes = [node("MatMul", ["audio_embeds", "wa"], ["proj"]),
+             node("Cast", ["audio_sizes"], ["sizes_f"], to=FLOAT),
+             node("ReduceSum", ["sizes_f"], ["size_sum"], keepdims=0),
+             node("Add", ["proj", "size_sum"], ["audio_features"])]
+    save(nodes, [value("audio_embeds", FLOAT, ["batch_size", "num_frames", 128]), value("audio_sizes", INT64, ["batch_size"])],
+         [value("audio_features", FLOAT, ["batch_size", "num_audio_tokens", HIDDEN])], [weight("wa", [128, HIDDEN])], path)
 
 
 def gemma4_vision(path, patch, pooling):
@@ -290,6 +314,27 @@ def mm_qwen(out):
                config("qwen2_5_vl", decoder, vision, {"image_token_id": IMAGE_ID, "vision_start_token_id": 61}))
 
 
+def mm_gemma4_audio(out):
+    """mm-gemma4 plus a speech session (audio_feature_extraction.json: Gemma4LogMel, whose framing
+    the importer refuses by name) and an embedding that takes audio_features too."""
+    mm_gemma4(out)
+    embedding(os.path.join(out, "embedding.onnx"), audio=True)
+    speech(os.path.join(out, "speech.onnx"))
+    write_json(os.path.join(out, "audio_feature_extraction.json"), {"feature_extraction": {"sequence": [
+        operation("audio_decoder", "AudioDecoder"),
+        operation("gemma4_log_mel", "Gemma4LogMel", feature_size=128, sampling_rate=16000, frame_length_ms=20.0,
+                  hop_length_ms=10.0, min_frequency=0.0, max_frequency=8000.0, preemphasis=0.0,
+                  preemphasis_htk_flavor=1, fft_overdrive=0, mel_floor=0.001)]}})
+    with open(os.path.join(out, "genai_config.json")) as f:
+        data = json.load(f)
+    data["model"]["embedding"]["inputs"]["audio_features"] = "audio_features"
+    data["model"]["speech"] = session("speech.onnx", {"audio_embeds": "audio_embeds", "audio_sizes": "audio_sizes",
+                                                      "attention_mask": "input_features_mask"},
+                                      {"audio_features": "audio_features"},
+                                      config_filename="audio_feature_extraction.json")
+    write_json(os.path.join(out, "genai_config.json"), data)
+
+
 def gemma4_shared(out, shared):
     source = os.path.join(shared, "ortgenai", "gemma4")
     os.makedirs(out, exist_ok=True)
@@ -312,6 +357,7 @@ def gemma4_shared(out, shared):
 def main(out_dir, shared_dir):
     gemma4_shared(os.path.join(out_dir, "gemma4"), shared_dir)
     mm_gemma4(os.path.join(out_dir, "mm-gemma4"))
+    mm_gemma4_audio(os.path.join(out_dir, "mm-gemma4-audio"))
     mm_phi3v(os.path.join(out_dir, "mm-phi3v"))
     mm_qwen(os.path.join(out_dir, "mm-qwen2_5_vl"))
 
