@@ -7,8 +7,9 @@
 // from the text; every processor step or key the importer cannot express is refused by name.
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
