@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "media/image/decode.h"
+#include "media/image/hd_transform.h"
 #include "media/image/patchify.h"
 #include "media/image/program.h"
 #include "media/image/target_size.h"
@@ -22,7 +23,7 @@ using Transform = ImageProgram::Transform;
 
 constexpr std::uint64_t kMaxElements = 64ull << 20;  // per output tensor
 
-enum class VKind { kRaster, kPixels, kPatches, kPadded, kInts, kPaddedCoords };
+enum class VKind { kRaster, kPixels, kPatches, kPadded, kInts, kPaddedCoords, kPaddedPixels };
 
 struct Value {
   VKind kind = VKind::kRaster;
@@ -33,7 +34,9 @@ struct Value {
   std::shared_ptr<const Raster> decoded;  // what `tile` cuts (it reads the decoded image, not a resize)
   std::uint32_t width = 0, height = 0;
   Patches patches;                  // kPatches, kPadded
-  std::uint64_t length = 0;         // kPadded, kPaddedCoords: the padded patch count
+  std::uint32_t merge = 1;          // kPatches, kPadded: the patchify's merge size
+  std::uint32_t hd_rows = 0, hd_columns = 0;  // hd_transform tiles: the crop grid
+  std::uint64_t length = 0;         // kPadded, kPaddedCoords: the padded patch count; kPaddedPixels: tiles
   double fill = 0.0;                // kPadded: the pad transform's value
   std::vector<std::int64_t> ints;   // kInts; kPaddedCoords: the [count, 2] coordinates before padding
   std::vector<std::int64_t> shape;  // kInts
@@ -76,6 +79,18 @@ void to_pixels(Value& v) {
 
 // `tile`: the decoded image cut into tiles (tile.h), each as unscaled float [3, T, T].
 void to_tiles(Value& v, const Transform& t, const ImageLimits& limits, const std::string& what) {
+  if (t.tiling.mode == TileSpec::Mode::kHdTransform) {  // reads its input (hd_transform.h)
+    if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+    HdTiles hd = hd_transform(v.raster, t.tiling.tile_size, t.tiling.max_tiles, t.tiling.hd_filter,
+                              t.tiling.canvas_pad_value, t.tiling.thumbnail, limits, what);
+    v.width = v.height = t.tiling.tile_size;
+    v.transformed = {hd.canvas_width, hd.canvas_height};
+    v.hd_rows = hd.rows, v.hd_columns = hd.columns;
+    v.planes = std::move(hd.planes);
+    v.raster = {};
+    v.kind = VKind::kPixels;
+    return;
+  }
   const Raster& decoded = *v.decoded;
   Raster converted;
   if (decoded.channels != 3) converted = to_rgb(decoded);
@@ -95,6 +110,13 @@ void to_tiles(Value& v, const Transform& t, const ImageLimits& limits, const std
   v.kind = VKind::kPixels;
 }
 
+// emit_token_count: the soft tokens the image becomes (program.h).
+std::int64_t token_count(const Value& v, const Transform& t) {
+  if (t.tokens_per_tile) return hd_token_count(v.hd_rows, v.hd_columns, t.tokens_per_tile);
+  const std::int64_t per = t.patches_per_token ? t.patches_per_token : static_cast<std::int64_t>(v.merge) * v.merge;
+  return v.patches.count / per;
+}
+
 Value ints_value(const Value& from, std::vector<std::int64_t> values, std::vector<std::int64_t> shape) {
   Value v;
   v.masks = from.masks;
@@ -112,9 +134,9 @@ Value validity_mask(const Value& in) {
     for (const auto& m : in.masks) values.insert(values.end(), m.begin(), m.end());
     return ints_value(in, std::move(values), {static_cast<std::int64_t>(in.masks.size()), edge, edge});
   }
-  if (in.kind == VKind::kPadded) {
+  if (in.kind == VKind::kPadded || in.kind == VKind::kPaddedPixels) {
     std::vector<std::int64_t> mask(in.length, 0);
-    std::fill_n(mask.begin(), in.patches.count, 1);
+    std::fill_n(mask.begin(), in.kind == VKind::kPadded ? in.patches.count : static_cast<std::int64_t>(in.planes.size()), 1);
     return ints_value(in, std::move(mask), {1, static_cast<std::int64_t>(in.length)});
   }
   const std::int64_t n = in.kind == VKind::kPatches ? in.patches.count
@@ -138,16 +160,17 @@ std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, cons
   }
   if (t.op == Op::kPad) {
     for (std::size_t k = 0; k < in.size(); ++k) {
-      const Value* src = in[k];
-      Value v = last[k] ? std::move(*in[k]) : *in[k];
-      const std::int64_t count = src->kind == VKind::kPatches ? src->patches.count
-                                                              : static_cast<std::int64_t>(src->ints.size() / 2);
+      const VKind kind = in[k]->kind;  // read before the value may be moved from
+      const std::int64_t count = kind == VKind::kPatches  ? in[k]->patches.count
+                                 : kind == VKind::kPixels ? static_cast<std::int64_t>(in[k]->planes.size())
+                                                          : static_cast<std::int64_t>(in[k]->ints.size() / 2);
       if (t.target_length < static_cast<std::uint64_t>(count))
-        fail(ErrorCode::kInvalidArgument, what, "{}: the image makes {} patches, more than target_length {}", t.path,
-             count, t.target_length);
+        fail(ErrorCode::kInvalidArgument, what, "{}: the image makes {} {}, more than target_length {}", t.path, count,
+             kind == VKind::kPixels ? "tiles" : "patches", t.target_length);
+      Value v = last[k] ? std::move(*in[k]) : *in[k];
       v.length = t.target_length;
       v.fill = t.pad_value;
-      v.kind = src->kind == VKind::kPatches ? VKind::kPadded : VKind::kPaddedCoords;
+      v.kind = kind == VKind::kPatches ? VKind::kPadded : kind == VKind::kPixels ? VKind::kPaddedPixels : VKind::kPaddedCoords;
       out.push_back(std::move(v));
     }
     return out;
@@ -163,6 +186,7 @@ std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, cons
     case Op::kEmitGridCoordinates:
       out.push_back(ints_value(src, {src.patches.grid.begin(), src.patches.grid.end()}, {1, 3}));
       return out;
+    case Op::kEmitTokenCount: out.push_back(ints_value(src, {token_count(src, t)}, {1})); return out;
     default: break;
   }
   Value v = last[0] ? std::move(*in[0]) : *in[0];
@@ -206,6 +230,7 @@ std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, cons
         v.patches.coords.insert(v.patches.coords.end(), p.coords.begin(), p.coords.end());
       }
       v.planes = {};
+      v.merge = t.merge;
       v.kind = VKind::kPatches;
       break;
     }
@@ -292,6 +317,21 @@ ProgramTensor pixels_output(const ImageProgram::Output& o, Value v, const std::s
   } else if (v.kind == VKind::kPatches) {
     t.shape = {v.patches.count, v.patches.feature};
     values = std::move(v.patches.data);
+  } else if (v.kind == VKind::kPaddedPixels) {  // [1, L, 3, H, W] or [1, L, H, W, 3]
+    const std::int64_t h = v.height, w = v.width, n = static_cast<std::int64_t>(v.length);
+    check_elements(v.length * static_cast<std::uint64_t>(h * w * 3), o.name, what);
+    t.shape = o.nhwc ? std::vector<std::int64_t>{1, n, h, w, 3} : std::vector<std::int64_t>{1, n, 3, h, w};
+    const std::size_t plane = static_cast<std::size_t>(h * w);
+    values.assign(static_cast<std::size_t>(n) * plane * 3, static_cast<float>(o.pad_value.value_or(v.fill)));
+    for (std::size_t k = 0; k < v.planes.size(); ++k) {
+      float* dst = values.data() + k * plane * 3;
+      if (!o.nhwc) {
+        std::copy(v.planes[k].begin(), v.planes[k].end(), dst);
+        continue;
+      }
+      for (std::size_t i = 0; i < plane; ++i)
+        for (std::size_t c = 0; c < 3; ++c) dst[i * 3 + c] = v.planes[k][c * plane + i];
+    }
   } else {  // padded: [1, L, feature]
     check_elements(v.length * static_cast<std::uint64_t>(v.patches.feature), o.name, what);
     t.shape = {1, static_cast<std::int64_t>(v.length), v.patches.feature};
