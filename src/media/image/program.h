@@ -69,6 +69,7 @@ class ImageProgram {
     // patchify
     std::uint32_t patch_size = 0, temporal = 1, merge = 1;
     bool channels_last = false, temporal_major = false, raster_order = false, xy = false;
+    std::uint64_t reserve_patches = 0;  // a later pad's target_length (set by parse)
     // tile (its fit and filter come from the program's resize, as in the reference)
     TileSpec tiling;
     // pad

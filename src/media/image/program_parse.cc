@@ -1,5 +1,6 @@
 // ImageProgram::parse: the document's preprocessing.image object -> validated transforms and
 // outputs, with the kind of every named value checked along the dataflow.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -422,6 +423,11 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
     p.transforms_.push_back(std::move(t));
   }
   if (p.transforms_.front().op != Op::kDecode) bad(path + ".transforms[0].op", "the first transform must decode");
+  for (const Transform& pad : p.transforms_)  // a patchify whose patches get padded reserves the room
+    if (pad.op == Op::kPad)
+      for (Transform& t : p.transforms_)
+        if (t.op == Op::kPatchify && std::find(pad.inputs.begin(), pad.inputs.end(), t.outputs[0]) != pad.inputs.end())
+          t.reserve_patches = std::max(t.reserve_patches, pad.target_length);
   std::set<std::string> names;
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     Output o = parse_output((*outputs)[i], fmt::format("{}.outputs[{}]", path, i));
