@@ -6,7 +6,8 @@ Two oracles, both independent of ogai:
   convert("RGB"), Pillow's resize, float64 rescale, float32 normalize, the processors' reshapes;
   PyTorch's bicubic interpolate written out in NumPy for Phi-3-V's global image), on images of
   every kind: gradients, noise, text-like strokes, 1x1, 2000x1500, portrait and landscape, RGBA,
-  grayscale, CMYK JPEG, EXIF-rotated JPEG. Outputs within 1e-5, token counts equal.
+  grayscale, CMYK JPEG, EXIF-rotated JPEG. Outputs within 1e-5, token counts equal. Phi-3-V's
+  alpha composite over white is checked for every (value, alpha) pair against Pillow's.
 - transformers.js (@huggingface/transformers, tests/media/hf_image_oracle.cjs through
   tests/peers/run_node.sh) on images already at the processor's target size (its resize goes
   through sharp without antialiasing, so it is not Pillow's): outputs within 1e-5, token counts
@@ -99,7 +100,8 @@ def qwen_program(patch, merge, temporal, min_pixels, max_pixels, mean, std):
 def phi3v_program(num_crops=4, tokens=144):
     return {
         "transforms": [
-            {"op": "decode_rgb", "outputs": ["rgb"]},
+            {"op": "decode", "outputs": ["decoded"]},
+            {"op": "convert_rgb", "inputs": ["decoded"], "outputs": ["rgb"], "background": [255, 255, 255]},
             {"op": "tile", "inputs": ["rgb"], "outputs": ["tiles"], "mode": "hd_transform", "tile_size": 336,
              "max_tiles": num_crops, "interpolation": "bilinear", "canvas_pad_value": 255,
              "thumbnail_order": "prepend", "include_thumbnail": True},
@@ -215,6 +217,14 @@ def load_rgb(path):
     return ImageOps.exif_transpose(Image.open(path)).convert("RGB")
 
 
+def load_rgb_on_white(path, background=(255, 255, 255)):
+    """Phi-3-V's convert_to_rgb: anything not RGB is composited over white."""
+    im = ImageOps.exif_transpose(Image.open(path))
+    if im.mode == "RGB":
+        return im
+    return Image.alpha_composite(Image.new("RGBA", im.size, background + (255,)), im.convert("RGBA")).convert("RGB")
+
+
 # ---------------------------------------------------------------- Pillow + NumPy oracles (HF Python steps)
 
 
@@ -306,7 +316,7 @@ def torch_bicubic(chw, size):
 
 
 def phi3v_oracle(path, num_crops=4, tokens=144):
-    im = load_rgb(path)
+    im = load_rgb_on_white(path)
     transposed = im.width < im.height
     if transposed:
         im = im.transpose(Image.Transpose.TRANSPOSE)
@@ -425,13 +435,36 @@ class Processors(unittest.TestCase):
                            "cmyk_200x150.jpg"])
 
     def test_phi3_v(self):
-        # Not alpha: HF's Phi-3-V composites transparent images on white (not done here).
-        self.check_family(phi3v_program(), phi3v_oracle,
-                          [n for n in sorted(self.images) if "alpha" not in n and "one_1x1" not in n])
+        self.check_family(phi3v_program(), phi3v_oracle, [n for n in sorted(self.images) if "one_1x1" not in n])
 
     def test_phi3_v_sixteen_crops(self):
         self.check_family(phi3v_program(num_crops=16), lambda p: phi3v_oracle(p, num_crops=16),
                           ["landscape_700x300.jpg", "portrait_300x700.png"])
+
+
+class Composite(unittest.TestCase):
+    def test_alpha_over_a_background_equals_pillow_for_every_value_and_alpha(self):
+        d = temp_dir(self)
+        a = np.zeros((256, 256, 4), np.uint8)
+        y, x = np.mgrid[0:256, 0:256]
+        a[..., 0], a[..., 1], a[..., 2], a[..., 3] = x, 255 - x, (x * 7) % 256, y
+        img = os.path.join(d, "rgba.png")
+        Image.fromarray(a, "RGBA").save(img)
+        la = os.path.join(d, "la.png")
+        Image.fromarray(a[..., [0, 3]], "LA").save(la)
+        for background in [(255, 255, 255), (10, 200, 77)]:
+            program = {
+                "transforms": [
+                    {"op": "decode", "outputs": ["decoded"]},
+                    {"op": "convert_rgb", "inputs": ["decoded"], "outputs": ["rgb"], "background": list(background)},
+                    {"op": "rescale", "inputs": ["rgb"], "outputs": ["pixels"], "scale": 1.0}],
+                "outputs": [{"name": "image.pixels", "content": "pixels", "dtype": "float32", "source": "pixels",
+                             "contract": contract("float32", [1, 3, 256, 256])}]}
+            pkg = write_package(d, program, f"pkg{background[1]}")
+            got = preprocess(self, pkg, [img, la], os.path.join(d, f"out{background[1]}"))
+            for k, path in enumerate([img, la]):
+                want = np.asarray(load_rgb_on_white(path, background)).transpose(2, 0, 1)[None].astype(np.float32)
+                np.testing.assert_array_equal(got[f"image.pixels.{k}"], want, f"{path} over {background}")
 
 
 class TransformersJs(unittest.TestCase):

@@ -4,7 +4,7 @@
 // value name and the kinds flowing between them; errors name the document path), run() executes
 // it on one encoded image.
 //
-// Ops: decode / decode_rgb, convert_rgb, resize (stretch | crop | pad | pixel_area |
+// Ops: decode / decode_rgb, convert_rgb (alpha dropped, or with `background` composited), resize (stretch | crop | pad | pixel_area |
 // aspect_ratio_patch_budget; nearest, bilinear, bicubic, lanczos equal to Pillow), rescale,
 // normalize, patchify (patch, temporal and merge sizes; channel, temporal, patch and coordinate
 // orders), flatten, pad, emit_original_size, emit_transformed_size, emit_validity_mask,
@@ -19,6 +19,7 @@
 // Immutable after parse; run() is const and thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -58,6 +59,7 @@ class ImageProgram {
     std::string path;  // preprocessing.image.transforms[i]
     std::vector<std::string> inputs, outputs;
     bool to_rgb = false;  // decode_rgb
+    std::optional<std::array<std::uint8_t, 3>> background;  // convert_rgb: composite alpha over it (composite.h)
     // resize
     ResizeMode mode = ResizeMode::kStretch;
     ResizeFilter filter = ResizeFilter::kBicubic;

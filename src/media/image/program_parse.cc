@@ -226,6 +226,17 @@ Transform parse_transform(const Json& j, const std::string& path) {
     t.to_rgb = op == "decode_rgb";
   } else if (op == "convert_rgb") {
     t.op = Op::kConvertRgb;
+    if (field(j, "background")) {
+      float bg[3];
+      channel_values(j, "background", path, bg, false);
+      std::array<std::uint8_t, 3> rgb{};
+      for (std::size_t c = 0; c < 3; ++c) {
+        if (bg[c] != std::floor(bg[c]) || bg[c] < 0 || bg[c] > 255)
+          bad(path + ".background", "must list 3 integers in 0..255 (R, G, B)");
+        rgb[c] = static_cast<std::uint8_t>(bg[c]);
+      }
+      t.background = rgb;
+    }
   } else if (op == "resize") {
     t.op = Op::kResize;
     parse_resize(j, t);

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "media/image/composite.h"
 #include "media/image/decode.h"
 #include "media/image/hd_transform.h"
 #include "media/image/patchify.h"
@@ -212,7 +213,7 @@ std::vector<Value> apply(const Transform& t, const std::vector<Value*>& in, cons
   Value v = last[0] ? std::move(*in[0]) : *in[0];
   switch (t.op) {
     case Op::kConvertRgb:
-      if (v.raster.channels != 3) v.raster = to_rgb(v.raster);
+      if (v.raster.channels != 3) v.raster = t.background ? composite_rgb(v.raster, *t.background) : to_rgb(v.raster);
       break;
     case Op::kResize:
       v.raster = resize_raster(v.raster, t, limits, what);
