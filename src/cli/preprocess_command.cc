@@ -24,6 +24,7 @@
 #include "cli/npy_write.h"
 #include "media/audio/program.h"
 #include "media/image/program.h"
+#include "metadata/contract.h"
 #include "metadata/package.h"
 #include "ort/tensor.h"
 
@@ -71,23 +72,31 @@ void run_images(const metadata::Package& package, const PreprocessFlags& f, std:
   }
 }
 
-// An audio tensor in its binding's dtype (float32 unless the program says float16 / bfloat16 /
-// int32 / int64), as the audio-preprocess adapter converts it.
+// An audio tensor in its binding's dtype, converted as the audio-preprocess adapter converts it
+// (integers to int64 / int32 / bool, floats to float32 / float16 / bfloat16).
 Produced audio_tensor(media::audio::AudioTensor t, const std::string& dtype_text, const std::string& name) {
-  Produced p{name, t.integer ? DataType::kInt64 : DataType::kFloat32, std::move(t.shape), {}};
-  if (dtype_text == "int32" && t.integer) p.dtype = DataType::kInt32;
-  if ((dtype_text == "float16" || dtype_text == "fp16") && !t.integer) p.dtype = DataType::kFloat16;
-  if ((dtype_text == "bfloat16" || dtype_text == "bf16") && !t.integer) p.dtype = DataType::kBfloat16;
-  const std::size_t n = t.integer ? t.i64.size() : t.f32.size();
-  p.data.resize(n * dtype_size(p.dtype));
-  if (p.dtype == DataType::kInt64) std::memcpy(p.data.data(), t.i64.data(), p.data.size());
-  else if (p.dtype == DataType::kFloat32) std::memcpy(p.data.data(), t.f32.data(), p.data.size());
-  else if (p.dtype == DataType::kInt32)
+  const DataType dtype = metadata::canonical_dtype(dtype_text).value_or(t.integer ? DataType::kInt64 : DataType::kFloat32);
+  Produced p{name, dtype, std::move(t.shape), {}};
+  const bool integer_dtype = dtype == DataType::kInt64 || dtype == DataType::kInt32 || dtype == DataType::kBool;
+  if (t.integer && !integer_dtype) t.f32.assign(t.i64.begin(), t.i64.end());
+  if (!t.integer && integer_dtype)
+    for (float x : t.f32) t.i64.push_back(static_cast<std::int64_t>(x));
+  const std::size_t n = integer_dtype ? t.i64.size() : t.f32.size();
+  p.data.resize(n * dtype_size(dtype));
+  if (dtype == DataType::kInt64) {
+    std::memcpy(p.data.data(), t.i64.data(), p.data.size());
+  } else if (dtype == DataType::kInt32) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto v = static_cast<std::int32_t>(t.i64[i]);
       std::memcpy(p.data.data() + i * 4, &v, 4);
     }
-  else convert_floats(t.f32.data(), DataType::kFloat32, p.data.data(), p.dtype, n);
+  } else if (dtype == DataType::kBool) {
+    for (std::size_t i = 0; i < n; ++i) p.data[i] = t.i64[i] != 0 ? 1 : 0;
+  } else if (dtype == DataType::kFloat32) {
+    std::memcpy(p.data.data(), t.f32.data(), p.data.size());
+  } else {
+    convert_floats(t.f32.data(), DataType::kFloat32, p.data.data(), dtype, n);
+  }
   return p;
 }
 
