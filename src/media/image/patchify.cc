@@ -7,11 +7,12 @@
 namespace ogai::media {
 namespace {
 
-// The packing for any pixel source: `row(c, y, x)` points at p consecutive samples of channel c
-// from (x, y) (planar sources), `sample(c, y, x)` reads one.
-template <class Row, class Sample>
+// The packing for any pixel source: `row(c, y, x, dst)` writes p consecutive samples of channel c
+// from (x, y), `pixels(y, x, dst)` p consecutive pixels' 3 channels (channels last); each returns
+// the end of what it wrote.
+template <class Row, class Pixels>
 Patches pack(std::uint32_t width, std::uint32_t height, const PatchSpec& spec, const std::string& what, Row row,
-             Sample sample) {
+             Pixels pixels) {
   const std::uint32_t p = spec.patch;
   if (width % p != 0 || height % p != 0)
     fail(ErrorCode::kInvalidArgument, what, "an image of {}x{} does not divide into patches of {}", width, height, p);
@@ -39,9 +40,7 @@ Patches pack(std::uint32_t width, std::uint32_t height, const PatchSpec& spec, c
           const std::uint32_t py = gy * group + ly, px = gx * group + lx;
           if (spec.channels_last) {
             for (std::uint32_t t = 0; t < spec.temporal; ++t)
-              for (std::uint32_t y = 0; y < p; ++y)
-                for (std::uint32_t x = 0; x < p; ++x)
-                  for (std::uint32_t c = 0; c < 3; ++c) *dst++ = sample(c, py * p + y, px * p + x);
+              for (std::uint32_t y = 0; y < p; ++y) dst = pixels(py * p + y, px * p, dst);
           } else if (spec.temporal_major) {
             for (std::uint32_t t = 0; t < spec.temporal; ++t)
               for (std::uint32_t c = 0; c < 3; ++c) emit_channel(c, py, px);
@@ -71,7 +70,11 @@ Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32
         for (std::uint32_t i = 0; i < p; ++i) dst[i] = src[i];
         return dst + p;
       },
-      [&](std::uint32_t c, std::uint32_t y, std::uint32_t x) { return *at(c, y, x); });
+      [&](std::uint32_t y, std::uint32_t x, float* dst) {
+        for (std::uint32_t i = 0; i < p; ++i)
+          for (std::uint32_t c = 0; c < 3; ++c) *dst++ = *at(c, y, x + i);
+        return dst;
+      });
 }
 
 Patches patchify(const Raster& rgb, const ChannelTable& table, const PatchSpec& spec, const std::string& what) {
@@ -83,8 +86,14 @@ Patches patchify(const Raster& rgb, const ChannelTable& table, const PatchSpec& 
         for (std::uint32_t i = 0; i < p; ++i) dst[i] = table[c][src[i * 3]];
         return dst + p;
       },
-      [&](std::uint32_t c, std::uint32_t y, std::uint32_t x) {
-        return table[c][rgb.row(y)[static_cast<std::size_t>(x) * 3 + c]];
+      [&](std::uint32_t y, std::uint32_t x, float* dst) {
+        const std::uint8_t* src = rgb.row(y) + static_cast<std::size_t>(x) * 3;
+        for (std::uint32_t i = 0; i < p; ++i, src += 3, dst += 3) {
+          dst[0] = table[0][src[0]];
+          dst[1] = table[1][src[1]];
+          dst[2] = table[2][src[2]];
+        }
+        return dst;
       });
 }
 
