@@ -188,7 +188,11 @@ void horizontal(const Raster& in, std::uint32_t y0, const Coefficients& c, Raste
 
 // `in`'s rows resampled along y into `out`; `y0` is the source row of in's first row. Each output
 // row sums its source rows weighted into a row of accumulators (the same integer sums as Pillow's
-// per-sample loop, in an order the compiler vectorises).
+// per-sample loop, in an order the compiler vectorises; on x86-64 with GCC also compiled for AVX2,
+// whose 32-bit multiplies SSE2 lacks, the loader picking the clone the CPU runs).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 void vertical(const Raster& in, int y0, const Coefficients& c, Raster& out) {
   const std::size_t row = in.row_bytes();
   std::vector<std::int32_t> acc(row);
