@@ -565,6 +565,13 @@ class Cli(unittest.TestCase):
         result = run(OGAI, "preprocess", pkg, "--image", bad)
         self.assertEqual(result.returncode, 1)
         self.assertIn("bad.png", result.stderr)
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        for hostile in ["/dev/zero", fifo]:  # refused by type, never read or waited on
+            result = run(OGAI, "preprocess", pkg, "--image", hostile, timeout=20)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn(hostile, result.stderr)
+        self.assertEqual(run(OGAI, "preprocess", pkg, "--image", os.path.join(d, "missing.png")).returncode, 2)
         wav = os.path.join(d, "a.wav")
         with wave.open(wav, "wb") as w:
             w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000), w.writeframes(b"\x00\x00" * 1600)
