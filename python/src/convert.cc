@@ -2,7 +2,9 @@
 
 #include "chat_convert.h"
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <variant>
@@ -117,8 +119,37 @@ Setter sampling_setter(const SamplingField& field) {
   };
 }
 
+// images=[...] / audio=[...]: each item the file's bytes, or a path (str or os.PathLike) read whole.
+// Appended in keyword order to options.media; the prompt's placeholders pair with each kind in order.
+void add_media(GenerateArgs& a, const char* f, const std::string& n, py::handle v, MediaInput::Kind kind) {
+  if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v))
+    throw py::type_error(std::string(f) + "(): " + n + " must be a list of bytes or file paths");
+  std::size_t i = 0;
+  for (py::handle item : v) {
+    MediaInput m;
+    m.kind = kind;
+    m.origin = n + "[" + std::to_string(i++) + "]";
+    if (py::isinstance<py::bytes>(item)) {
+      m.bytes = item.cast<std::string>();
+    } else {
+      const std::string path = py::str(py::module_::import("os").attr("fspath")(item)).cast<std::string>();
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw Error(ErrorCode::kNotFound, m.origin, "cannot read the media file '" + path + "'");
+      m.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      m.origin += " (" + path + ")";
+    }
+    a.options.media.push_back(std::move(m));
+  }
+}
+
 std::map<std::string, Setter> make_setters() {
   std::map<std::string, Setter> table = {
+      {"images", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         add_media(a, f, n, v, MediaInput::Kind::kImage);
+       }},
+      {"audio", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
+         add_media(a, f, n, v, MediaInput::Kind::kAudio);
+       }},
       {"max_new_tokens", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.options.max_new_tokens = as_int<int>(f, n, v);
        }},
