@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <numbers>
 
+#include <unistd.h>
+
+#include "base/file.h"
 #include "media/audio/wav_encode.h"
 #include "ogai/ogai.h"
 
@@ -80,6 +83,18 @@ TEST(MultimodalTest, DifferentImagesGiveDifferentTokensSameImageTheSame) {
   EXPECT_EQ(a.prompt_ids.size(), text.size() - 1 + 4 + 2);
   auto soft = std::count(a.prompt_ids.begin(), a.prompt_ids.end(), *m->tokenize("<|image|>", false).begin());
   EXPECT_EQ(soft, 4);
+}
+
+TEST(MultimodalTest, PrefillChunksCuttingThroughAnImageEqualOneShot) {
+  auto m = vlm();
+  const std::string prompt = "<bos> compare <|image|> and <|image|> one";
+  auto whole = m->generate(prompt, with({image(1), image(2)}));
+  for (int chunk : {1, 3, 5}) {
+    GenerationOptions o = with({image(1), image(2)});
+    o.prefill_chunk = chunk;
+    auto r = m->generate(prompt, o);
+    EXPECT_EQ(r.ids, whole.ids) << "chunk " << chunk;
+  }
 }
 
 TEST(MultimodalTest, TextOnlyRunsThroughTheEmbeddingAndBatchesLikeSolo) {
@@ -194,6 +209,33 @@ TEST(MultimodalTest, GraphsThatIgnoreTheirInputsAreRefusedNamingTheOutput) {
     EXPECT_NE(std::string(e.what()).find("'image_features'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("[rows, 16]"), std::string::npos) << e.what();
   }
+}
+
+// A copy of tiny-vlm whose document has `from` replaced by `to`.
+fs::path edited_copy(const std::string& name, const std::string& from, const std::string& to) {
+  const fs::path dir = fs::temp_directory_path() / ("ogai_multimodal_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(fixture("tiny-vlm"), dir, fs::copy_options::recursive);
+  const fs::path doc = dir / "inference_metadata.yaml";
+  std::string text = read_file(doc);
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  write_file(doc, text);
+  return dir;
+}
+
+TEST(MultimodalTest, AnEncoderInputNoProgramMakesIsRefusedByDocumentPath) {
+  const fs::path dir = edited_copy("unfed", R"("pixel_values": "image.pixel_values")", R"("pixel_values": "request.input_ids")");
+  try {
+    Model::load(dir);
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pipeline.workflow.steps[2].inputs.pixel_values"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("preprocessing"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
 }
 
 TEST(MultimodalTest, CorruptImageIsAClearError) {
