@@ -33,10 +33,10 @@ def test_images_as_paths_and_bytes_equal_the_cli(vlm, tmp_path):
     by_path = vlm.generate(PROMPT, max_new_tokens=6, images=[a])
     by_bytes = vlm.generate(PROMPT, max_new_tokens=6, images=[a.read_bytes()])
     other = vlm.generate(PROMPT, max_new_tokens=6, images=[str(b)])
-    assert by_path.ids == by_bytes.ids
-    assert by_path.ids != other.ids
+    assert by_path.token_ids == by_bytes.token_ids
+    assert by_path.token_ids != other.token_ids
     out = cli("generate", VLM, "--prompt", PROMPT, "--image", str(a), "--max-new-tokens", "6", "--json")
-    assert json.loads(out.stdout)["ids"] == by_path.ids
+    assert json.loads(out.stdout)["ids"] == by_path.token_ids
 
 
 def test_placeholder_mismatch_raises(vlm, tmp_path):
