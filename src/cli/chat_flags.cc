@@ -8,8 +8,8 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_ordered.h"
-#include "serve/api_request.h"
-#include "serve/parse_tools.h"
+#include "serve/common/api_request.h"
+#include "serve/common/parse_tools.h"
 
 namespace ogai::cli {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "base/log.h"
 #include "ogai/sampling_fields.h"
-#include "serve/response_format.h"
+#include "serve/common/response_format.h"
 #include "serve/server_impl.h"
-#include "serve/unknown_fields.h"
+#include "serve/common/unknown_fields.h"
 
 namespace ogai::serve {
 namespace {

@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "sampling/sampling_params.h"
-#include "serve/auth.h"
+#include "serve/ops/auth.h"
 #include "serve/server_impl.h"
 #include "serve/webui/chat_page.h"
 

@@ -64,7 +64,7 @@ struct SurfaceOptions {
   SamplingOptions sampling_defaults;
 };
 
-// Structured-output compilation (serve/grammar_pool.h): a pool apart from the route threads.
+// Structured-output compilation (serve/engine/grammar_pool.h): a pool apart from the route threads.
 struct GrammarLimits {
   int threads = 2;                      // compilations at once
   int queue = 64;                       // requests waiting for a compile thread; one more -> 429

@@ -12,20 +12,20 @@
 #include <optional>
 #include <random>
 
-#include "serve/api_request.h"
-#include "serve/api_response.h"
-#include "serve/event_encoder.h"
-#include "serve/generation_channel.h"
-#include "serve/grammar_pool.h"
+#include "serve/common/api_request.h"
+#include "serve/openai/api_response.h"
+#include "serve/common/event_encoder.h"
+#include "serve/engine/generation_channel.h"
+#include "serve/engine/grammar_pool.h"
 #include "serve/http/http_server.h"
-#include "serve/memory_return.h"
-#include "serve/messages_api.h"
-#include "serve/messages_request.h"
-#include "serve/metrics.h"
-#include "serve/request_gate.h"
-#include "serve/responses_api.h"
-#include "serve/responses_store.h"
-#include "serve/scheduler.h"
+#include "serve/engine/memory_return.h"
+#include "serve/anthropic/messages_api.h"
+#include "serve/anthropic/messages_request.h"
+#include "serve/ops/metrics.h"
+#include "serve/ops/request_gate.h"
+#include "serve/responses/responses_api.h"
+#include "serve/responses/responses_store.h"
+#include "serve/engine/scheduler.h"
 #include "serve/server.h"
 
 namespace ogai::serve {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ogai/version.h"
-#include "serve/json_limits.h"
+#include "serve/common/json_limits.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "serve/api_request.h"
+#include "serve/common/api_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string body(ogai::fuzz::as_text(data, size));

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "serve/api_error.h"
-#include "serve/api_request.h"
-#include "serve/json_limits.h"
+#include "serve/common/api_error.h"
+#include "serve/common/api_request.h"
+#include "serve/common/json_limits.h"
 
 namespace ogai::serve {
 namespace {

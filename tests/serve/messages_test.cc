@@ -2,9 +2,9 @@
 // answers and errors in Anthropic's shape (messages_api.h), streamed events (messages_stream.h).
 #include <gtest/gtest.h>
 
-#include "serve/messages_api.h"
-#include "serve/messages_request.h"
-#include "serve/messages_stream.h"
+#include "serve/anthropic/messages_api.h"
+#include "serve/anthropic/messages_request.h"
+#include "serve/anthropic/messages_stream.h"
 
 namespace ogai::serve {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "serve/prompt.h"
+#include "serve/common/prompt.h"
 
 namespace ogai::serve {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "serve/api_request.h"
-#include "serve/response_format.h"
+#include "serve/common/api_request.h"
+#include "serve/common/response_format.h"
 
 namespace ogai::serve {
 namespace {

@@ -1,0 +1,135 @@
+#include "serve/common/json_limits.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "serve/common/api_error.h"
+
+namespace ogai::serve {
+namespace {
+
+// Counts as it goes and throws at the first limit; remembers the top-level key it is under.
+class LimitCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit LimitCheck(const JsonLimits& limits) : limits_(limits) {}
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& s) override {
+    count_bytes(s.size());
+    return value();
+  }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      field_ = k;
+      budget_ = budget_of(k);
+      field_bytes_ = 0;
+    } else {
+      count_bytes(k.size());
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string& token, const nlohmann::json::exception& e) override {
+    constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406: a number beyond double
+    if (e.id == kNumberOverflow)
+      refuse(fmt::format("{} is out of the range of a JSON number (a double)", preview(token)));
+    return false;  // a syntax error: the DOM parse reports it with its position
+  }
+
+ private:
+  const FieldBudget* budget_of(const std::string& field) const {
+    for (const FieldBudget& b : limits_.fields)
+      if (b.field == field) return &b;
+    return nullptr;
+  }
+  void count_bytes(std::size_t n) {
+    if (depth_ < 1 || budget_ == nullptr || budget_->max_bytes == 0) return;
+    field_bytes_ += n;
+    if (field_bytes_ > budget_->max_bytes)
+      refuse(fmt::format("more than {} bytes of text, the server's limit{}", budget_->max_bytes,
+                         named(budget_->bytes_limit)));
+  }
+  static std::string named(const std::string& limit) { return limit.empty() ? "" : " (" + limit + ")"; }
+  bool value() {
+    if (depth_ == 2) {  // an item of the field's own array or object
+      ++field_items_;
+      if (budget_ != nullptr && budget_->max_items != 0 && field_items_ > budget_->max_items)
+        refuse(fmt::format("more than {} items, the server's limit{}", budget_->max_items,
+                           named(budget_->items_limit)));
+    }
+    if (++values_ > limits_.max_values)
+      refuse(fmt::format("more than {} JSON values in the request", limits_.max_values));
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    if (depth_ == 1) {
+      field_array_ = array;
+      field_items_ = 0;
+    }
+    if (++depth_ > limits_.max_depth)
+      refuse(fmt::format("arrays and objects are nested more than {} deep{}", limits_.max_depth, field_shape()));
+    if (++containers_ > limits_.max_containers)
+      refuse(fmt::format("more than {} JSON arrays and objects in the request", limits_.max_containers));
+    return true;
+  }
+  bool close() {
+    if (--depth_ == 1) {  // back at the request object's level
+      field_.clear();
+      budget_ = nullptr;
+    }
+    return true;
+  }
+  // " (in an array of 1 items)": what the field holds, as json_preview() describes containers.
+  std::string field_shape() const {
+    if (field_.empty()) return "";
+    return fmt::format(" (in {} of {} {})", field_array_ ? "an array" : "an object", field_items_,
+                       field_array_ ? "items" : "keys");
+  }
+  static std::string preview(const std::string& token) {
+    constexpr std::size_t kMax = 40;
+    return token.size() > kMax ? token.substr(0, kMax) + fmt::format("... ({} characters)", token.size()) : token;
+  }
+  [[noreturn]] void refuse(const std::string& why) const {
+    if (depth_ >= 1 && !field_.empty()) throw invalid_request(field_, field_ + ": " + why);
+    throw invalid_request("", "the request body: " + why, "invalid_json");
+  }
+
+  const JsonLimits& limits_;
+  std::size_t depth_ = 0;
+  std::size_t containers_ = 0;
+  std::size_t values_ = 0;
+  std::string field_;  // the top-level key whose value is being read
+  bool field_array_ = false;      // that value is an array (else an object)
+  std::size_t field_items_ = 0;   // its items so far
+  const FieldBudget* budget_ = nullptr;  // the field's budget, if it has one
+  std::size_t field_bytes_ = 0;   // string and key bytes inside it so far
+};
+
+}  // namespace
+
+std::vector<FieldBudget> default_field_budgets(std::size_t max_stop_strings, std::size_t max_stop_bytes) {
+  return {{"stop", max_stop_strings, max_stop_bytes, "--max-stop-strings", "--max-stop-bytes"},
+          {"logit_bias", 1024, 0, "", ""},
+          {"tools", 128, 0, "", ""},
+          {"messages", 2048, 0, "", ""},
+          {"input", 2048, 0, "", ""}};
+}
+
+void check_json_limits(std::string_view body, const JsonLimits& limits) {
+  LimitCheck check(limits);
+  nlohmann::json::sax_parse(body.begin(), body.end(), &check);
+}
+
+}  // namespace ogai::serve

@@ -1,0 +1,32 @@
+// Request fields the server does not know. OpenAI clients send fields ogai does not read; by
+// default they are ignored and named in one warning per request (what vLLM does); with
+// `--strict-requests` the request is refused with a 400 naming them. Known = every field the
+// parser reads or refuses by name, the fields other parts of the server read (tools, tool_choice,
+// parallel_tool_calls, chat_template_kwargs), and metadata clients commonly send that changes
+// nothing here (user, metadata, store, service_tier). Only top-level fields are checked.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/common/api_error.h"
+
+namespace ogai::serve {
+
+// The known top-level fields of a chat or completion request.
+std::span<const std::string_view> known_fields(Endpoint endpoint);
+
+// The keys of `body` (an object) not in `known`, sorted.
+std::vector<std::string> unknown_fields(const nlohmann::json& body, std::span<const std::string_view> known);
+
+// 400 naming them (param = the first), for --strict-requests.
+ApiError unknown_fields_error(const std::vector<std::string>& names);
+// "a, b, c".
+std::string joined(const std::vector<std::string>& names);
+
+}  // namespace ogai::serve
