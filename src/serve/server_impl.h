@@ -100,7 +100,7 @@ struct Server::Impl {
   void on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step);
   std::string next_id(Endpoint endpoint);
   // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
-  void apply_surface(ApiRequest& request, http::Exchange& exchange) const;
+  void apply_surface(ApiRequest& request, http::Exchange& exchange);  // also counts its media (/metrics)
 
   // POST /v1/embeddings (embeddings_route.cc): queued on `embeddings`, answered there.
   void queue_embeddings(const std::shared_ptr<http::Exchange>& exchange);
@@ -114,6 +114,12 @@ struct Server::Impl {
   http::Response stored_response(const std::string& id, const std::string& owner);  // GET /v1/responses/{id}; throws ApiError 404
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+
+  // POST /v1/audio/transcriptions and /translations (audio/transcription_route.cc), on the route
+  // pool; admitted like a chat completion and answered in the asked response_format.
+  void handle_transcription(bool translate, const std::shared_ptr<http::Exchange>& exchange);
+  void answer_transcription(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response transcription_response(Job& job);
 
   // POST /v1/messages and /v1/messages/count_tokens (messages_route.cc), on the route pool; a
   // parsed messages request is admitted like a chat completion and answered by answer_messages().

@@ -5,7 +5,8 @@
 // (completions, required), max_completion_tokens / max_tokens, temperature, top_p, seed, stop
 // (string or list), frequency_penalty, presence_penalty, logit_bias, stream,
 // stream_options.include_usage, and the extensions top_k, min_p, typical_p, repetition_penalty,
-// ignore_eos; chat `tools`, `tool_choice`, `parallel_tool_calls`, `chat_template_kwargs` and
+// ignore_eos; chat messages with text, image_url and input_audio parts (openai/chat_messages.h,
+// read into the request model of common/conversation.h); chat `tools`, `tool_choice`, `parallel_tool_calls`, `chat_template_kwargs` and
 // `tool_call_format` (serve/common/parse_tools.h) into `chat`; chat `add_generation_prompt` and
 // `continue_final_message`; chat `logprobs` (bool) with `top_logprobs` (0..20), completions `logprobs` (0..5)
 // into options.logprobs; completions `prompt` (a string, token ids, or an array of strings or of
@@ -13,10 +14,11 @@
 // it allows max_tokens 0; refused with stream). Features ogai does not implement are refused by
 // name when a request asks for them (legacy functions / function_call, a
 // response_format schema or grammar the constraint engine cannot enforce (serve/common/response_format.h),
-// non-text content parts, suffix (no template defines fill-in-the-middle), best_of with stream, echo with stream); other fields are listed in
+// suffix (no template defines fill-in-the-middle), best_of with stream, echo with stream); other fields are listed in
 // unknown_fields (the server warns about them or, with --strict-requests, refuses them).
 // Value ranges of sampling fields are the engine's to check (it names the field and the range).
-// Every problem throws ApiError (400) naming the field.
+// Every problem throws ApiError (400) naming the field. The body is parsed once (limits, syntax
+// and DOM in one pass: json_limits.h).
 #pragma once
 
 #include <cstdint>
@@ -27,11 +29,13 @@
 
 #include "ogai/ogai.h"
 #include "serve/common/api_error.h"
+#include "serve/common/conversation.h"
 #include "serve/common/json_limits.h"
 
 namespace ogai::serve {
 
 struct ResponsesState;
+struct TranscriptionState;
 
 inline constexpr int kMaxChatTopLogprobs = 20;     // chat top_logprobs
 inline constexpr int kMaxCompletionLogprobs = 5;   // completions logprobs (OpenAI's legacy limit)
@@ -48,7 +52,11 @@ struct CompletionPrompt {
 struct ApiRequest {
   Endpoint endpoint = Endpoint::kChat;
   std::string model;
-  std::vector<ChatMessage> messages;        // chat: roles system/user/assistant/tool ("developer" -> system)
+  // Chat: the conversation as Model::prepare_chat takes it (roles system/user/assistant/tool),
+  // lowered from the surface's Conversation by set_conversation() (common/request_fields.h).
+  std::vector<ChatMessage> messages;
+  std::size_t media_images = 0;             // image parts in messages (for /metrics)
+  std::size_t media_audio = 0;              // audio parts in messages or options.media
   ChatOptions chat;                         // chat: tools, tool choice, template variables
   // Chat: set by prompt_ids() (serve/common/prompt.h): how to parse the reply (reasoning, tool calls).
   std::optional<ChatPrompt> chat_prompt;
@@ -73,6 +81,8 @@ struct ApiRequest {
   bool messages_api = false;                // POST /v1/messages: answered in Anthropic's shape (messages_api.h)
   // POST /v1/responses: what its answer needs besides the chat request (responses_api.h).
   std::shared_ptr<const ResponsesState> responses;
+  // POST /v1/audio/transcriptions or /translations: how its answer is rendered (audio/).
+  std::shared_ptr<const TranscriptionState> transcription;
   std::vector<std::string> unknown_fields;  // top-level fields this server does not read (unknown_fields.h)
   std::vector<UnenforcedKeyword> unenforced;  // response_format schema keywords not enforced (annotations)
 };

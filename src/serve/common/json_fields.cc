@@ -8,16 +8,38 @@
 
 namespace ogai::serve {
 
-const char* json_type_name(const nlohmann::json& value) {
+namespace {
+
+template <class J>
+const char* type_name_of(const J& value) {
   if (value.is_boolean()) return "boolean";
   if (value.is_number()) return "number";
   return value.type_name();  // "null", "object", "array", "string", ...
 }
 
-FieldReader::FieldReader(const nlohmann::json& object, std::string prefix)
+template <class J>
+std::string preview_of(const J& value) {
+  // Containers are described, not dumped: dumping recurses, and a request may nest arrays
+  // millions deep.
+  if (value.is_array()) return "an array of " + std::to_string(value.size()) + " items";
+  if (value.is_object()) return "an object of " + std::to_string(value.size()) + " keys";
+  constexpr std::size_t kMax = 60;
+  std::string text = value.dump(-1, ' ', false, J::error_handler_t::replace);
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  return text;
+}
+
+}  // namespace
+
+const char* json_type_name(const RequestJson& value) { return type_name_of(value); }
+const char* json_type_name(const nlohmann::json& value) { return type_name_of(value); }
+std::string json_preview(const RequestJson& value) { return preview_of(value); }
+std::string json_preview(const nlohmann::json& value) { return preview_of(value); }
+
+FieldReader::FieldReader(const RequestJson& object, std::string prefix)
     : object_(object), prefix_(std::move(prefix)) {}
 
-const nlohmann::json* FieldReader::get(const char* name) const {
+const RequestJson* FieldReader::get(const char* name) const {
   auto it = object_.find(name);
   if (it == object_.end() || it->is_null()) return nullptr;
   return &*it;
@@ -29,31 +51,21 @@ float to_float_saturated(double value) {
   return static_cast<float>(value);
 }
 
-std::string json_preview(const nlohmann::json& value) {
-  // Containers are described, not dumped: dumping recurses, and a request may nest arrays
-  // millions deep.
-  if (value.is_array()) return "an array of " + std::to_string(value.size()) + " items";
-  if (value.is_object()) return "an object of " + std::to_string(value.size()) + " keys";
-  constexpr std::size_t kMax = 60;
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
-  return text;
-}
 
-void FieldReader::wrong_type(const char* name, const char* expected, const nlohmann::json& value) const {
+void FieldReader::wrong_type(const char* name, const char* expected, const RequestJson& value) const {
   throw invalid_request(param(name), param(name) + ": expected " + expected + ", got " + json_type_name(value) + " " +
                                          json_preview(value));
 }
 
 std::optional<double> FieldReader::number(const char* name) const {
-  const nlohmann::json* v = get(name);
+  const RequestJson* v = get(name);
   if (v == nullptr) return std::nullopt;
   if (!v->is_number()) wrong_type(name, "a number", *v);
   return v->get<double>();
 }
 
 std::optional<std::int64_t> FieldReader::integer(const char* name) const {
-  const nlohmann::json* v = get(name);
+  const RequestJson* v = get(name);
   if (v == nullptr) return std::nullopt;
   if (v->is_number_integer() && !v->is_number_unsigned()) return v->get<std::int64_t>();
   if (v->is_number_unsigned()) {
@@ -65,33 +77,21 @@ std::optional<std::int64_t> FieldReader::integer(const char* name) const {
 }
 
 std::optional<bool> FieldReader::boolean(const char* name) const {
-  const nlohmann::json* v = get(name);
+  const RequestJson* v = get(name);
   if (v == nullptr) return std::nullopt;
   if (!v->is_boolean()) wrong_type(name, "a boolean", *v);
   return v->get<bool>();
 }
 
 std::optional<std::string> FieldReader::string(const char* name) const {
-  const nlohmann::json* v = get(name);
+  const RequestJson* v = get(name);
   if (v == nullptr) return std::nullopt;
   if (!v->is_string()) wrong_type(name, "a string", *v);
   return v->get<std::string>();
 }
 
-nlohmann::json parse_json_object(const std::string& body, const JsonLimits& limits) {
-  check_json_limits(body, limits);  // before a DOM exists: depth, count, number range
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string why = e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 9: ..."
-    if (auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
-    throw invalid_request("", "the request body is not valid JSON: " + why, "invalid_json");
-  }
-  if (!j.is_object())
-    throw invalid_request("", std::string("the request body must be a JSON object, got ") + json_type_name(j),
-                          "invalid_json");
-  return j;
+RequestJson parse_json_object(const std::string& body, const JsonLimits& limits) {
+  return parse_json_body(body, limits);  // limits, syntax and shape in one pass
 }
 
 std::optional<float> FieldReader::float_number(const char* name) const {
@@ -102,7 +102,7 @@ std::optional<float> FieldReader::float_number(const char* name) const {
 
 std::string element_param(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
 
-std::string content_text(const nlohmann::json& content, const std::string& param,
+std::string content_text(const RequestJson& content, const std::string& param,
                          std::initializer_list<std::string_view> text_types) {
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array())

@@ -17,6 +17,7 @@
 namespace ogai::serve {
 
 // JSON type names as a client reads them: "string", "number", "object", "array", "boolean", "null".
+const char* json_type_name(const RequestJson& value);
 const char* json_type_name(const nlohmann::json& value);
 
 // A JSON number as a float; beyond float's range it becomes +-infinity (which the engine's range
@@ -25,15 +26,16 @@ float to_float_saturated(double value);
 
 // For error messages: a scalar as compact JSON cut to 60 characters; an array or object as
 // "an array of N items" / "an object of N keys" (never dumped: that would recurse).
+std::string json_preview(const RequestJson& value);
 std::string json_preview(const nlohmann::json& value);
 
 class FieldReader {
  public:
   // `prefix` is prepended to field names in errors (e.g. "stream_options.").
-  explicit FieldReader(const nlohmann::json& object, std::string prefix = {});
+  explicit FieldReader(const RequestJson& object, std::string prefix = {});
 
   // The field's value, or nullptr when it is absent or null.
-  const nlohmann::json* get(const char* name) const;
+  const RequestJson* get(const char* name) const;
   std::optional<double> number(const char* name) const;
   std::optional<float> float_number(const char* name) const;     // number(), saturated to float
   std::optional<std::int64_t> integer(const char* name) const;   // an integral JSON number
@@ -44,9 +46,9 @@ class FieldReader {
   std::string param(const char* name) const { return prefix_ + name; }
 
  private:
-  [[noreturn]] void wrong_type(const char* name, const char* expected, const nlohmann::json& value) const;
+  [[noreturn]] void wrong_type(const char* name, const char* expected, const RequestJson& value) const;
 
-  const nlohmann::json& object_;
+  const RequestJson& object_;
   std::string prefix_;
 };
 
@@ -56,11 +58,11 @@ std::string element_param(const std::string& name, std::size_t i);
 // A message's content (`param` names it in errors): a string, or an array of {"type", "text"}
 // parts whose type is one of `text_types`, joined with "\n". Another part type is an ApiError
 // `unsupported` naming the part's `type`; any other shape a 400 naming the part.
-std::string content_text(const nlohmann::json& content, const std::string& param,
+std::string content_text(const RequestJson& content, const std::string& param,
                          std::initializer_list<std::string_view> text_types);
 
-// Parses a request body within JsonLimits (json_limits.h); not JSON, not an object, or over a
-// limit -> ApiError 400.
-nlohmann::json parse_json_object(const std::string& body, const JsonLimits& limits = {});
+// Parses a request body within JsonLimits in one pass (parse_json_body, json_limits.h); not JSON,
+// not an object, or over a limit -> ApiError 400.
+RequestJson parse_json_object(const std::string& body, const JsonLimits& limits = {});
 
 }  // namespace ogai::serve

@@ -5,7 +5,8 @@
 // and ogai's extension `tool_call_format` ("hermes", "llama3_json", "mistral"; default: detected
 // from the template). Shapes are checked here (400 naming the field, e.g.
 // "tools[1].function.name"); names, schemas (fail closed) and the choice against the tools are
-// checked by Model::prepare_chat when the prompt is built (serve/common/prompt.h). The legacy
+// checked by Model::prepare_chat when the prompt is built (serve/common/prompt.h). Schemas keep the
+// client's key order (the request DOM is ordered). The legacy
 // `functions` / `function_call` fields are refused. Internal to serve.
 #pragma once
 
@@ -16,10 +17,12 @@ namespace ogai::serve {
 
 void read_chat_tools(const FieldReader& fields, ApiRequest& request);
 
-// The request's DOM sorts object keys; templates print a tool's `parameters` (`tojson`) in the
-// order the client wrote them, as transformers does. After read_chat_tools accepted `tools`, this
-// re-serializes each tool's parameters from `tools` read with its key order kept (the same
-// array, parsed as nlohmann::ordered_json). Shapes were checked already; anything else is left.
-void keep_parameter_order(const nlohmann::ordered_json& tools, ChatOptions& chat);
+// A function's fields: name (required), description, strict (type-checked) and its JSON Schema
+// under `parameters_key` ("parameters"; Anthropic's "input_schema"), kept as the client wrote it.
+// Errors name fn's fields (its prefix). Each surface's tool shape calls this on its own object.
+Tool read_function(const FieldReader& fn, const char* parameters_key, bool parameters_required);
+
+// chat_template_kwargs: an object of template variables (values as JSON text).
+void read_template_kwargs(const FieldReader& f, ChatOptions& chat);
 
 }  // namespace ogai::serve

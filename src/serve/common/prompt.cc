@@ -1,6 +1,9 @@
 #include "serve/common/prompt.h"
 
+#include <cstdio>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "chat/continue_final.h"
 
@@ -15,9 +18,11 @@ bool starts_with_any(const std::string& s, std::initializer_list<const char*> pr
   return false;
 }
 
-// A problem with the tools, the tool choice or the template variables names that field; any
-// other error is the template refusing the messages.
-ApiError chat_error(const Error& e) {
+// A problem with the tools, the tool choice or the template variables names that field; a media
+// part the package does not take names the part as the client wrote it; any other error is the
+// template refusing the messages.
+ApiError chat_error(const Error& e, const ApiRequest& request) {
+  if (auto media = media_refusal(e, request)) return *media;
   if (starts_with_any(e.where(), {"tools", "tool_choice", "chat_template_kwargs"})) {
     if (e.code() == ErrorCode::kUnsupported) return unsupported(e.where(), e.what());
     return invalid_request(e.where(), e.what());
@@ -35,8 +40,11 @@ std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
       request.chat_prompt->text =
           chat::continue_final_message(std::move(request.chat_prompt->text), request.messages.back().content);
   } catch (const Error& e) {
-    throw chat_error(e);
+    throw chat_error(e, request);
   }
+  for (const ChatMessage& m : request.messages)  // in placeholder order (include/ogai/media.h)
+    for (const ContentPart& p : m.parts)
+      if (p.kind != ContentPart::Kind::kText) request.options.media.push_back(p.media);
   if (request.chat_prompt->constraint) request.options.response_format = request.chat_prompt->constraint;
   return model.tokenize(request.chat_prompt->text, /*add_special_tokens=*/false);
 }
@@ -67,7 +75,35 @@ void check_logit_bias(const Model& model, const SamplingOptions& sampling) {
                                               " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 }
 
+// "messages[3].parts[1]" -> {3, 1}; "media[2]" -> {2, npos}.
+std::optional<std::pair<std::size_t, std::size_t>> media_index(const std::string& where) {
+  std::size_t i = 0, j = 0;
+  int used = 0;
+  if (std::sscanf(where.c_str(), "messages[%zu].parts[%zu]%n", &i, &j, &used) == 2 &&
+      static_cast<std::size_t>(used) == where.size())
+    return std::pair{i, j};
+  if (std::sscanf(where.c_str(), "media[%zu]%n", &i, &used) == 1 && static_cast<std::size_t>(used) == where.size())
+    return std::pair{i, std::string::npos};
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<ApiError> media_refusal(const Error& e, const ApiRequest& request) {
+  if (e.code() != ErrorCode::kUnsupported) return std::nullopt;
+  auto at = media_index(e.where());
+  if (!at) return std::nullopt;
+  const MediaInput* media = nullptr;
+  if (at->second == std::string::npos) {
+    if (at->first < request.options.media.size()) media = &request.options.media[at->first];
+  } else if (at->first < request.messages.size() && at->second < request.messages[at->first].parts.size()) {
+    media = &request.messages[at->first].parts[at->second].media;
+  }
+  if (media == nullptr) return std::nullopt;
+  const std::string kind = media->kind == MediaInput::Kind::kImage ? "image" : "audio";
+  return unsupported(media->origin, media->origin + ": the model " + quote_value(request.model) + " takes no " + kind +
+                                        " input (" + e.message() + ")");
+}
 
 std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request) {
   const char* param = prompt_param(request.endpoint);

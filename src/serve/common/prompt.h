@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ogai/ogai.h"
@@ -24,5 +25,10 @@ std::vector<std::int32_t> prompt_ids(const Model& model, ApiRequest& request);
 // has a reasoning section or tools were offered (after prompt_ids()); else null, and the reply's
 // content is the text as generated.
 const ChatPrompt* parsed_prompt(const ApiRequest& request);
+
+// An engine error refusing a media part (kUnsupported at "messages[i].parts[j]" or "media[k]") as
+// a 400 `unsupported` naming the part where the client wrote it (its MediaInput::origin); nullopt
+// for any other error.
+std::optional<ApiError> media_refusal(const Error& error, const ApiRequest& request);
 
 }  // namespace ogai::serve

@@ -6,13 +6,13 @@ namespace ogai::serve {
 namespace {
 
 ResponseFormat json_schema_format(const FieldReader& format) {
-  const nlohmann::json* spec = format.get("json_schema");
+  const RequestJson* spec = format.get("json_schema");
   if (spec == nullptr || !spec->is_object())
     throw invalid_request("response_format.json_schema",
                           "response_format.json_schema: required (an object with \"name\" and \"schema\")");
   FieldReader f(*spec, "response_format.json_schema.");
   f.string("name");  // type-checked; OpenAI requires it, ogai does not use it
-  const nlohmann::json* schema = f.get("schema");
+  const RequestJson* schema = f.get("schema");
   if (schema == nullptr || !(schema->is_object() || schema->is_boolean()))
     throw invalid_request("response_format.json_schema.schema",
                           "response_format.json_schema.schema: required (a JSON Schema object)");
@@ -40,7 +40,7 @@ std::string unenforced_header(const std::vector<UnenforcedKeyword>& unenforced) 
 }
 
 std::optional<ResponseFormat> read_response_format(const FieldReader& fields, std::vector<UnenforcedKeyword>* unenforced) {
-  const nlohmann::json* value = fields.get("response_format");
+  const RequestJson* value = fields.get("response_format");
   if (value == nullptr) return std::nullopt;
   if (!value->is_object())
     throw invalid_request("response_format", "response_format: expected an object, got " + json_preview(*value));

@@ -36,14 +36,6 @@ std::span<const std::string_view> known_fields(Endpoint endpoint) {
   return completion;
 }
 
-std::vector<std::string> unknown_fields(const nlohmann::json& body, std::span<const std::string_view> known) {
-  std::vector<std::string> unknown;
-  if (!body.is_object()) return unknown;
-  for (const auto& [key, value] : body.items())
-    if (std::find(known.begin(), known.end(), key) == known.end()) unknown.push_back(key);
-  return unknown;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;

@@ -7,6 +7,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,8 +22,16 @@ namespace ogai::serve {
 // The known top-level fields of a chat or completion request.
 std::span<const std::string_view> known_fields(Endpoint endpoint);
 
-// The keys of `body` (an object) not in `known`, sorted.
-std::vector<std::string> unknown_fields(const nlohmann::json& body, std::span<const std::string_view> known);
+// The keys of `body` (an object; nlohmann::json or the ordered request DOM) not in `known`, sorted.
+template <class Json>
+std::vector<std::string> unknown_fields(const Json& body, std::span<const std::string_view> known) {
+  std::vector<std::string> unknown;
+  if (!body.is_object()) return unknown;
+  for (auto it = body.begin(); it != body.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) unknown.push_back(it.key());
+  std::sort(unknown.begin(), unknown.end());
+  return unknown;
+}
 
 // 400 naming them (param = the first), for --strict-requests.
 ApiError unknown_fields_error(const std::vector<std::string>& names);

@@ -20,12 +20,12 @@ constexpr const char* kInputShape =
     "input must be a string, an array of strings, an array of token ids or an array of token-id arrays";
 
 // One token-id input: a non-empty array of integers in [0, 2^31).
-std::vector<std::int32_t> token_ids(const nlohmann::json& array, const std::string& param) {
+std::vector<std::int32_t> token_ids(const RequestJson& array, const std::string& param) {
   if (array.empty()) throw invalid_request("input", param + " must not be empty");
   std::vector<std::int32_t> ids;
   ids.reserve(array.size());
   for (std::size_t j = 0; j < array.size(); ++j) {
-    const nlohmann::json& t = array[j];
+    const RequestJson& t = array[j];
     const bool ok = t.is_number_integer() && t.get<std::int64_t>() >= 0 &&
                     t.get<std::int64_t>() <= std::numeric_limits<std::int32_t>::max();
     if (!ok)
@@ -36,7 +36,7 @@ std::vector<std::int32_t> token_ids(const nlohmann::json& array, const std::stri
   return ids;
 }
 
-void read_input(const nlohmann::json* input, EmbeddingsRequest& r) {
+void read_input(const RequestJson* input, EmbeddingsRequest& r) {
   if (input == nullptr) throw invalid_request("input", "input: required; " + std::string(kInputShape));
   if (input->is_string()) {
     if (input->get_ref<const std::string&>().empty()) throw invalid_request("input", "input must not be empty");
@@ -45,12 +45,12 @@ void read_input(const nlohmann::json* input, EmbeddingsRequest& r) {
   }
   if (!input->is_array()) throw invalid_request("input", "input is " + json_preview(*input) + "; " + kInputShape);
   if (input->empty()) throw invalid_request("input", "input must hold at least one input");
-  const nlohmann::json& first = (*input)[0];
+  const RequestJson& first = (*input)[0];
   if (first.is_number()) return r.ids.push_back(token_ids(*input, "input"));
   if (!first.is_string() && !first.is_array())
     throw invalid_request("input", "input[0] is " + json_preview(first) + "; " + kInputShape);
   for (std::size_t i = 0; i < input->size(); ++i) {
-    const nlohmann::json& item = (*input)[i];
+    const RequestJson& item = (*input)[i];
     const std::string param = element_param("input", i);
     if (first.is_string() && item.is_string()) {
       if (item.get_ref<const std::string&>().empty()) throw invalid_request("input", param + " must not be empty");
@@ -69,7 +69,7 @@ void append_float(std::string& out, float v) { fmt::format_to(std::back_inserter
 }  // namespace
 
 EmbeddingsRequest parse_embeddings_request(std::string_view body, const JsonLimits& limits) {
-  const nlohmann::json doc = parse_json_object(std::string(body), limits);
+  const RequestJson doc = parse_json_object(std::string(body), limits);
   FieldReader f(doc);
   EmbeddingsRequest r;
   r.unknown_fields = unknown_fields(doc, kFields);

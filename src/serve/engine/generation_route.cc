@@ -91,6 +91,8 @@ void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& excha
   });  // queued, prefilling or decoding
   if (job->request.messages_api)
     answer_messages(job, exchange);
+  else if (job->request.transcription)
+    answer_transcription(job, exchange);
   else if (job->request.responses)
     answer_responses(job, exchange);
   else if (job->request.stream)
@@ -129,7 +131,14 @@ std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::in
   };
   submission.on_done = [this, job](int choice, GenerationHandle& handle) { finish_choice(*job, choice, handle); };
   std::vector<std::shared_ptr<GenerationHandle>> handles;
-  switch (scheduler.submit(std::move(submission), &handles)) {
+  Scheduler::Admission admission{};
+  try {
+    admission = scheduler.submit(std::move(submission), &handles);
+  } catch (const Error& e) {  // a package that takes no media names the part the client sent
+    if (auto refusal = media_refusal(e, job->request)) throw *refusal;
+    throw;
+  }
+  switch (admission) {
     case Scheduler::Admission::kAccepted: {
       std::lock_guard lock(job->handles_mutex);
       job->handles = std::move(handles);

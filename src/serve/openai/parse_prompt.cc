@@ -2,61 +2,11 @@
 
 #include <climits>
 
+#include "serve/common/request_fields.h"
+#include "serve/openai/chat_messages.h"
+
 namespace ogai::serve {
 namespace {
-
-// An assistant's tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}].
-std::vector<ToolCall> read_tool_calls(const nlohmann::json& calls, const std::string& param) {
-  if (!calls.is_array()) throw invalid_request(param, param + ": expected an array of tool calls, got " + json_preview(calls));
-  std::vector<ToolCall> out;
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    const std::string call_param = element_param(param, i);
-    if (!calls[i].is_object()) throw invalid_request(call_param, call_param + ": expected a tool call object");
-    FieldReader f(calls[i], call_param + ".");
-    const nlohmann::json* fn = f.get("function");
-    if (fn == nullptr || !fn->is_object())
-      throw invalid_request(f.param("function"), f.param("function") + ": required (an object with name and arguments)");
-    FieldReader ff(*fn, call_param + ".function.");
-    auto name = ff.string("name");
-    if (!name) throw invalid_request(ff.param("name"), ff.param("name") + ": required");
-    out.push_back({f.string("id").value_or(""), *name, ff.string("arguments").value_or("{}")});
-  }
-  return out;
-}
-
-ChatMessage read_message(const nlohmann::json& m, std::size_t i) {
-  std::string param = element_param("messages", i);
-  if (!m.is_object())
-    throw invalid_request(param, param + ": expected a message object, got " + std::string(json_type_name(m)));
-  FieldReader f(m, param + ".");
-  auto role = f.string("role");
-  if (!role) throw invalid_request(f.param("role"), f.param("role") + ": required");
-  if (*role == "function" || f.get("function_call"))
-    throw unsupported(param, param + ": legacy function messages are not supported; use tool_calls and role \"tool\"");
-  if (*role == "developer") role = "system";
-  if (*role != "system" && *role != "user" && *role != "assistant" && *role != "tool")
-    throw invalid_request(f.param("role"), f.param("role") + ": '" + *role +
-                                               "' is not one of system, developer, user, assistant, tool");
-  ChatMessage out{*role, ""};
-  if (const nlohmann::json* calls = f.get("tool_calls")) {
-    if (*role != "assistant") throw invalid_request(f.param("tool_calls"), f.param("tool_calls") + ": only assistant messages have tool calls");
-    out.tool_calls = read_tool_calls(*calls, f.param("tool_calls"));
-  }
-  if (*role == "tool") {
-    auto id = f.string("tool_call_id");
-    if (!id) throw invalid_request(f.param("tool_call_id"), f.param("tool_call_id") + ": required in a tool message");
-    out.tool_call_id = *id;
-  }
-  out.name = f.string("name").value_or("");
-  out.reasoning_content = f.string("reasoning_content").value_or("");
-  const nlohmann::json* content = f.get("content");
-  if (content == nullptr) {
-    if (*role != "assistant") throw invalid_request(f.param("content"), f.param("content") + ": required");
-    return out;
-  }
-  out.content = content_text(*content, f.param("content"), {"text"});
-  return out;
-}
 
 void refuse_chat_features(const FieldReader& f) {
   if (f.get("audio") != nullptr) throw unsupported("audio", "audio output is not supported");
@@ -65,7 +15,7 @@ void refuse_chat_features(const FieldReader& f) {
 // suffix: fill-in-the-middle needs a template that defines it; no ogai package has one. Null or
 // "" is no suffix.
 void refuse_completion_features(const FieldReader& f) {
-  const nlohmann::json* suffix = f.get("suffix");
+  const RequestJson* suffix = f.get("suffix");
   if (suffix != nullptr && !suffix->is_null() && !(suffix->is_string() && suffix->get<std::string>().empty()))
     throw unsupported("suffix", "suffix: fill-in-the-middle is not supported by this model (its template defines no "
                                 "insertion format); leave suffix out");
@@ -102,7 +52,7 @@ void read_completion_logprobs(const FieldReader& f, GenerationOptions& options) 
   options.logprobs = static_cast<int>(*n);
 }
 
-std::vector<std::int32_t> read_ids(const nlohmann::json& array, const std::string& param) {
+std::vector<std::int32_t> read_ids(const RequestJson& array, const std::string& param) {
   std::vector<std::int32_t> ids;
   for (std::size_t i = 0; i < array.size(); ++i) {
     const auto& id = array[i];
@@ -115,7 +65,7 @@ std::vector<std::int32_t> read_ids(const nlohmann::json& array, const std::strin
 }
 
 // One entry of an array of prompts: a string or a non-empty array of token ids.
-CompletionPrompt read_prompt_entry(const nlohmann::json& entry, std::size_t i) {
+CompletionPrompt read_prompt_entry(const RequestJson& entry, std::size_t i) {
   const std::string param = element_param("prompt", i);
   if (entry.is_string()) return {entry.get<std::string>(), {}};
   if (!entry.is_array())
@@ -137,19 +87,20 @@ void read_chat_rendering(const FieldReader& f, ApiRequest& request) {
 
 }  // namespace
 
-void read_chat_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
-  const nlohmann::json* messages = fields.get("messages");
+void read_chat_prompt(const FieldReader& fields, const JsonLimits& limits, ApiRequest& request) {
+  const RequestJson* messages = fields.get("messages");
   if (messages == nullptr) throw invalid_request("messages", "messages: required (a non-empty array of messages)");
   if (!messages->is_array() || messages->empty())
     throw invalid_request("messages", "messages: expected a non-empty array of messages, got " + json_preview(*messages));
-  for (std::size_t i = 0; i < messages->size(); ++i) request.messages.push_back(read_message((*messages)[i], i));
+  MediaReader media(limits.media);
+  set_conversation(request, read_chat_messages(*messages, media));
   refuse_chat_features(fields);
   read_chat_logprobs(fields, request.options);
   read_chat_rendering(fields, request);
 }
 
-void read_completion_prompt(const nlohmann::json& body, const FieldReader& fields, ApiRequest& request) {
-  const nlohmann::json* prompt = fields.get("prompt");
+void read_completion_prompt(const FieldReader& fields, const JsonLimits&, ApiRequest& request) {
+  const RequestJson* prompt = fields.get("prompt");
   if (prompt == nullptr) throw invalid_request("prompt", "prompt: required (a string)");
   refuse_completion_features(fields);
   read_best_of(fields, request);
@@ -162,7 +113,7 @@ void read_completion_prompt(const nlohmann::json& body, const FieldReader& field
   }
   if (!prompt->is_array() || prompt->empty())
     throw invalid_request("prompt", "prompt: expected a string or token ids, got " + json_preview(*prompt));
-  const nlohmann::json& first = (*prompt)[0];
+  const RequestJson& first = (*prompt)[0];
   if (!first.is_string() && !first.is_array()) {
     request.prompt_ids = read_ids(*prompt, "prompt");
     return;

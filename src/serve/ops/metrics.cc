@@ -154,6 +154,9 @@ std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStat
   out += fmt::format("ogai_requests_in_flight {}\n", in_flight);
   header(out, "ogai_queue_depth", "gauge", "Requests waiting for a free generation slot.");
   out += fmt::format("ogai_queue_depth {}\n", queued);
+  header(out, "ogai_media_inputs_total", "counter", "Images and audio clips in parsed requests, by kind.");
+  out += fmt::format("ogai_media_inputs_total{{kind=\"image\"}} {}\n", media_images_.load());
+  out += fmt::format("ogai_media_inputs_total{{kind=\"audio\"}} {}\n", media_audio_.load());
   ttft_.write(out, "ogai_time_to_first_token_seconds", "Time to first token (prefill and first sampling).");
   decode_rate_.write(out, "ogai_decode_tokens_per_second", "Decode rate of each generation after its first token.");
   queue_wait_.write(out, "ogai_queue_wait_seconds", "Time from admission to the start of generation.");

@@ -7,6 +7,8 @@
 //   ogai_spec_decode_accepted_tokens_total      counter  ... and accepted by the model
 //   ogai_requests_in_flight                     gauge    generations running now
 //   ogai_queue_depth                            gauge    requests waiting for a worker
+//   ogai_media_inputs_total{kind}               counter  images / audio clips in parsed requests
+//                                                        (chat, Responses, Messages, transcriptions)
 //   ogai_time_to_first_token_seconds            summary  prefill + first sampling
 //   ogai_decode_tokens_per_second               summary  per generation, after the first token
 //   ogai_queue_wait_seconds                     summary  admission to start of generation
@@ -54,6 +56,10 @@ class Metrics {
   void count_request(const std::string& endpoint, int status);
   void observe_generation(const GenerationResult& result);
   void observe_queue_wait(double seconds) { queue_wait_.observe(seconds); }
+  void count_media(std::size_t images, std::size_t audio) {
+    media_images_ += images;
+    media_audio_ += audio;
+  }
   // The model_name label of the vllm:* samples and the replica id of ogai_replica_info; set once,
   // before the first scrape.
   void set_identity(std::string model_name, std::string replica_id);
@@ -69,6 +75,8 @@ class Metrics {
   std::atomic<std::uint64_t> generated_tokens_{0};
   std::atomic<std::uint64_t> draft_tokens_{0};
   std::atomic<std::uint64_t> accepted_draft_tokens_{0};
+  std::atomic<std::uint64_t> media_images_{0};
+  std::atomic<std::uint64_t> media_audio_{0};
   Summary ttft_;
   Summary decode_rate_;
   Summary queue_wait_;

@@ -1,24 +1,26 @@
-// parse_responses_request (responses_api.h): a Responses request is translated into the chat
-// completions request it means (input items -> messages, flat function tools -> chat tools,
-// text.format -> response_format, reasoning.effort -> reasoning_effort) and parsed by
-// parse_chat_request, so tools, grammars and reasoning work as on /v1/chat/completions; errors
-// name the Responses fields.
+// parse_responses_request (responses_api.h): a Responses body read once and translated straight
+// into the request model (common/conversation.h: input items -> turns and parts, media included)
+// and the ApiRequest's options (flat function tools, text.format -> response_format,
+// reasoning.effort -> the reasoning_effort template variable), through the readers chat
+// completions uses (common/request_fields.h, common/parse_tools.h); no chat JSON is written or
+// parsed in between. Errors name the Responses fields.
 #include <fmt/format.h>
 
 #include <memory>
 #include <utility>
 
-#include "base/json_ordered.h"
 #include "serve/common/json_fields.h"
-#include "serve/responses/responses_api.h"
 #include "serve/common/parse_tools.h"
+#include "serve/common/request_fields.h"
+#include "serve/common/response_format.h"
 #include "serve/common/unknown_fields.h"
+#include "serve/openai/chat_messages.h"
+#include "serve/responses/responses_api.h"
 
 namespace ogai::serve {
 namespace {
 
-using Json = nlohmann::json;
-using Ordered = nlohmann::ordered_json;
+using Json = RequestJson;
 
 constexpr std::string_view kResponsesFields[] = {
     "model", "input", "instructions", "max_output_tokens", "temperature", "top_p", "stream", "text",
@@ -26,23 +28,56 @@ constexpr std::string_view kResponsesFields[] = {
     "previous_response_id", "background", "store", "metadata", "user", "service_tier", "reasoning",
     "truncation", "include"};
 
-// The chat request under way, and where each of its messages came from.
-struct Translation {
-  Json chat = Json::object();
-  std::vector<std::string> origins;  // chat messages[k] -> "instructions" / "input[i]"
-  void add(Json message, std::string origin) {
-    chat["messages"].push_back(std::move(message));
-    origins.push_back(std::move(origin));
-  }
-};
-
 std::string required_string(const FieldReader& f, const char* name) {
   auto v = f.string(name);
   if (!v || v->empty()) throw invalid_request(f.param(name), f.param(name) + ": required (a non-empty string)");
   return *v;
 }
 
-void read_message_item(const FieldReader& f, const std::string& param, Translation& t) {
+// input_image {image_url: a data URL (file_id is not kept by this server), detail}.
+Part read_input_image(const FieldReader& f, const std::string& at, MediaReader& media) {
+  if (f.get("file_id") != nullptr)
+    throw unsupported(f.param("file_id"), f.param("file_id") + ": this server keeps no files; send image_url as a "
+                                                               "data URL");
+  auto url = f.string("image_url");
+  if (!url) throw invalid_request(f.param("image_url"), f.param("image_url") + ": required (a data URL)");
+  f.string("detail");  // type-checked; the package's processor decides the resolution
+  return Part::media_part(media.data_url(MediaInput::Kind::kImage, *url, f.param("image_url"), at));
+}
+
+// input_file {file_data: "data:audio/...;base64,...", filename}: audio files only.
+Part read_input_file(const FieldReader& f, const std::string& at, MediaReader& media) {
+  if (f.get("file_id") != nullptr || f.get("file_url") != nullptr)
+    throw unsupported(f.param("file_id"), f.param("file_id") + ": this server keeps no files and fetches no URLs; "
+                                                               "send file_data as a data URL");
+  auto data = f.string("file_data");
+  if (!data) throw invalid_request(f.param("file_data"), f.param("file_data") + ": required (a data URL)");
+  f.string("filename");
+  if (!data->starts_with("data:audio/"))
+    throw unsupported(f.param("file_data"), f.param("file_data") + ": only audio files (data:audio/...) are taken "
+                                                                   "as input_file");
+  return Part::media_part(media.data_url(MediaInput::Kind::kAudio, *data, f.param("file_data"), at));
+}
+
+void read_content_part(const Json& part, const std::string& at, bool user, MediaReader& media, Turn& turn) {
+  if (!part.is_object()) throw invalid_request(at, at + ": expected a content part object");
+  FieldReader f(part, at + ".");
+  const std::string type = f.string("type").value_or("");
+  if (type == "input_text" || type == "output_text" || type == "text") {
+    auto text = f.string("text");
+    if (!text) throw invalid_request(f.param("text"), f.param("text") + ": required in a text part");
+    return turn.parts.push_back(Part::text_part(*text, at));
+  }
+  if ((type == "input_image" || type == "input_file") && !user)
+    throw invalid_request(f.param("type"), f.param("type") + ": " + quote_value(type) + " parts are only taken from the user");
+  if (type == "input_image") return turn.parts.push_back(read_input_image(f, at, media));
+  if (type == "input_file") return turn.parts.push_back(read_input_file(f, at, media));
+  throw unsupported(f.param("type"), f.param("type") + ": content parts are input_text, output_text, input_image or "
+                                                       "input_file (audio), got " +
+                                         (f.get("type") ? quote_value(type) : std::string("none")));
+}
+
+void read_message_item(const FieldReader& f, const std::string& param, MediaReader& media, Conversation& c) {
   auto role = f.string("role");
   if (!role) throw invalid_request(f.param("role"), f.param("role") + ": required");
   if (*role == "developer") role = "system";
@@ -51,45 +86,49 @@ void read_message_item(const FieldReader& f, const std::string& param, Translati
                                                "' is not one of system, developer, user, assistant");
   const Json* content = f.get("content");
   if (content == nullptr) throw invalid_request(f.param("content"), f.param("content") + ": required");
-  t.add({{"role", *role}, {"content", content_text(*content, f.param("content"), {"input_text", "output_text", "text"})}},
-        param);
+  Turn turn{*role, {}, "", param};
+  if (content->is_string()) {
+    turn.parts.push_back(Part::text_part(content->get<std::string>(), param));
+  } else if (content->is_array()) {
+    for (std::size_t k = 0; k < content->size(); ++k)
+      read_content_part((*content)[k], element_param(f.param("content"), k), *role == "user", media, turn);
+  } else {
+    throw invalid_request(f.param("content"), f.param("content") + ": expected a string or an array of content "
+                                                                   "parts, got " + std::string(json_type_name(*content)));
+  }
+  c.turns.push_back(std::move(turn));
 }
 
 // A function_call item: a tool call of the assistant turn before it (consecutive calls are one
 // turn, as a reply with parallel calls was).
-void read_function_call(const FieldReader& f, const std::string& param, Translation& t) {
+void read_function_call(const FieldReader& f, const std::string& param, Conversation& c) {
   const std::string call_id = required_string(f, "call_id");
   const std::string name = required_string(f, "name");
   auto arguments = f.string("arguments");
   if (!arguments) throw invalid_request(f.param("arguments"), f.param("arguments") + ": required (a JSON string)");
-  Json call = {{"id", call_id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", *arguments}}}};
-  Json& messages = t.chat["messages"];
-  if (!messages.empty() && messages.back()["role"] == "assistant" && t.origins.back().starts_with("input")) {
-    Json& last = messages.back();
-    if (!last.contains("tool_calls")) last["tool_calls"] = Json::array();
-    last["tool_calls"].push_back(std::move(call));
-    return;
-  }
-  t.add({{"role", "assistant"}, {"content", ""}, {"tool_calls", Json::array({std::move(call)})}}, param);
+  Part call = Part::tool_call({call_id, name, *arguments}, param);
+  if (!c.turns.empty() && c.turns.back().role == "assistant" && c.turns.back().origin.starts_with("input"))
+    return c.turns.back().parts.push_back(std::move(call));
+  c.turns.push_back({"assistant", {std::move(call)}, "", param});
 }
 
-void read_function_call_output(const FieldReader& f, const std::string& param, Translation& t) {
+void read_function_call_output(const FieldReader& f, const std::string& param, Conversation& c) {
   const std::string call_id = required_string(f, "call_id");
   const Json* output = f.get("output");
   if (output == nullptr) throw invalid_request(f.param("output"), f.param("output") + ": required");
   const std::string text = content_text(*output, f.param("output"), {"input_text", "output_text", "text"});
-  t.add({{"role", "tool"}, {"tool_call_id", call_id}, {"content", text}}, param);
+  c.turns.push_back({"tool", {Part::tool_result(call_id, text, param)}, "", param});
 }
 
-void read_item(const Json& item, std::size_t i, Translation& t) {
+void read_item(const Json& item, std::size_t i, MediaReader& media, Conversation& c) {
   const std::string param = element_param("input", i);
   if (!item.is_object())
     throw invalid_request(param, param + ": expected an input item object, got " + json_preview(item));
   FieldReader f(item, param + ".");
   const std::string type = f.string("type").value_or("message");
-  if (type == "message") return read_message_item(f, param, t);
-  if (type == "function_call") return read_function_call(f, param, t);
-  if (type == "function_call_output") return read_function_call_output(f, param, t);
+  if (type == "message") return read_message_item(f, param, media, c);
+  if (type == "function_call") return read_function_call(f, param, c);
+  if (type == "function_call_output") return read_function_call_output(f, param, c);
   if (type == "reasoning") return;  // a previous reply's reasoning: templates drop it from history
   throw unsupported(f.param("type"), f.param("type") + ": " + quote_value(type) +
                                          " items are not supported (message, function_call, "
@@ -105,31 +144,42 @@ ApiError previous_not_found(const std::string& id) {
   return e;
 }
 
-// previous_response_id: the stored conversation, after the instructions and before the input.
-void read_previous(const FieldReader& f, const PreviousLookup& lookup, Translation& t) {
+// previous_response_id: the stored conversation (chat messages), after the instructions and before
+// the input.
+void read_previous(const FieldReader& f, const PreviousLookup& lookup, MediaReader& media, Conversation& c) {
   const Json* v = f.get("previous_response_id");
   if (v == nullptr || v->is_null()) return;
   if (!v->is_string() || v->get_ref<const std::string&>().empty())
     throw invalid_request("previous_response_id", "previous_response_id: expected a response id, got " + json_preview(*v));
   const std::string id = v->get<std::string>();
-  std::optional<Json> conversation = lookup ? lookup(id) : std::nullopt;
-  if (!conversation) throw previous_not_found(id);
-  for (Json& message : *conversation) t.add(std::move(message), "previous_response_id");
+  std::optional<nlohmann::json> stored = lookup ? lookup(id) : std::nullopt;
+  if (!stored) throw previous_not_found(id);
+  const Json messages(*stored);
+  for (Turn& turn : read_chat_messages(messages, media, "previous_response_id", "previous_response_id").turns)
+    c.turns.push_back(std::move(turn));
 }
 
-void read_input(const FieldReader& f, const PreviousLookup& lookup, Translation& t) {
-  if (auto instructions = f.string("instructions")) t.add({{"role", "system"}, {"content", *instructions}}, "instructions");
-  read_previous(f, lookup, t);
+// instructions (a system turn), the previous response's conversation, then the input.
+Conversation read_input(const FieldReader& f, const PreviousLookup& lookup, const JsonLimits& limits) {
+  Conversation c;
+  MediaReader media(limits.media);
+  if (auto instructions = f.string("instructions"))
+    c.turns.push_back({"system", {Part::text_part(*instructions, "instructions")}, "", "instructions"});
+  read_previous(f, lookup, media, c);
   const Json* input = f.get("input");
   if (input == nullptr) throw invalid_request("input", "input: required (a string or an array of items)");
-  if (input->is_string()) return t.add({{"role", "user"}, {"content", *input}}, "input");
+  if (input->is_string()) {
+    c.turns.push_back({"user", {Part::text_part(input->get<std::string>(), "input")}, "", "input"});
+    return c;
+  }
   if (!input->is_array() || input->empty())
     throw invalid_request("input", "input: expected a string or a non-empty array of items, got " + json_preview(*input));
-  for (std::size_t i = 0; i < input->size(); ++i) read_item((*input)[i], i, t);
+  for (std::size_t i = 0; i < input->size(); ++i) read_item((*input)[i], i, media, c);
+  return c;
 }
 
-// A Responses tool {type: function, name, description, parameters, strict} -> a chat tool.
-Json read_tool(const Json& tool, std::size_t i) {
+// A Responses tool {type: function, name, description, parameters, strict}.
+Tool read_tool(const Json& tool, std::size_t i) {
   const std::string param = element_param("tools", i);
   if (!tool.is_object()) throw invalid_request(param, param + ": expected a tool object, got " + json_preview(tool));
   FieldReader f(tool, param + ".");
@@ -137,18 +187,18 @@ Json read_tool(const Json& tool, std::size_t i) {
   if (type != "function")
     throw unsupported(f.param("type"), f.param("type") + ": " + quote_value(type) +
                                            " tools are not supported (only function tools are)");
-  Json function = Json::object();
-  for (const char* name : {"name", "description", "parameters", "strict"})
-    if (const Json* v = f.get(name)) function[name] = *v;
-  return {{"type", "function"}, {"function", std::move(function)}};
+  return read_function(f, "parameters", false);
 }
 
-void read_tool_choice(const FieldReader& f, Json& chat) {
+ToolChoice read_tool_choice(const FieldReader& f) {
   const Json* v = f.get("tool_choice");
-  if (v == nullptr) return;
+  if (v == nullptr) return {};
   if (v->is_string()) {
-    chat["tool_choice"] = *v;  // auto, none, required: checked by the chat parser
-    return;
+    const std::string s = v->get<std::string>();
+    if (s == "auto") return {ToolChoice::Mode::kAuto, ""};
+    if (s == "none") return {ToolChoice::Mode::kNone, ""};
+    if (s == "required") return {ToolChoice::Mode::kRequired, ""};
+    throw invalid_request("tool_choice", "tool_choice: '" + s + "' is not one of auto, none, required, or an object");
   }
   if (!v->is_object())
     throw invalid_request("tool_choice", "tool_choice: expected auto, none, required or {\"type\": \"function\", "
@@ -157,20 +207,22 @@ void read_tool_choice(const FieldReader& f, Json& chat) {
   const std::string type = c.string("type").value_or("");
   if (type != "function")
     throw invalid_request("tool_choice.type", "tool_choice.type: " + quote_value(type) + " is not \"function\"");
-  chat["tool_choice"] = {{"type", "function"}, {"function", {{"name", required_string(c, "name")}}}};
+  return {ToolChoice::Mode::kFunction, required_string(c, "name")};
 }
 
-void read_tools(const FieldReader& f, Json& chat) {
+void read_tools(const FieldReader& f, ApiRequest& r) {
   if (const Json* tools = f.get("tools")) {
     if (!tools->is_array()) throw invalid_request("tools", "tools: expected an array of tools, got " + json_preview(*tools));
-    for (std::size_t i = 0; i < tools->size(); ++i) chat["tools"].push_back(read_tool((*tools)[i], i));
+    for (std::size_t i = 0; i < tools->size(); ++i) r.chat.tools.push_back(read_tool((*tools)[i], i));
   }
-  read_tool_choice(f, chat);
-  if (const Json* v = f.get("parallel_tool_calls")) chat["parallel_tool_calls"] = *v;
+  r.chat.tool_choice = read_tool_choice(f);
+  r.chat.parallel_tool_calls = f.boolean("parallel_tool_calls").value_or(true);
+  read_template_kwargs(f, r.chat);
 }
 
-// text.format: text (nothing), json_object, json_schema {name, schema, strict} (flat), or ogai's regex.
-void read_text_format(const FieldReader& f, Json& chat) {
+// text.format: text (nothing), json_object, json_schema {name, schema, strict} (flat), or ogai's
+// regex: read by the chat reader from the response_format it means (DOM nodes, not text).
+void read_text_format(const FieldReader& f, ApiRequest& r) {
   const Json* text = f.get("text");
   if (text == nullptr) return;
   if (!text->is_object()) throw invalid_request("text", "text: expected an object, got " + json_preview(*text));
@@ -180,56 +232,45 @@ void read_text_format(const FieldReader& f, Json& chat) {
     throw invalid_request("text.format", "text.format: expected an object, got " + json_preview(*format));
   FieldReader t(*format, "text.format.");
   const std::string type = t.string("type").value_or("");
+  Json wrapper = Json::object();
   if (type == "text") return;
-  if (type == "json_object") {
-    chat["response_format"] = {{"type", "json_object"}};
-    return;
-  }
-  if (type == "regex") {  // ogai's extension, as response_format {"type": "regex", "regex": ...}
-    chat["response_format"] = *format;
-    return;
-  }
-  if (type != "json_schema")
+  if (type == "json_object" || type == "regex") {
+    wrapper["response_format"] = *format;
+  } else if (type == "json_schema") {
+    Json schema = Json::object();
+    for (const char* name : {"name", "description", "schema", "strict"})
+      if (const Json* v = t.get(name)) schema[name] = *v;
+    wrapper["response_format"] = {{"type", "json_schema"}, {"json_schema", std::move(schema)}};
+  } else {
     throw invalid_request("text.format.type", "text.format.type: " + quote_value(type) +
                                                   " is not one of text, json_object, json_schema, regex");
-  Json schema = Json::object();
-  for (const char* name : {"name", "description", "schema", "strict"})
-    if (const Json* v = t.get(name)) schema[name] = *v;
-  chat["response_format"] = {{"type", "json_schema"}, {"json_schema", std::move(schema)}};
+  }
+  try {
+    r.options.response_format = read_response_format(FieldReader(wrapper), &r.unenforced);
+  } catch (const ApiError& e) {
+    throw responses_error_names(e);
+  }
 }
 
-void read_reasoning(const FieldReader& f, Json& chat) {
+// reasoning.effort -> the template variable reasoning_effort (chat_template_kwargs wins).
+void read_reasoning(const FieldReader& f, ChatOptions& chat) {
   const Json* v = f.get("reasoning");
   if (v == nullptr || v->is_null()) return;
   if (!v->is_object()) throw invalid_request("reasoning", "reasoning: expected an object, got " + json_preview(*v));
-  if (const Json* effort = FieldReader(*v, "reasoning.").get("effort"); effort && !effort->is_null())
-    chat["reasoning_effort"] = *effort;
+  const Json* effort = FieldReader(*v, "reasoning.").get("effort");
+  if (effort == nullptr) return;
+  if (!effort->is_string() || (*effort != "low" && *effort != "medium" && *effort != "high" && *effort != "minimal"))
+    throw invalid_request("reasoning.effort", "reasoning.effort: expected minimal, low, medium or high, got " +
+                                                  json_preview(*effort));
+  chat.template_kwargs.emplace("reasoning_effort", effort->dump());
 }
 
-void read_options(const FieldReader& f, Json& chat) {
+void read_options(const FieldReader& f, ApiRequest& r) {
   if (f.boolean("background").value_or(false))
     throw unsupported("background", "background: responses are answered in the request");
-  if (const Json* max = f.get("max_output_tokens"); max && !max->is_null()) chat["max_tokens"] = *max;
-  for (const char* name : {"temperature", "top_p", "top_k", "min_p", "seed", "stream", "chat_template_kwargs"})
-    if (const Json* v = f.get(name); v && !v->is_null()) chat[name] = *v;
-}
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-}
-
-// An error about the chat request names the Responses field it came from.
-ApiError with_responses_names(ApiError e, const std::vector<std::string>& origins) {
-  for (std::size_t k = 0; k < origins.size(); ++k) {
-    const std::string chat = element_param("messages", k);
-    auto names = [&](const std::string& s) { return s == chat || s.starts_with(chat + ".") || s.starts_with(chat + "["); };
-    if (!names(e.param)) continue;
-    e.param = origins[k];
-    if (e.message.starts_with(chat)) e.message = origins[k] + e.message.substr(e.message.find(':'));
-    break;
-  }
-  return responses_error_names(std::move(e));
+  read_max_tokens(f, "max_output_tokens", r.options);
+  read_sampling(f, r.options.sampling, {"temperature", "top_p", "top_k", "min_p", "seed"});
+  r.stream = f.boolean("stream").value_or(false);
 }
 
 Json echoed(const Json& body, const char* name) {
@@ -280,6 +321,10 @@ ApiError responses_error_names(ApiError e) {
       {"tool_choice.function.name", "tool_choice.name"}, {".function.name", ".name"}, {".function.strict", ".strict"},
       {"response_format.json_schema.", "text.format."}, {"response_format", "text.format"},
       {"reasoning_effort", "reasoning.effort"}, {"max_tokens", "max_output_tokens"}};
+  auto replace_all = [](std::string& s, std::string_view from, std::string_view to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+  };
   for (const auto& [from, to] : kNames) {
     replace_all(e.param, from, to);
     replace_all(e.message, from, to);
@@ -292,38 +337,30 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
                                          const PreviousLookup& previous, const std::string& owner) {
   const Json j = parse_json_object(body, limits);
   FieldReader f(j);
-  Translation t;
+  ResponsesRequest out;
+  ApiRequest& r = out.request;
+  r.endpoint = Endpoint::kChat;
   auto model = f.string("model");
   if (!model) throw invalid_request("model", "model: required (the id GET /v1/models lists)");
-  t.chat["model"] = *model;
-  t.chat["messages"] = Json::array();
-  read_input(f, previous, t);
-  read_tools(f, t.chat);
-  read_text_format(f, t.chat);
-  read_reasoning(f, t.chat);
-  read_options(f, t.chat);
-  ResponsesRequest out;
-  try {
-    out.request = parse_chat_request(t.chat.dump(), limits);
-  } catch (const ApiError& e) {
-    throw with_responses_names(e, t.origins);
-  }
-  if (const Json* tools = f.get("tools"); tools && !tools->empty()) {
-    const Ordered ordered = parse_ordered_json(body, "body");  // the client's key order in the tool schemas
-    Ordered schemas = Ordered::array();
-    for (const auto& tool : ordered.at("tools")) schemas.push_back({{"function", {{"parameters", tool.value("parameters", Ordered::object())}}}});
-    keep_parameter_order(schemas, out.request.chat);
-  }
-  out.request.unknown_fields = unknown_fields(j, kResponsesFields);
+  r.model = *model;
+  Conversation conversation = read_input(f, previous, limits);
+  set_conversation(r, conversation);
+  read_tools(f, r);
+  read_text_format(f, r);
+  read_reasoning(f, r.chat);
+  read_options(f, r);
+  check_forced_call_format(r, "tool_choice");
+  r.unknown_fields = unknown_fields(j, kResponsesFields);
   auto state = std::make_shared<ResponsesState>();
   state->previous_response_id = f.string("previous_response_id");
   state->store = f.boolean("store").value_or(true);
-  state->echo = echo_of(j);
+  state->echo = nlohmann::json(echo_of(j));
   state->echo["store"] = state->store;
-  state->conversation = t.chat["messages"];
+  if (!conversation.turns.empty() && conversation.turns.front().origin == "instructions")
+    conversation.turns.erase(conversation.turns.begin());
+  state->conversation = chat_messages_json(conversation);
   state->owner = owner;
-  if (!t.origins.empty() && t.origins.front() == "instructions") state->conversation.erase(0);
-  out.request.responses = std::move(state);
+  r.responses = std::move(state);
   return out;
 }
 
