@@ -31,6 +31,10 @@ ApiError chat_error(const Error& e, const ApiRequest& request) {
 }
 
 std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
+  if (!model.info().has_chat_template && request.transcription)
+    throw unsupported("file", "file: the model " + quote_value(request.model) +
+                                  " has no chat template to place the audio in; transcriptions need a package that "
+                                  "takes audio");
   if (!model.info().has_chat_template)
     throw invalid_request("messages", "this model's package has no chat template; use /v1/completions");
   try {
