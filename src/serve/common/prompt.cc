@@ -46,9 +46,11 @@ std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
   } catch (const Error& e) {
     throw chat_error(e, request);
   }
-  for (const ChatMessage& m : request.messages)  // in placeholder order (include/ogai/media.h)
-    for (const ContentPart& p : m.parts)
-      if (p.kind != ContentPart::Kind::kText) request.options.media.push_back(p.media);
+  // The rendered prompt holds the placeholders; the media move to the options in their order
+  // (include/ogai/media.h), so no request holds two copies of its files.
+  for (ChatMessage& m : request.messages)
+    for (ContentPart& p : m.parts)
+      if (p.kind != ContentPart::Kind::kText) request.options.media.push_back(std::move(p.media));
   if (request.chat_prompt->constraint) request.options.response_format = request.chat_prompt->constraint;
   return model.tokenize(request.chat_prompt->text, /*add_special_tokens=*/false);
 }

@@ -358,7 +358,7 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
   state->echo["store"] = state->store;
   if (!conversation.turns.empty() && conversation.turns.front().origin == "instructions")
     conversation.turns.erase(conversation.turns.begin());
-  state->conversation = chat_messages_json(conversation);
+  if (state->store) state->conversation = chat_messages_json(conversation);  // what the store keeps
   state->owner = owner;
   r.responses = std::move(state);
   return out;
