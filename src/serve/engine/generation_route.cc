@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include "base/secure_random.h"
 #include "serve/common/logprobs_json.h"
@@ -121,7 +122,11 @@ std::shared_ptr<Job> Server::Impl::admit(ApiRequest request, std::vector<std::in
   job->prompt = std::move(prompt);
   Scheduler::Submission submission;
   submission.prompt = job->prompt;
+  // The files go to the engine; the job keeps their names (kind, type, origin) for refusals.
+  std::vector<MediaInput> media = std::exchange(job->request.options.media, {});
+  for (const MediaInput& m : media) job->request.options.media.push_back({m.kind, "", m.mime, m.origin});
   submission.options = job->request.options;
+  submission.options.media = std::move(media);
   const bool plain_only = submission.options.prompt_logprobs || submission.options.max_new_tokens == 0;
   if (!plain_only) submission.options.speculative = options.speculative;
   submission.n = job->request.n;
