@@ -51,6 +51,7 @@ std::vector<std::int32_t> chat_ids(const Model& model, ApiRequest& request) {
   for (ChatMessage& m : request.messages)
     for (ContentPart& p : m.parts)
       if (p.kind != ContentPart::Kind::kText) request.options.media.push_back(std::move(p.media));
+  request.chat_prompt->media.clear();  // prepare_chat's copy of the same files
   if (request.chat_prompt->constraint) request.options.response_format = request.chat_prompt->constraint;
   return model.tokenize(request.chat_prompt->text, /*add_special_tokens=*/false);
 }
