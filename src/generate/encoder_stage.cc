@@ -19,10 +19,12 @@ EncoderStage::EncoderStage(EncoderConfig config, const Decoder& decoder, const o
 
 EncoderStage::Prepared EncoderStage::prepare(const ResolvedRequest& request, std::span<const TokenId> prompt) const {
   Prepared p;
+  static const std::vector<MediaInput> kNone;
+  const std::vector<MediaInput>& media = request.media_inputs ? *request.media_inputs : kNone;
   if (input_.takes_audio()) {
-    p.cross = encoder_.run_features(input_.features(request.media, encoder_.features_port()));
+    p.cross = encoder_.run_features(input_.features(media, encoder_.features_port()));
   } else {
-    if (!request.media.empty())
+    if (!media.empty())
       fail(ErrorCode::kUnsupported, "media[0]", "this package's encoder reads source text, not media");
     p.cross = encoder_.run_tokens(prompt);
   }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "base/error.h"
 #include "base/log.h"
 #include "chat/chat_template.h"
@@ -166,7 +168,34 @@ std::shared_ptr<generate::Generation> Model::Impl::start(const generate::Resolve
     state.cross = std::move(prepared.cross);
     return generate::make_sequence({sequence_model(), request, prepared.prompt, std::move(on_token), s, std::move(state)});
   }
+  if (media) {
+    generate::ResolvedRequest r = request;
+    const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
+    return generate::make_sequence({sequence_model(), r, ids, std::move(on_token), s});
+  }
   return generate::make_sequence({sequence_model(), request, prompt, std::move(on_token), s});
+}
+
+std::vector<TokenId> Model::Impl::with_media(generate::ResolvedRequest& r, std::span<const TokenId> prompt,
+                                             bool speculative) const {
+  if (!media) return {prompt.begin(), prompt.end()};
+  auto inputs = std::move(r.media_inputs);
+  r.media_inputs.reset();
+  auto encoded = std::make_shared<generate::PromptMedia>();
+  if (inputs) {
+    for (std::size_t i = 0; i < inputs->size(); ++i) {
+      const MediaInput& m = (*inputs)[i];
+      const std::string what = fmt::format("media[{}]{}", i, m.origin.empty() ? "" : " (" + m.origin + ")");
+      encoded->items.push_back(media->encode(m, what));
+    }
+  }
+  std::vector<TokenId> ids = expander.expand(prompt, *encoded);
+  if (!encoded->items.empty()) {
+    if (speculative)
+      fail(ErrorCode::kUnsupported, "speculative", "speculative decoding does not take images or audio yet");
+    r.media = std::move(encoded);
+  }
+  return ids;
 }
 
 std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineLimits limits,
@@ -178,14 +207,19 @@ std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineL
 GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
                                   std::span<const TokenId> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
+  const generate::Speculation s = speculation(speculative);
   if (encoder) {  // each request its own encoder outputs: a context's state starts over
     auto prepared = encoder->prepare(request, prompt);
     state.reset(*decoder);
     state.cross = std::move(prepared.cross);
-    return generate::generate_sequence(sequence_model(), request, prepared.prompt, state, on_token,
-                                       speculation(speculative));
+    return generate::generate_sequence(sequence_model(), request, prepared.prompt, state, on_token, s);
   }
-  return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
+  if (media) {
+    generate::ResolvedRequest r = request;
+    const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
+    return generate::generate_sequence(sequence_model(), r, ids, state, on_token, s);
+  }
+  return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, s);
 }
 
 namespace {
@@ -275,7 +309,12 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
     if (impl->config.encoder) {
       impl->encoder = std::make_unique<generate::EncoderStage>(std::move(*impl->config.encoder), *impl->decoder, so);
-      impl->config.generation.takes_audio = impl->encoder->takes_audio();
+      impl->config.generation.accepts_audio = impl->encoder->takes_audio();
+    }
+    if (impl->config.multimodal) {
+      impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
+                                                              *impl->decoder->embedding(), so);
+      impl->expander = generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
     }
     attach_embedder(*impl);
     if (impl->config.assistant)
@@ -366,7 +405,12 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
   refuse_prefill_features(request, "batches");
-  if (impl_->workflow || impl_->encoder) {  // each through start(): its own encoder run
+  if (request.media_inputs)
+    fail(ErrorCode::kInvalidArgument, "media",
+         "generate_batch shares one GenerationOptions across its prompts; give each prompt its media through "
+         "ogai::Engine::submit");
+  for (auto& p : ids) p = impl_->with_media(request, p, false);  // multimodal packages: placeholders counted
+  if (impl_->workflow || impl_->encoder) {  // each through start(): an encoder package's own run
     std::vector<std::shared_ptr<generate::Generation>> gs;
     for (const auto& p : ids) gs.push_back(impl_->start(request, options.speculative, p, {}));
     const int rows = static_cast<int>(gs.size());

@@ -1,7 +1,8 @@
 // What the engine takes from a validated package: the decoder spec (from the decoder ABI, checked
 // for what ogai can execute), the text sources, EOS ids and generation settings.
 //
-// Execution support today: a sole decoder fed by token ids, with attention mask / position inputs
+// Execution support today: a sole decoder fed by token ids (or by inputs_embeds made by a
+// multimodal front's embedding graph: metadata/multimodal_abi.h), with attention mask / position inputs
 // by role and self-attention KV groups that grow by appending along axis 2 ([B, H, S, D]).
 // Anything else the metadata can express (inputs_embeds-only decoders, replace/indexed_scatter
 // updates, cross-attention state the decoder writes, extra inputs with no role) is refused at load
@@ -15,6 +16,7 @@
 #include "generate/decoder_spec.h"
 #include "generate/encoder_config.h"
 #include "generate/request.h"
+#include "metadata/multimodal_abi.h"
 #include "metadata/package.h"
 
 namespace ogai::generate {
@@ -39,6 +41,9 @@ struct PackageConfig {
   std::string hidden_states_output;
   // Encoder-decoder packages (Whisper, translation): the encoder run once per request.
   std::optional<EncoderConfig> encoder;
+  // A multimodal front (encoders and the embedding graph feeding the decoder's inputs_embeds;
+  // decoder.embedding is set from it), or none.
+  std::optional<metadata::MultimodalAbi> multimodal;
 };
 
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /

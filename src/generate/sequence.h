@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "generate/decoder.h"
+#include "generate/media_marks.h"
 #include "generate/request.h"
 #include "ogai/generation.h"
 #include "tokenizer/tokenizer.h"
@@ -18,14 +19,16 @@ struct SequenceState {
   void reset(const Decoder& decoder) { *this = SequenceState(decoder); }
   // A deep copy (KV buffers included): a snapshot to restore after speculative verification.
   SequenceState copy() const {
-    SequenceState out(cache.copy(), attention, tokens);
-    out.cross = cross;
-    return out;
+    SequenceState s(cache.copy(), attention, tokens);
+    s.media = media;
+    s.cross = cross;
+    return s;
   }
 
   kv::KvCache cache;
   AttentionState attention;
   std::vector<TokenId> tokens;  // tokens whose KV is in `cache`
+  MediaMarks media;             // the media whose soft tokens are among `tokens` (media_marks.h)
   // Encoder-decoder packages: this request's encoder outputs (shared, read-only); null otherwise.
   CrossStatePtr cross;
 

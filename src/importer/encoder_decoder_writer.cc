@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.h"
+#include "importer/document_yaml.h"
 
 namespace ogai::importer {
 namespace {

@@ -15,33 +15,13 @@
 #include "importer/encoder_decoder_writer.h"
 #include "importer/genai_encoder.h"
 #include "importer/genai_config.h"
+#include "importer/multimodal_ports.h"
 #include "importer/tokenizer_summary.h"
 #include "onnx/graph_info.h"
 
 namespace ogai::importer {
 namespace fs = std::filesystem;
 namespace {
-
-// A graph of the folder (`field` names its filename), confined to the folder (no absolute paths,
-// no escapes through `..` or links).
-fs::path folder_graph(const GenaiConfig& c, const fs::path& dir, const std::string& filename, const char* field) {
-  const fs::path relative(filename);
-  if (relative.empty() || relative.is_absolute())
-    fail(ErrorCode::kUnsupported, c.file.string(), "{} '{}' must be a path inside the folder", field, filename);
-  const fs::path graph = dir / relative;
-  if (!fs::is_regular_file(graph)) fail(ErrorCode::kNotFound, graph.string(), "not found ({} '{}')", field, filename);
-  const fs::path root = fs::canonical(dir);
-  const fs::path real = fs::canonical(graph);
-  auto [end, _] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (end != root.end())
-    fail(ErrorCode::kUnsupported, c.file.string(), "{} '{}' resolves outside the folder ({})", field, filename,
-         real.string());
-  return graph;
-}
-
-fs::path decoder_graph(const GenaiConfig& c, const fs::path& dir) {
-  return folder_graph(c, dir, c.decoder_filename, "model.decoder.filename");
-}
 
 void check_vocab(const GenaiConfig& c, const DecoderPorts& ports) {
   const onnx::Dim& dim = ports.logits.shape[2];
@@ -166,7 +146,7 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   if (!fs::is_regular_file(config_file))
     fail(ErrorCode::kNotFound, config_file.string(), "not found: an ONNX Runtime GenAI folder has genai_config.json");
   GenaiConfig config = read_genai_config(config_file);
-  const fs::path graph_file = decoder_graph(config, dir);
+  const fs::path graph_file = folder_file(config, dir, config.decoder_filename, "model.decoder.filename");
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
   EncoderPorts encoder;  // encoder-decoder folders: the decoder is bound without its cross ports
   const onnx::GraphInfo decoder_view =
@@ -175,6 +155,8 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   check_kv_geometry(config, ports);
   check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
+  std::optional<MultimodalPlan> multimodal;
+  if (config.multimodal.any()) multimodal = bind_multimodal(config, dir, ports);
   std::optional<TokenizerSummary> tok;
   if (fs::exists(dir / "tokenizer.json")) tok = read_tokenizer_summary(dir / "tokenizer.json");
   ImportedFacts facts = imported_facts(config, tok ? &*tok : nullptr, dir);
@@ -185,7 +167,8 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
                     .tokenizer_byte_level = tok && tok->byte_level,
                     .tokenizer_vocab_size = tok ? tok->vocab_size : 0,
                     .special_tokens = tok ? special_tokens(config, *tok) : std::vector<SpecialTokenFact>{},
-                    .notes = config.notes};
+                    .notes = config.notes,
+                    .multimodal = multimodal ? &*multimodal : nullptr};
   if (!tok) {
     plan.notes.push_back("no tokenizer.json: the package runs from token ids; model.eos_token_id " +
                          id_list(config.eos_token_ids) + " has no v1 field without package.tokenizer");
@@ -195,7 +178,7 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
                          "eos); ogai stops on the whole list when it imports the folder itself");
   for (const auto& line : config.session.ignored) plan.notes.push_back(line);
   if (config.encoder) {
-    const fs::path encoder_file = folder_graph(config, dir, config.encoder->filename, "model.encoder.filename");
+    const fs::path encoder_file = folder_file(config, dir, config.encoder->filename, "model.encoder.filename");
     bind_encoder_ports(config, onnx::read_graph_info(encoder_file), encoder_file.string(), encoder);
     auto audio = read_audio_processor(dir);
     if (!audio)

@@ -282,7 +282,7 @@ TEST(EncoderDecoderRun, MediaIsRequiredAndChecked) {
   expect_error(greedy({}), "media", "give one audio input");
   MediaInput image = audio("x");
   image.kind = MediaInput::Kind::kImage;
-  expect_error(greedy({image}), "media[0]", "an image");
+  expect_error(greedy({image}), "media[0]", "no image encoder");
   expect_error(greedy({audio(sine_wav(440, 0.5)), audio(sine_wav(440, 0.5))}), "media[1]", "one audio clip");
 }
 
