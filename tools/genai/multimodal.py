@@ -18,8 +18,9 @@ Graphs that compute, with the ports and dtypes of the shared dummies, at toy siz
     KV layer of 2 heads x 8: presents are past ++ projections of the input, logits read the input
     and the masked mean of the values).
   OUT_DIR/mm-gemma4-audio: the same plus a speech session (audio_embeds [batch, frames, 128],
-    audio_sizes -> audio_features) with a Gemma4LogMel audio_feature_extraction.json, and an
-    embedding that also scatters audio features at AUDIO_ID.
+    input_features_mask, audio_sizes -> audio_features [num_audio_tokens, 32], see speech()) with
+    the Gemma4LogMel audio_feature_extraction.json ORT GenAI's gemma4 folder has, and an embedding
+    that also scatters audio features at AUDIO_ID (the k-th AUDIO_ID takes row k).
   OUT_DIR/mm-phi3v: type phi3v without a processor config; vision takes float16 pixel_values
     [num_images, max_num_crops, 3, height, width] and image_sizes, makes float16 image_features;
     the embedding takes them; its decoder has no position_ids.
@@ -163,13 +164,31 @@ def embedding(path, features_dtype=FLOAT, audio=False):
 
 
 def speech(path):
-    """audio_embeds [b, frames, 128] + audio_sizes [b] -> audio_features [b, frames, H]."""
+    """Gemma-4's speech ports: audio_embeds [b, frames, 128] float, input_features_mask [b, frames]
+    bool, audio_sizes [b] int64 -> audio_features [num_audio_tokens, H]: a projection of each frame,
+    zeroed where the mask is false, through two depthwise 1-D convolutions (kernel 3, stride 2,
+    padding 1: Gemma-4's frame-to-token arithmetic), plus audio_sizes times a learned row (batch 1)."""
+    conv = dict(group=HIDDEN, kernel_shape=[3], strides=[2], pads=[1, 1])
     nodes = [node("MatMul", ["audio_embeds", "wa"], ["proj"]),
+             node("Cast", ["input_features_mask"], ["mask_f"], to=FLOAT),
+             node("Unsqueeze", ["mask_f", "axis2"], ["mask_u"]),
+             node("Mul", ["proj", "mask_u"], ["masked"]),
+             node("Transpose", ["masked"], ["channels"], perm=[0, 2, 1]),
+             node("Conv", ["channels", "k1"], ["conv1"], **conv),
+             node("Conv", ["conv1", "k2"], ["conv2"], **conv),
+             node("Transpose", ["conv2"], ["tokens"], perm=[0, 2, 1]),
+             node("Reshape", ["tokens", "rows"], ["token_rows"]),
              node("Cast", ["audio_sizes"], ["sizes_f"], to=FLOAT),
              node("ReduceSum", ["sizes_f"], ["size_sum"], keepdims=0),
-             node("Add", ["proj", "size_sum"], ["audio_features"])]
-    save(nodes, [value("audio_embeds", FLOAT, ["batch_size", "num_frames", 128]), value("audio_sizes", INT64, ["batch_size"])],
-         [value("audio_features", FLOAT, ["batch_size", "num_audio_tokens", HIDDEN])], [weight("wa", [128, HIDDEN])], path)
+             node("Mul", ["size_sum", "wsize"], ["size_row"]),
+             node("Add", ["token_rows", "size_row"], ["audio_features"])]
+    inits = [weight("wa", [128, HIDDEN]), weight("k1", [HIDDEN, 1, 3]), weight("k2", [HIDDEN, 1, 3]),
+             weight("wsize", [HIDDEN]), const("axis2", np.array([2], np.int64)),
+             const("rows", np.array([-1, HIDDEN], np.int64))]
+    save(nodes, [value("audio_embeds", FLOAT, ["batch_size", "num_frames", 128]),
+                 value("input_features_mask", TensorProto.BOOL, ["batch_size", "num_frames"]),
+                 value("audio_sizes", INT64, ["batch_size"])],
+         [value("audio_features", FLOAT, ["num_audio_tokens", HIDDEN])], inits, path)
 
 
 def gemma4_vision(path, patch, pooling):
@@ -315,9 +334,10 @@ def mm_qwen(out):
 
 
 def mm_gemma4_audio(out):
-    """mm-gemma4 plus a speech session (audio_feature_extraction.json: Gemma4LogMel, whose framing
-    the importer refuses by name) and an embedding that takes audio_features too."""
+    """mm-gemma4 plus a speech session (audio_feature_extraction.json: Gemma4LogMel, as in the
+    shared gemma4 folder) and an embedding that takes audio_features too."""
     mm_gemma4(out)
+    tokenizer(os.path.join(out, "tokenizer.json"), {**SPECIALS, AUDIO_ID: "<|audio|>"})
     embedding(os.path.join(out, "embedding.onnx"), audio=True)
     speech(os.path.join(out, "speech.onnx"))
     write_json(os.path.join(out, "audio_feature_extraction.json"), {"feature_extraction": {"sequence": [
