@@ -3,7 +3,9 @@
 
 #include "chat_convert.h"
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <variant>

@@ -37,7 +37,7 @@ MediaInput media_from(py::handle item, MediaInput::Kind kind, const std::string&
     m.bytes = read_media_file(path, where);
     m.origin = path;
   } else {
-    bad(where, std::string("expected bytes (the encoded file) or a path, got ") + Py_TYPE(item.ptr())->tp_name);
+    throw py::type_error(where + " must be bytes (the encoded file) or a path, not " + Py_TYPE(item.ptr())->tp_name);
   }
   return m;
 }
@@ -51,7 +51,7 @@ std::string part_type(py::dict d, const std::string& where) {
 
 std::vector<MediaInput> media_list_from(const char* function, const char* name, MediaInput::Kind kind, py::handle value) {
   if (!py::isinstance<py::sequence>(value) || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()))
-    bad(name, std::string(function) + "(): expected a list of bytes or paths");
+    throw py::type_error(std::string(function) + "(): " + name + " must be a list of bytes or file paths");
   std::vector<MediaInput> out;
   std::size_t i = 0;
   for (py::handle item : value) out.push_back(media_from(item, kind, std::string(name) + "[" + std::to_string(i++) + "]"));

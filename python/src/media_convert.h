@@ -7,8 +7,9 @@
 //   chat content parts: a message's "content" may be a list of {"type": "text", "text": str},
 //   {"type": "image", "image": bytes | path} and {"type": "audio", "audio": bytes | path}
 //   (Hugging Face's processor-chat shape), in order.
-// Conversion only: decoding and limits are the generate stage's. A wrong shape raises
-// ogai.InvalidArgumentError naming the keyword or element; an unreadable path names the path.
+// Conversion only: decoding and limits are the generate stage's. A wrong type raises TypeError
+// naming the keyword or element, a malformed content part ogai.InvalidArgumentError; an
+// unreadable path names the path.
 #pragma once
 
 #include <string>

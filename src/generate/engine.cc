@@ -310,7 +310,7 @@ void Engine::admit() {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
     waiting_.pop_front();
     if (prefix_ && sequence->accepts_cached_prefix() && !sequence->has_state()) {
-      if (auto cached = prefix_->lookup(sequence->prompt())) sequence->state() = std::move(*cached);
+      if (auto cached = prefix_->lookup(sequence->prompt(), sequence->prompt_media())) sequence->state() = std::move(*cached);
     }
     reservations_.emplace(sequence.get(), kv_budget_.reserve(projected_bytes(*sequence)));
     prefilling_.push_back(std::move(sequence));

@@ -73,6 +73,8 @@ class LiveSequence : public Generation {
   bool done() const override { return phase_ == Phase::kDone; }
   // The prompt as it will be fed (after truncation).
   std::span<const TokenId> prompt() const { return result_.prompt_ids; }
+  // Where the prompt's media sit (empty without media): prefix reuse must match them too.
+  const MediaMarks& prompt_media() const;
   // The most positions the sequence can reach: prompt + max_new_tokens, within the context.
   std::int64_t max_positions() const;
   // Prompt tokens not fed yet (before the first prefill(): those beyond the kept prefix).
