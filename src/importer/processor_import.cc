@@ -180,17 +180,43 @@ void gemma4_transform(Builder& b, const Json& op, const std::string& path) {
   b.patched = true;
   made(b, "pixel_values", "pixels", pixels);
   made(b, "pixel_position_ids", "patch_coordinates", b.add({{"op", "emit_patch_coordinates"}, {"inputs", OJson::array({pixels})}}));
-  b.notes.push_back(path + " Gemma4ImageTransform: resized with ogai's 8-bit (Pillow) bicubic resize; Hugging Face "
-                           "and onnxruntime-extensions resample in float without clipping (within 1/255 before "
-                           "rescaling; equal when the image is already at its target size)");
 }
 
-[[noreturn]] void phi3_transform(const Builder& b, const std::string& path) {
-  b.r.refuse(path + ".type",
-             "'Phi3ImageTransform' (Phi-3-V's HD transform) has no ogai image op yet: missing steps 'phi3v_hd' = the "
-             "crop-count search up to num_crops, a bilinear resize to scale x 336 wide, centred white padding to "
-             "multiples of 336, CLIP normalization, a 336 x 336 bicubic global image of the normalized pixels, the "
-             "336 x 336 crops padded with zero crops to num_crops + 1, and image_sizes [height, width]");
+// Phi-3-V's HD transform as Hugging Face's Phi3VImageProcessor (docs/media.md): alpha over
+// white, the hd_transform tiles (336, num_crops, bilinear, white canvas, the global image first),
+// CLIP normalization, the canvas size (image_sizes), the token count and the crops padded to
+// num_crops + 1. It reads the decoded image, so it must follow DecodeImage (and ConvertRGB) only.
+void phi3_transform(Builder& b, const Json& op, const std::string& path) {
+  const Json a = operation_attrs(b.r, op, path, {"num_crops", "num_img_tokens"});
+  need_decoded(b, path, "Phi3ImageTransform");
+  check_rgb(b, path + ".type");
+  if (b.transforms.size() != 1)
+    b.r.refuse(path + ".type", "'Phi3ImageTransform' after another pixel operation: the HD transform reads the decoded image");
+  if (!a.contains("num_crops"))
+    b.r.refuse(path + ".attrs.num_crops", "missing: Hugging Face's processor defaults to 1 crop and onnxruntime-extensions "
+                                          "uses 16, so ogai does not guess the crop count");
+  const std::int64_t crops = positive(b.r, a, path, "num_crops", 4);
+  const std::int64_t tokens = positive(b.r, a, path, "num_img_tokens", 144);
+  const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(tokens))));
+  if (side * side != tokens)
+    b.r.refuse(path + ".attrs.num_img_tokens", fmt::format("is {}; Phi-3-V's token count needs a square (144 = 12 x 12)", tokens));
+  if (crops > 64) b.r.refuse(path + ".attrs.num_crops", fmt::format("is {}; at most 64 crops", crops));
+  b.transforms[0] = {{"op", "decode"}, {"outputs", b.transforms[0]["outputs"]}};
+  b.add({{"op", "convert_rgb"}, {"background", {255, 255, 255}}});
+  b.add({{"op", "tile"}, {"mode", "hd_transform"}, {"tile_size", 336}, {"max_tiles", crops}, {"interpolation", "bilinear"},
+         {"canvas_pad_value", 255}, {"thumbnail_order", "prepend"}, {"include_thumbnail", true}});
+  b.add({{"op", "rescale"}, {"scale", 1.0 / 255.0}});
+  const std::string pixels = b.add({{"op", "normalize"}, {"mean", {0.48145466, 0.4578275, 0.40821073}},
+                                    {"std", {0.26862954, 0.26130258, 0.27577711}}});
+  made(b, "image_sizes", "transformed_size", b.add({{"op", "emit_transformed_size"}, {"inputs", OJson::array({pixels})}}));
+  made(b, "num_img_tokens", "token_count",
+       b.add({{"op", "emit_token_count"}, {"inputs", OJson::array({pixels})}, {"tokens_per_tile", tokens}}));
+  made(b, "pixel_values", "pixels",
+       b.add({{"op", "pad"}, {"inputs", OJson::array({pixels})}, {"target_length", crops + 1}, {"pad_value", 0.0}}));
+  b.patched = true;
+  b.notes.push_back(path + " Phi3ImageTransform: Hugging Face's Phi3VImageProcessor with num_crops " + std::to_string(crops) +
+                    "; onnxruntime-extensions' kernel (read at its 2026 head) pads to 16 + 1 crops whatever num_crops says "
+                    "and makes the global image with Pillow's bicubic instead of PyTorch's");
 }
 
 void image_operation(Builder& b, const Json& entry, const std::string& path) {
@@ -209,10 +235,10 @@ void image_operation(Builder& b, const Json& entry, const std::string& path) {
   else if (type == "Normalize") normalize(b, op, at);
   else if (type == "PatchImage") patch_image(b, op, at);
   else if (type == "Gemma4ImageTransform") gemma4_transform(b, op, at);
-  else if (type == "Phi3ImageTransform") phi3_transform(b, at);
+  else if (type == "Phi3ImageTransform") phi3_transform(b, op, at);
   else
     b.r.refuse(at + ".type", "'" + type + "' is not an image operation ogai translates (DecodeImage, ConvertRGB, "
-                             "Resize, Rescale, Normalize, PatchImage, Gemma4ImageTransform)");
+                             "Resize, Rescale, Normalize, PatchImage, Gemma4ImageTransform, Phi3ImageTransform)");
 }
 
 std::string file_name(const JsonReader& r) { return r.origin().filename().string(); }

@@ -92,14 +92,68 @@ TEST(MultimodalImport, SharedGemma4VisionPipeline) {
   EXPECT_EQ(wf["inputs"]["request.accepted_len"]["source"]["name"], "accepted_len");
   EXPECT_EQ(doc["model"]["vocab_size"], 262144);
   EXPECT_EQ(doc["package"]["tokenizer"]["special_tokens"]["eos"]["id"], 1);
-  EXPECT_NE(text.find("8-bit (Pillow) bicubic resize"), std::string::npos) << text;
+  // The program is Hugging Face's (docs/media.md): no processor difference in the header.
+  EXPECT_EQ(text.find("# multimodal: processor_config.json"), std::string::npos) << text;
 }
 
-// phi3-v: Phi-3-V's HD transform has no image op yet; the import names the step.
-TEST(MultimodalImport, SharedPhi3vNamesTheHdTransform) {
-  expect_refused([] { import_genai_folder(kShared / "phi3-v"); },
-                 {"processor_config.json", "processor.transforms[2].operation.type", "'Phi3ImageTransform'", "phi3v_hd",
-                  "num_crops"});
+// phi3-v: Phi3ImageTransform becomes Hugging Face's Phi3VImageProcessor as a program (the HD
+// transform tiles, CLIP normalization, the canvas size, crops padded to num_crops + 1), in the
+// vision graph's float16; the program is procimage's (docs/media.md) op for op.
+TEST(MultimodalImport, SharedPhi3vBecomesTheHdProgram) {
+  std::string text;
+  const json doc = imported(kShared / "phi3-v", &text);
+  const json& image = doc["preprocessing"]["image"];
+  EXPECT_EQ(ops(image), (std::vector<std::string>{"decode", "convert_rgb", "tile", "rescale", "normalize",
+                                                  "emit_transformed_size", "emit_token_count", "pad"}));
+  const json& t = image["transforms"];
+  EXPECT_EQ(t[1]["background"], json({255, 255, 255}));
+  EXPECT_EQ(t[2]["mode"], "hd_transform");
+  EXPECT_EQ(t[2]["tile_size"], 336);
+  EXPECT_EQ(t[2]["max_tiles"], 4);  // num_crops
+  EXPECT_EQ(t[2]["interpolation"], "bilinear");
+  EXPECT_EQ(t[2]["canvas_pad_value"], 255);
+  EXPECT_EQ(t[2]["thumbnail_order"], "prepend");
+  EXPECT_NEAR(t[3]["scale"].get<double>(), 1.0 / 255.0, 1e-12);
+  EXPECT_NEAR(t[4]["mean"][0].get<double>(), 0.48145466, 1e-9);
+  EXPECT_NEAR(t[4]["std"][2].get<double>(), 0.27577711, 1e-9);
+  EXPECT_EQ(t[6]["tokens_per_tile"], 144);  // num_img_tokens
+  EXPECT_EQ(t[7]["target_length"], 5);      // num_crops + 1
+  ASSERT_EQ(image["outputs"].size(), 2u);
+  EXPECT_EQ(image["outputs"][0]["name"], "image.pixel_values");
+  EXPECT_EQ(image["outputs"][0]["dtype"], "float16");
+  EXPECT_EQ(image["outputs"][0]["source"], t[7]["outputs"][0]);
+  EXPECT_EQ(image["outputs"][0]["contract"]["shape"], json({"num_images", "max_num_crops", 3, "height", "width"}));
+  EXPECT_EQ(image["outputs"][1]["name"], "image.image_sizes");
+  EXPECT_EQ(image["outputs"][1]["content"], "transformed_size");
+  EXPECT_EQ(image["outputs"][1]["source"], t[5]["outputs"][0]);
+  EXPECT_EQ(step_components(doc), (std::vector<std::string>{"image_preprocess", "vision", "embedding", "decoder", "emit"}));
+  EXPECT_NE(text.find("# multimodal: processor_config.json processor.transforms[2].operation Phi3ImageTransform: "
+                      "Hugging Face's Phi3VImageProcessor with num_crops 4"), std::string::npos) << text;
+}
+
+TEST(MultimodalImport, Phi3TransformSettingsAreRefusedByName) {
+  const json shared = json::parse(read_file(kShared / "phi3-v" / "processor_config.json"));
+  const auto refused = [](const json& p, const std::vector<std::string>& fragments) {
+    expect_refused([&] {
+      parse_image_processor(p.dump(), "dir/processor_config.json", {{"pixel_values", "image.pixel_values", DataType::kFloat16}});
+    }, fragments);
+  };
+  json p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"].erase("num_crops");
+  refused(p, {"processor.transforms[2].operation.attrs.num_crops", "missing", "16"});
+  p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"]["num_img_tokens"] = 150;
+  refused(p, {"processor.transforms[2].operation.attrs.num_img_tokens", "150", "square"});
+  p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"]["hd_num"] = 4;
+  refused(p, {"processor.transforms[2].operation.attrs.hd_num", "num_crops, num_img_tokens"});
+  p = shared;
+  p["processor"]["transforms"].erase(1);  // BGR reaches the HD transform
+  refused(p, {"processor.transforms[1].operation.type", "BGR order"});
+  p = shared;
+  p["processor"]["transforms"].insert(p["processor"]["transforms"].begin() + 2,
+                                      json::object({{"operation", {{"type", "Rescale"}}}}));
+  refused(p, {"processor.transforms[3].operation.type", "after another pixel operation"});
 }
 
 // Without a processor config its vision inputs are request inputs (preprocessed by the caller).
