@@ -102,7 +102,7 @@ ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const 
     chat.template_kwargs = parse_kwargs(template_kwargs_json);
     const std::vector<ogai::ChatMessage> messages = ogai::capi::parse_messages(messages_json);
     const ogai::ChatPrompt prompt = model->model->prepare_chat(messages, chat);
-    ogai::GenerationOptions o = options ? options->options : ogai::GenerationOptions{};
+    ogai::GenerationOptions o = options ? options->options : ogai::capi::front_end_options();
     o.add_special_tokens = false;  // the template writes them
     if (prompt.constraint) {
       if (o.response_format)
