@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   cli::add_serve_command(app, result);
   cli::add_quantize_command(app, result);
   cli::add_compare_command(app, result);
+  cli::add_preprocess_command(app, result);
   cli::add_help_command(app, result);
   cli::add_completion_command(app, result);
 

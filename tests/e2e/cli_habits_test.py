@@ -29,7 +29,7 @@ POSITIONALS = {
     "inspect": [STORIES], "template": [STORIES, "--messages", os.path.abspath(__file__)], "parse-reply": [STORIES], "validate": [STORIES], "import": [STORIES],
     "tokenize": [STORIES], "generate": [STORIES], "run": [STORIES], "chat": [STORIES], "bench": [STORIES],
     "serve": [STORIES], "quantize": [STORIES, STORIES], "compare": [STORIES, STORIES], "help": [],
-    "completion": ["bash"],
+    "completion": ["bash"], "preprocess": [STORIES],
 }
 
 
