@@ -10,7 +10,7 @@ FlagSpec flag_spec(const CLI::Option& opt) {
   f.longs = opt.get_lnames();
   f.shorts = opt.get_snames();
   f.help = opt.get_description();
-  f.takes_value = opt.get_type_size_max() > 0;
+  f.takes_value = opt.get_expected_max() != 0;  // flags expect 0 values
   return f;
 }
 

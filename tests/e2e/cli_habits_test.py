@@ -161,6 +161,15 @@ class Completion(unittest.TestCase):
                 for flag in long_flags("generate"):
                     self.assertIn(flag[2:], text, f"{shell}: {flag}")
 
+    def test_fish_marks_the_flags_that_take_a_value(self):
+        lines = self.script("fish").splitlines()
+        stream = [l for l in lines if "seen_subcommand_from generate'" in l and " -l stream " in l]
+        tokens = [l for l in lines if "seen_subcommand_from generate'" in l and " -l max-new-tokens " in l]
+        self.assertEqual(len(stream), 1, lines)
+        self.assertNotIn(" -r ", stream[0])
+        self.assertEqual(len(tokens), 1, lines)
+        self.assertIn(" -r ", tokens[0])
+
     def complete(self, *words):
         """COMPREPLY of the bash function for `ogai words...` (the last word is being typed)."""
         line = " ".join(["ogai", *words])
