@@ -47,12 +47,13 @@ std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt) 
 }
 
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
-                double& run_seconds, const StepHook& on_step) {
+                double& run_seconds, const StepHook& on_step, Logits logits) {
   const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
+  const std::int64_t keep = logits == Logits::kLast ? 1 : Decoder::kAllLogits;
   StepOutput out;
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
-    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache);
+    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache, keep);
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);
     state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);
