@@ -170,7 +170,7 @@ int run(const Args& a, const std::string& self) {
 int main(int argc, char** argv) {
   Args a;
   const std::string self = fs::canonical("/proc/self/exe").string();
-  if (argc == 11 && std::string(argv[1]) == "--child") {
+  if (argc == 10 && std::string(argv[1]) == "--child") {
     a.rounds = std::atoi(argv[4]);
     a.prompt_len = std::atoi(argv[5]);
     a.threads = std::atoi(argv[6]);

@@ -4,11 +4,16 @@
 // knows which rows it got.
 #include <gtest/gtest.h>
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/log.h"
 #include "generate/decoder.h"
 #include "generate/model_impl.h"
 #include "ogai/ogai.h"
@@ -50,6 +55,42 @@ TEST(LogitsCutDecoderTest, AStepKnowsWhichRowsItGot) {
   const generate::StepOutput every = prefill(cut, generate::Decoder::kAllLogits);
   EXPECT_EQ(every.logits_from, 0);
   for (std::int64_t p = 0; p < 5; ++p) EXPECT_TRUE(same_floats(every.row_logits(0, p), all.row_logits(0, p))) << p;
+}
+
+// stories260k with one more reader of its logits (an ArgMax output): a graph the rewrite declines.
+fs::path stories_with_argmax() {
+  const fs::path path = fs::path(OGAI_BINARY_DIR) / "logits_cut_test/argmax.onnx";
+  fs::create_directories(path.parent_path());
+  MappedFile file(testing::stories_spec().artifact);
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromArray(file.data(), static_cast<int>(file.size())));
+  auto* node = m.mutable_graph()->add_node();
+  node->set_op_type("ArgMax");
+  node->add_input("logits");
+  node->add_output("best");
+  auto* out = m.mutable_graph()->add_output();
+  out->set_name("best");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::INT64);
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return path;
+}
+
+TEST(LogitsCutDecoderTest, ADeclinedGraphRunsAsExportedAndSaysWhyOnce) {
+  generate::DecoderSpec spec = testing::stories_spec();
+  spec.artifact = stories_with_argmax();
+  const LogLevel before = log_level();
+  set_log_level(LogLevel::kInfo);
+  ::testing::internal::CaptureStderr();
+  const generate::Decoder d(spec, {});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  set_log_level(before);
+  EXPECT_TRUE(d.keep_input().empty());
+  const std::string reason = "'logits' is also read by other nodes";
+  ASSERT_NE(log.find(reason), std::string::npos) << log;
+  EXPECT_EQ(log.find(reason, log.find(reason) + 1), std::string::npos) << log;  // once
+  const generate::StepOutput out = prefill(d, 1);
+  EXPECT_EQ(out.logits.shape(), (ort::Shape{1, 5, 512}));  // every position, whatever `keep` says
+  EXPECT_EQ(out.logits_from, 0);
 }
 
 // Loads `package` with the cut (the default) or without it (OGAI_LOGITS_CUT=0).
