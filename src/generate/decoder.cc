@@ -8,6 +8,8 @@
 #include "base/log.h"
 #include "generate/index_feed.h"
 #include "onnx/logits_cut.h"
+#include "onnx/textproto.h"
+#include "ort/session_cache.h"
 
 namespace ogai::generate {
 namespace {
@@ -42,12 +44,34 @@ bool cut_enabled(const DecoderSpec& spec) {
   return env == nullptr || std::string_view(env) != "0";
 }
 
+// OGAI_SESSION_CACHE=DIR: ONNX Runtime's optimized, pre-packed graphs are saved there and loaded
+// from there on the next start (ort/session_cache.h); unset or empty: no cache.
+std::filesystem::path session_cache_dir() {
+  const char* env = std::getenv("OGAI_SESSION_CACHE");
+  return env == nullptr ? std::filesystem::path() : std::filesystem::path(env);
+}
+
+// A session on `bytes` (the graph as it will run), through the session cache when one is set.
+ort::Session session_on(std::string_view bytes, const DecoderSpec& spec, const ort::SessionOptions& options) {
+  const std::filesystem::path cache = session_cache_dir();
+  if (cache.empty()) return ort::Session::from_bytes(bytes, options, spec.artifact.parent_path(), spec.artifact.string());
+  return ort::open_cached(cache, bytes, spec.artifact.parent_path(), options, spec.artifact.string());
+}
+
+// The graph file as it is, through the session cache when one is set.
+ort::Session session_on_file(const DecoderSpec& spec, const ort::SessionOptions& options) {
+  std::error_code ec;
+  if (session_cache_dir().empty() || !std::filesystem::is_regular_file(spec.artifact, ec))
+    return ort::Session::open(spec.artifact, options);
+  return session_on(onnx::load_model_bytes(spec.artifact), spec, options);
+}
+
 // The decoder's session: over the graph with its logits cut (setting `keep_input`) when the
 // rewrite recognises it, else over the file as it is.
 ort::Session open_session(const DecoderSpec& spec, const ort::SessionOptions& options, std::string& keep_input) {
   std::error_code ec;
   if (!cut_enabled(spec) || !std::filesystem::is_regular_file(spec.artifact, ec))
-    return ort::Session::open(spec.artifact, options);
+    return session_on_file(spec, options);
   onnx::LogitsCut cut;
   try {
     cut = onnx::cut_logits(spec.artifact, spec.logits_output);
@@ -57,11 +81,11 @@ ort::Session open_session(const DecoderSpec& spec, const ort::SessionOptions& op
   if (!cut.model) {
     log(LogLevel::kInfo, "{}: logits computed for every position (the graph was not cut: {})", spec.artifact.string(),
         cut.declined);
-    return ort::Session::open(spec.artifact, options);
+    return session_on_file(spec, options);
   }
   keep_input = onnx::kLogitsKeepInput;
   log(LogLevel::kDebug, "{}: logits cut to the positions each run asks for ('{}')", spec.artifact.string(), keep_input);
-  return ort::Session::from_bytes(*cut.model, options, spec.artifact.parent_path(), spec.artifact.string());
+  return session_on(*cut.model, spec, options);
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ struct StepOutput {
 // graph (onnx/logits_cut.h) so that each run computes the logits of its last `keep` positions
 // only; a graph the rewrite does not recognise runs as it is (logged once, at info level, with the
 // reason) and every run then computes every position's logits, whatever `keep` says.
+// With OGAI_SESSION_CACHE=DIR set, the session is created through ONNX Runtime's optimized-model
+// cache in DIR (ort/session_cache.h: saved once, the next start skips optimizing and pre-packing).
 class Decoder {
  public:
   // Every position's logits (keep = 0).

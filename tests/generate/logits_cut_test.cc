@@ -167,5 +167,26 @@ TEST(LogitsCutModelTest, NChoicesAndSpeculationOnACutGraph) {
                       cut->generate("Once upon a time, there was a girl. Once upon a time", o));
 }
 
+TEST(SessionCacheModelTest, ACachedCutDecoderGivesTheSameTokens) {
+  const fs::path stories = fs::path(OGAI_BINARY_DIR) / "packages/stories260k";
+  const fs::path cache = fs::path(OGAI_BINARY_DIR) / "logits_cut_test/session_cache";
+  fs::remove_all(cache);
+  GenerationOptions o;
+  o.max_new_tokens = 16;
+  o.logprobs = 3;
+  o.sampling.temperature = 0;
+  const GenerationResult plain = load(stories, true)->generate("Once upon a time", o);
+  setenv("OGAI_SESSION_CACHE", cache.c_str(), 1);
+  const GenerationResult building = load(stories, true)->generate("Once upon a time", o);  // writes the entry
+  ASSERT_FALSE(fs::is_empty(cache));
+  const GenerationResult cached = load(stories, true)->generate("Once upon a time", o);  // reads it
+  unsetenv("OGAI_SESSION_CACHE");
+  expect_same_results(plain, building);
+  EXPECT_EQ(plain.ids, cached.ids);
+  ASSERT_EQ(plain.logprobs.size(), cached.logprobs.size());
+  for (std::size_t i = 0; i < plain.logprobs.size(); ++i)
+    EXPECT_NEAR(plain.logprobs[i].logprob, cached.logprobs[i].logprob, 1e-5f) << i;
+}
+
 }  // namespace
 }  // namespace ogai
