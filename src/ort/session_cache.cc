@@ -60,11 +60,15 @@ std::string manifest(const fs::path& dir) {
                      static_cast<unsigned long long>(fs::file_size(dir / kData)));
 }
 
+constexpr std::uintmax_t kMaxKeyBytes = 1 << 20;    // the key text and manifest
+constexpr std::uintmax_t kMaxGraphBytes = 256 << 20;  // the optimized graph (weights are in the data file)
+
 bool valid_entry(const fs::path& dir, const std::string& key) {
   if (!trusted(dir, true)) return false;
   for (const char* name : {kModel, kData, kKey})
     if (!trusted(dir / name, false)) return false;
   try {
+    if (fs::file_size(dir / kKey) > kMaxKeyBytes || fs::file_size(dir / kModel) > kMaxGraphBytes) return false;
     return read_file(dir / kKey) == key + kManifest + manifest(dir);
   } catch (const std::exception&) {
     return false;

@@ -9,7 +9,8 @@
 // specific to the kernels chosen for it), a hash of the model bytes and each external-data file's
 // name, size and modification time. An entry is used only when key.txt equals the key and records
 // the sizes and hash of what it holds, and when the directory and files are not symbolic links,
-// belong to this user and are writable by no one else; anything else is rebuilt (an entry of this
+// belong to this user and are writable by no one else (and key.txt is at most 1 MiB, the graph
+// at most 256 MiB: what is read to check them); anything else is rebuilt (an entry of this
 // user's) or left alone (someone else's: then no cache is used). Entries are written into a staging
 // directory and renamed into place, so a reader never sees half an entry; files ogai did not create
 // are never overwritten. CPU provider only (others bypass the cache). Not thread-safe for the same

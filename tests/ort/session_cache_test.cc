@@ -87,6 +87,9 @@ TEST_F(SessionCacheTest, TamperedEntriesAreRebuilt) {
   EXPECT_EQ(use, CacheUse::kBuilt);
   open(use);
   EXPECT_EQ(use, CacheUse::kHit);
+  fs::resize_file(entry() / "key.txt", (1 << 20) + 1);  // over the key's budget: not read
+  open(use);
+  EXPECT_EQ(use, CacheUse::kBuilt);
 }
 
 TEST_F(SessionCacheTest, ADifferentModelOrOptionHasAnotherKey) {
