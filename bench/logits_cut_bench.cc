@@ -168,8 +168,8 @@ fs::path generated(const fs::path& work, const std::string& name, const std::str
 int run(const Args& args) {
   std::vector<fs::path> packages = args.packages;
   if (packages.empty()) {
-    packages.push_back(generated(args.work, "llama-100m-v32k", "--bench --vocab=32000 --context=4352"));
-    packages.push_back(generated(args.work, "llama-v262k", "--vocab=262144 --context=4352"));
+    packages.push_back(generated(args.work, "llama-100m-v32k", "--bench --vocab 32000 --context 4352"));
+    packages.push_back(generated(args.work, "llama-v262k", "--vocab 262144 --context 4352"));
   }
   std::ifstream load_avg("/proc/loadavg");
   std::string la1, la5, la15;

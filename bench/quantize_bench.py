@@ -1,7 +1,13 @@
 """`ogai quantize` speed and accuracy on a ~100M-parameter Llama-style model built at bench time.
 
     /usr/bin/python3 bench/quantize_bench.py OGAI [--work DIR] [--pairs N] [--gen N] [--prompt-len N]
-        [--threads 1,2] [--configs 32:4,64:4,128:4,32:0] [--tokens N] [--no-lm-head] [--reuse]
+        [--threads 1,2] [--configs 32:4,64:4,128:4,32:0] [--tokens N] [--no-lm-head] [--reuse] [--vocab N]
+
+A configuration is BLOCK:LEVEL[:hBITS][:eBITS]: the block size and accuracy level of every MatMul,
+then optionally the lm-head's precision (h4 = 4-bit, the default unless --no-lm-head; h8 = 8-bit;
+h32 = left fp32) and the token embedding's (e4 / e8; default left fp32). --vocab N builds the model
+with an N-id vocabulary (embedding and lm-head N x 768) instead of 512, where the head's precision
+matters (a 32k head is 98 MB in fp32).
 
 tools/genai/builder_llama.py --bench writes the fp32 folder (random weights from a fixed seed;
 stories260k's tokenizer). Each configuration BLOCK:LEVEL is quantized (symmetric, --lm-head) and
@@ -67,24 +73,39 @@ def main():
     ap.add_argument("--configs", default="32:4,64:4,128:4,32:0")
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--no-lm-head", action="store_true")
+    ap.add_argument("--vocab", type=int, default=0, help="the bench model's vocabulary (default 512)")
     ap.add_argument("--reuse", action="store_true",
                     help="keep 4-bit packages and compare results already in --work (speed re-runs only)")
     args = ap.parse_args()
     shared = os.environ.get("OGAI_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
-    base = os.path.join(args.work, "llama100m-fp32")
+    tag = f"v{args.vocab}-" if args.vocab else ""
+    base = os.path.join(args.work, f"llama100m-{tag}fp32")
     if not os.path.exists(os.path.join(base, "model.onnx")):
         run("/usr/bin/python3", os.path.join(ROOT, "tools", "genai", "builder_llama.py"), base,
-            os.path.join(shared, "models", "stories260k", "tokenizer.json"), "--bench")
+            os.path.join(shared, "models", "stories260k", "tokenizer.json"), "--bench",
+            *(["--vocab", str(args.vocab)] if args.vocab else []))
     print(f"model: {base} ({os.path.getsize(os.path.join(base, 'model.onnx.data')) / 2**20:.0f} MiB fp32 weights); "
           f"prompt {args.prompt_len}, {args.gen} generated, median of {args.pairs} pairs; load average {loadavg()}")
-    print("| block | level | threads | decode fp32 | decode q4 | ratio | prefill fp32 | prefill q4 | ratio |"
-          " agreement | KL mean | KL max | first divergence |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| block | level | head | embedding | MiB | threads | decode fp32 | decode q4 | ratio | prefill fp32 | prefill q4 |"
+          " ratio | agreement | KL mean | KL max | first divergence |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for config in args.configs.split(","):
-        block, level = config.split(":")
-        q4 = os.path.join(args.work, f"llama100m-q4-b{block}-l{level}")
-        flags = ["--block-size", block, "--accuracy-level", level, "--force"] + ([] if args.no_lm_head else ["--lm-head"])
-        cached = os.path.join(args.work, f"compare-b{block}-l{level}-t{args.tokens}.json")
+        block, level, *parts = config.split(":")
+        head = "32" if args.no_lm_head else "4"
+        embedding = "32"
+        for part in parts:
+            if part[:1] == "h" and part[1:] in ("4", "8", "32"):
+                head = part[1:]
+            elif part[:1] == "e" and part[1:] in ("4", "8"):
+                embedding = part[1:]
+            else:
+                sys.exit(f"{config}: {part!r} is not hBITS (h4, h8, h32) or eBITS (e4, e8)")
+        name = f"{tag}b{block}-l{level}-h{head}-e{embedding}"
+        q4 = os.path.join(args.work, f"llama100m-q4-{name}")
+        flags = ["--block-size", block, "--accuracy-level", level, "--force"]
+        flags += [] if head == "32" else ["--lm-head-bits", head]
+        flags += [] if embedding == "32" else ["--embeddings-bits", embedding]
+        cached = os.path.join(args.work, f"compare-{name}-t{args.tokens}.json")
         if not (args.reuse and os.path.exists(os.path.join(q4, "model.onnx"))):
             run(args.ogai, "quantize", base, q4, *flags)
         if not (args.reuse and os.path.exists(cached)):
@@ -94,7 +115,9 @@ def main():
             acc = json.loads(f.read())
         for threads in [int(t) for t in args.threads.split(",")]:
             d0, d1, dr, p0, p1, pr = paired(args.ogai, base, q4, threads, args)
-            print(f"| {block} | {level} | {threads} | {d0:.1f} | {d1:.1f} | {dr:.2f}x | {p0:.0f} | {p1:.0f} | {pr:.2f}x |"
+            size = sum(os.path.getsize(os.path.join(q4, f)) for f in os.listdir(q4)) / 2**20
+            print(f"| {block} | {level} | {head} | {embedding} | {size:.0f} | {threads} | {d0:.1f} | {d1:.1f} | {dr:.2f}x |"
+                  f" {p0:.0f} | {p1:.0f} | {pr:.2f}x |"
                   f" {acc['greedy_agreement']:.3f} | {acc['kl_mean']:.4f} | {acc['kl_max']:.3f} |"
                   f" {' '.join(str(x) for x in acc['first_divergence'])} |", flush=True)
     print(f"load average at the end: {loadavg()}")

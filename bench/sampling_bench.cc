@@ -15,8 +15,12 @@
 // median over rounds of the thread's CPU time per call (clock_gettime(CLOCK_THREAD_CPUTIME_ID): a
 // loaded machine's preemptions are not counted), the samplers' minus the copy's median. Ratios
 // are of medians measured in this process.
-//   sampling_bench [--quick] [--rounds N] [--vocab V]
+// --batch adds what a decode step of the engine pays: its rows (16, one sampler each) sampled one
+// after another against the same rows sampled on a WorkPool of the machine's hardware threads (the
+// engine's sampling pool, base/work_pool.h); wall time per step, medians of alternating rounds.
+//   sampling_bench [--quick] [--rounds N] [--vocab V] [--batch]
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "base/work_pool.h"
 #include "bench/bench_util.h"
 #include "generate/token_logprobs.h"
 #include "ort/session.h"
@@ -250,10 +255,47 @@ void run_shape(const char* shape, const std::vector<std::vector<float>>& rows, i
   }
 }
 
+// One decode step's rows, each with its own sampler, sampled serially and on `pool`: wall seconds
+// per step (median over rounds, the two variants alternating).
+void run_batch(const char* shape, const std::vector<std::vector<float>>& rows, int rounds) {
+  ogai::WorkPool pool(ogai::WorkPool::default_threads());
+  std::printf("\n%s rows, V = %zu: a step of %zu rows, serial vs %zu threads (ms per step, wall)\n", shape,
+              rows.front().size(), rows.size(), pool.threads());
+  const std::vector<std::pair<const char*, SamplingParams>> chosen = {
+      {"T 1 (OpenAI default)", modes(rows.front().size())[2].params},
+      {"T 0.8, top_p 0.95", modes(rows.front().size())[5].params}};
+  for (const auto& [name, params] : chosen) {
+    std::vector<std::unique_ptr<ogai::sampling::Sampler>> samplers;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      samplers.push_back(std::make_unique<ogai::sampling::Sampler>(params, static_cast<std::int64_t>(rows[r].size())));
+    std::vector<std::vector<float>> buffers = rows;
+    std::vector<double> serial, parallel;
+    volatile std::int64_t sink = 0;
+    auto step = [&](bool in_parallel) {
+      for (std::size_t r = 0; r < rows.size(); ++r) std::memcpy(buffers[r].data(), rows[r].data(), rows[r].size() * 4);
+      const auto start = std::chrono::steady_clock::now();
+      auto one = [&](std::size_t r) { sink = sink + samplers[r]->sample(buffers[r]); };
+      if (in_parallel)
+        pool.for_each(rows.size(), one);
+      else
+        for (std::size_t r = 0; r < rows.size(); ++r) one(r);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    for (int round = 0; round < rounds; ++round) {
+      const bool first = round % 2 == 0;
+      (first ? serial : parallel).push_back(step(!first));
+      (first ? parallel : serial).push_back(step(first));
+    }
+    std::printf("  %-32s serial %7.2f  parallel %7.2f  serial/parallel %5.2f\n", name, median(serial) * 1e3,
+                median(parallel) * 1e3, median(serial) / median(parallel));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, batch = false;
   int rounds = 0;
   std::vector<std::size_t> vocabs = {32768, 131072, 262144};
   for (int i = 1; i < argc; ++i) {
@@ -262,10 +304,12 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--rounds" && i + 1 < argc) {
       rounds = std::stoi(argv[++i]);
+    } else if (arg == "--batch") {
+      batch = true;
     } else if (arg == "--vocab" && i + 1 < argc) {
       vocabs = {static_cast<std::size_t>(std::stoul(argv[++i]))};
     } else {
-      std::fprintf(stderr, "usage: sampling_bench [--quick] [--rounds N] [--vocab V]\n");
+      std::fprintf(stderr, "usage: sampling_bench [--quick] [--rounds N] [--vocab V] [--batch]\n");
       return 2;
     }
   }
@@ -279,6 +323,10 @@ int main(int argc, char** argv) {
     for (std::size_t r = 0; r < row_count; ++r) {
       trained.push_back(grow(model[(r * 4 + 5) % model.size()], vocab, r + 1));
       uniform.push_back(uniform_row(vocab, 1000 + r));
+    }
+    if (batch) {
+      run_batch("trained (stories260k)", trained, rounds * 2 + 1);
+      continue;
     }
     run_shape("trained (stories260k)", trained, rounds);
     run_shape("uniform U[0,1)", uniform, rounds);

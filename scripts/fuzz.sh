@@ -5,7 +5,8 @@
 # opt-in run. Targets: tokenizer_fuzz (tokenizer.json load, encode, decode, streaming),
 # jinja_fuzz (template parse and render), chat_json_fuzz (bounded chat JSON, its rendering and
 # tokenizer_config.json), metadata_fuzz (YAML/JSON metadata, document rules, decoder ABI),
-# request_json_fuzz (chat and completions request bodies), http_fuzz (raw bytes on a connection
+# request_json_fuzz (chat, completions, Responses and Messages request bodies), multipart_fuzz
+# (the audio routes' multipart/form-data bodies), http_fuzz (raw bytes on a connection
 # to the HTTP transport), image_decode_fuzz (image files through the codecs, EXIF and resize),
 # reply_fuzz (a model reply through every built-in response template, as
 # `ogai parse-reply` reads it), import_fuzz (genai_config.json and tokenizer.json as `ogai import`
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_fuzz jinja_fuzz chat_json_fuzz metadata_fuzz request_json_fuzz http_fuzz
+[ ${#targets[@]} -gt 0 ] || targets=(tokenizer_fuzz jinja_fuzz chat_json_fuzz metadata_fuzz request_json_fuzz multipart_fuzz http_fuzz
                                      image_decode_fuzz reply_fuzz import_fuzz)
 shared="${OGAI_SHARED_DIR:-$here/../shared}"
 build_dir="${OGAI_FUZZ_BUILD_DIR:-$here/build-fuzz}"

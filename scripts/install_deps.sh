@@ -27,6 +27,7 @@ test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev protobuf-compiler
       clang libclang-rt-dev   # clang + its libFuzzer/sanitizer runtimes: scripts/fuzz.sh
       haproxy nginx           # the load balancers of tests/deploy (run unprivileged by the tests)
       python3-pil             # the resize oracle (tests/media) and the chat page's screenshot check
+      sox                     # the resampling reference of tests/media/audio_hf_features.cjs (SoX's rate effect)
       chromium)               # headless browser: the cross-origin check (serve_auth_cors_e2e), the chat page (serve_webui_browser_e2e)
 [ "$runtime_only" = 1 ] || pkgs+=("${test_pkgs[@]}")
 missing=()

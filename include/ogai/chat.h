@@ -114,6 +114,9 @@ struct ChatPrompt {
   // How the reply is parsed (null: the built-in named by tool_call_format, with <think> reasoning
   // when reasoning_open is set).
   std::shared_ptr<const ReplyLayout> reply_layout;
+  // The messages' image / audio parts in conversation order: pass them as GenerationOptions::media
+  // with `text` (the template rendered one placeholder per part; docs/multimodal.md).
+  std::vector<MediaInput> media;
 };
 
 struct ChatReply {

@@ -46,6 +46,9 @@ struct EngineOptions {
   std::size_t kv_cache_bytes = 0;
   // KV of finished requests kept for prefix reuse, least recently used evicted first; 0 = off.
   std::size_t prefix_cache_bytes = 256u << 20;
+  // Threads that sample the rows of one decode step (the engine's own included): 0 = the machine's
+  // hardware threads, at most 8; 1 = one row after another. Tokens and logprobs do not depend on it.
+  int sampling_threads = 0;
 };
 
 struct EngineStats {

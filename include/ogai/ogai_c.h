@@ -131,7 +131,11 @@ OGAI_API ogai_status ogai_render_chat(const ogai_model* model, const char* messa
  * arguments valid against the tool's schema). `template_kwargs_json`: NULL or a JSON object of
  * template variables ({"enable_thinking": false}). `options` as ogai_generate's (special tokens
  * are never added: the template writes them); `on_token` streams the raw reply text. Errors name
- * the element (`tools_json[0].function.name: expected a string`). Free with ogai_chat_result_free. */
+ * the element (`tools_json[0].function.name: expected a string`). Free with ogai_chat_result_free.
+ * Content may also be an array of parts, in order: {"type": "text", "text": "..."}, {"type":
+ * "image"} and {"type": "audio"}; each media part takes the next clip of its kind added with
+ * ogai_options_add_media, and every added clip must be taken (a count that differs is
+ * OGAI_INVALID_ARGUMENT naming it). */
 OGAI_API ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const char* tools_json,
                                const char* tool_choice, const char* template_kwargs_json, const ogai_options* options,
                                ogai_token_callback on_token, void* user_data, ogai_chat_result** result);
@@ -185,6 +189,18 @@ OGAI_API ogai_status ogai_options_set_response_format(ogai_options* options, con
 /* top >= 0: each generated token's log-probability is recorded, with its `top` most likely
  * alternatives (read with ogai_result_logprob / ogai_result_top_logprob); < 0 turns it off. */
 OGAI_API ogai_status ogai_options_set_logprobs(ogai_options* options, int32_t top);
+/* Images and audio (include/ogai/media.h), for packages with the matching encoders; a text-only
+ * package refuses them when generation starts (OGAI_UNSUPPORTED naming "media[i]" or the message
+ * part), never drops them. */
+typedef enum ogai_media_kind { OGAI_MEDIA_IMAGE = 0, OGAI_MEDIA_AUDIO = 1 } ogai_media_kind;
+/* Appends one image or audio clip: `data` is the encoded file (PNG, JPEG, WebP, GIF, BMP; WAV,
+ * FLAC, OGG, MP3), `size` bytes, copied; `mime` a hint or NULL. ogai_generate: the prompt's
+ * placeholders of that kind take the clips of that kind in order. ogai_chat: the messages'
+ * {"type": "image"} / {"type": "audio"} content parts take them in order (see ogai_chat). */
+OGAI_API ogai_status ogai_options_add_media(ogai_options* options, ogai_media_kind kind, const void* data, size_t size,
+                                            const char* mime);
+/* Removes every media item added. */
+OGAI_API ogai_status ogai_options_clear_media(ogai_options* options);
 
 /* --- Generating on the calling thread ------------------------------------------------------- */
 

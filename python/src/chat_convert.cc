@@ -1,5 +1,7 @@
 #include "chat_convert.h"
 
+#include "media_convert.h"
+
 #include <string>
 
 namespace ogai::python {
@@ -125,7 +127,10 @@ std::vector<ChatMessage> chat_messages_from(py::handle messages) {
     ChatMessage message;
     message.role = text_at(d, "role", where);
     const bool has_calls = d.contains("tool_calls") && !d["tool_calls"].is_none();
-    message.content = text_at(d, "content", where, /*required=*/!has_calls);
+    if (d.contains("content") && py::isinstance<py::list>(d["content"]))
+      message.parts = content_parts_from(d["content"], where + ".content");
+    else
+      message.content = text_at(d, "content", where, /*required=*/!has_calls);
     if (has_calls) {
       py::object calls = d["tool_calls"];
       if (!py::isinstance<py::list>(calls) && !py::isinstance<py::tuple>(calls)) bad(where + ".tool_calls", "expected a list");

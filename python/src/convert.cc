@@ -1,8 +1,11 @@
 #include "convert.h"
+#include "media_convert.h"
 
 #include "chat_convert.h"
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <variant>
@@ -165,6 +168,14 @@ std::map<std::string, Setter> make_setters() {
        }},
       {"stream", [](GenerateArgs& a, const char* f, const std::string& n, py::handle v) {
          a.stream = as<bool>(f, n, "a bool", v);
+       }},
+      {"images", [](GenerateArgs& a, const char* f, const std::string&, py::handle v) {
+         auto m = media_list_from(f, "images", MediaInput::Kind::kImage, v);
+         a.options.media.insert(a.options.media.begin(), m.begin(), m.end());  // images before audio
+       }},
+      {"audio", [](GenerateArgs& a, const char* f, const std::string&, py::handle v) {
+         auto m = media_list_from(f, "audio", MediaInput::Kind::kAudio, v);
+         a.options.media.insert(a.options.media.end(), m.begin(), m.end());
        }},
   };
   for (const SamplingField& field : kSamplingFields) table.emplace(std::string(field.name), sampling_setter(field));

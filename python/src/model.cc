@@ -101,6 +101,12 @@ py::object chat(const ModelHandle& h, py::handle messages, bool add_generation_p
     py::gil_scoped_release release;
     prompt = h.model->prepare_chat(list, chat_options);
   }
+  if (!prompt.media.empty()) {
+    if (!args.options.media.empty())
+      throw Error(ErrorCode::kInvalidArgument, "images",
+                  "give a chat's media as content parts or as images= / audio=, not both");
+    args.options.media = prompt.media;
+  }
   if (prompt.constraint) {
     if (args.options.response_format)
       throw Error(ErrorCode::kInvalidArgument, "response_format",
@@ -163,7 +169,7 @@ void bind_model(py::module_& m) {
            "stream=True. Keywords: max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty, "
            "frequency_penalty, presence_penalty, do_sample, seed, stop (or stop_strings), stop_token_ids, ignore_eos, "
            "truncate_prompt, add_special_tokens, response_format, logprobs, prompt_logprobs, speculative, draft_tokens, stream, "
-           "context (an ogai.Context)")
+           "context (an ogai.Context), images and audio (lists of bytes or paths, for the prompt's placeholders)")
       .def("stream", &stream, py::arg("prompt"), "generate(..., stream=True): a TextStream of text pieces")
       .def("chat", &chat, py::arg("messages"), py::arg("add_generation_prompt") = true,
            "renders [{'role', 'content'}, ...] through the chat template and generates the reply; returns a ChatResult "

@@ -100,9 +100,10 @@ ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const 
     chat.tools = parse_tools(tools_json);
     chat.tool_choice = parse_choice(tool_choice);
     chat.template_kwargs = parse_kwargs(template_kwargs_json);
-    const std::vector<ogai::ChatMessage> messages = ogai::capi::parse_messages(messages_json);
-    const ogai::ChatPrompt prompt = model->model->prepare_chat(messages, chat);
     ogai::GenerationOptions o = options ? options->options : ogai::GenerationOptions{};
+    const std::vector<ogai::ChatMessage> messages = ogai::capi::parse_messages(messages_json, &o.media);
+    const ogai::ChatPrompt prompt = model->model->prepare_chat(messages, chat);
+    o.media = prompt.media;  // the parts' clips, in conversation order (parse_messages took them from o.media)
     o.add_special_tokens = false;  // the template writes them
     if (prompt.constraint) {
       if (o.response_format)

@@ -48,8 +48,10 @@ struct CallbackTarget {
 StreamCallback stream_callback(std::shared_ptr<CallbackTarget> target);
 
 // messages_json (OpenAI chat messages: role, content (null beside tool_calls), tool_calls,
-// tool_call_id, name, reasoning_content) as ChatMessages; ogai::Error naming the element.
-std::vector<ChatMessage> parse_messages(const char* messages_json);
+// tool_call_id, name, reasoning_content, content parts) as ChatMessages; ogai::Error naming the
+// element. Media parts take their clips from `media` (ogai_options_add_media's, in order per
+// kind), which is emptied once every clip is in a part; with `media` null a media part is an error.
+std::vector<ChatMessage> parse_messages(const char* messages_json, std::vector<MediaInput>* media = nullptr);
 
 // A malloc'ed NUL-terminated copy of `text`, freed with ogai_string_free (throws bad_alloc).
 char* copy_string(const std::string& text);

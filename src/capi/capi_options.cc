@@ -111,6 +111,26 @@ ogai_status ogai_options_set_response_format(ogai_options* options, const char* 
   });
 }
 
+ogai_status ogai_options_add_media(ogai_options* options, ogai_media_kind kind, const void* data, size_t size,
+                                   const char* mime) {
+  if (data == nullptr && size > 0) return null_argument("data");
+  return set_option(options, [&](ogai::GenerationOptions& o) {
+    if (kind != OGAI_MEDIA_IMAGE && kind != OGAI_MEDIA_AUDIO)
+      throw ogai::Error(ogai::ErrorCode::kInvalidArgument, "kind",
+                        "expected OGAI_MEDIA_IMAGE (0) or OGAI_MEDIA_AUDIO (1), got " + std::to_string(kind));
+    ogai::MediaInput m;
+    m.kind = kind == OGAI_MEDIA_IMAGE ? ogai::MediaInput::Kind::kImage : ogai::MediaInput::Kind::kAudio;
+    m.bytes.assign(static_cast<const char*>(data), size);
+    m.mime = mime ? mime : "";
+    m.origin = "media[" + std::to_string(o.media.size()) + "]";
+    o.media.push_back(std::move(m));
+  });
+}
+
+ogai_status ogai_options_clear_media(ogai_options* options) {
+  return set_option(options, [](ogai::GenerationOptions& o) { o.media.clear(); });
+}
+
 ogai_status ogai_options_set_logprobs(ogai_options* options, int32_t top) {
   return set_option(options, [&](ogai::GenerationOptions& o) {
     if (top < 0) o.logprobs.reset();

@@ -2,6 +2,7 @@
 
 #include "base/json_lenient.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/error.h"
@@ -22,7 +23,7 @@ Json arguments_value(const std::string& arguments) {
   return parsed.is_discarded() ? Json(arguments) : parsed;
 }
 
-// A message's text: its content, or its text parts joined (media parts are refused before this).
+// A message's text: its content, or its text parts joined.
 std::string message_text(const ChatMessage& m) {
   if (m.parts.empty()) return m.content;
   std::string text;
@@ -30,8 +31,25 @@ std::string message_text(const ChatMessage& m) {
   return text;
 }
 
+// The content templates read: the text, or, when the message has image / audio parts, the parts
+// as Hugging Face's list ({"type": "text", "text": ...}, {"type": "image"}, {"type": "audio"}),
+// which multimodal templates render as their placeholders.
+Json message_content(const ChatMessage& m) {
+  const bool media = std::any_of(m.parts.begin(), m.parts.end(),
+                                 [](const ContentPart& p) { return p.kind != ContentPart::Kind::kText; });
+  if (!media) return message_text(m);
+  Json parts = Json::array();
+  for (const ContentPart& p : m.parts) {
+    if (p.kind == ContentPart::Kind::kText)
+      parts.push_back({{"type", "text"}, {"text", p.text}});
+    else
+      parts.push_back({{"type", p.kind == ContentPart::Kind::kImage ? "image" : "audio"}});
+  }
+  return parts;
+}
+
 Json message_json(const ChatMessage& m) {
-  Json j = {{"role", m.role}, {"content", message_text(m)}};
+  Json j = {{"role", m.role}, {"content", message_content(m)}};
   if (!m.tool_calls.empty()) {
     Json calls = Json::array();
     for (const ToolCall& c : m.tool_calls)

@@ -27,6 +27,7 @@
 #include "base/file.h"
 #include "base/json_parse.h"
 #include "cli/command.h"
+#include "cli/media_flags.h"
 #include "cli/model_flags.h"
 
 namespace ogai::cli {
@@ -37,6 +38,8 @@ void on_sigint(int) { g_interrupted = true; }
 
 constexpr const char* kHelp =
     "/help         this list\n"
+    "/image FILE   attach an image to your next message (multimodal packages)\n"
+    "/audio FILE   attach an audio clip to your next message\n"
     "/reset        forget the conversation\n"
     "/system TEXT  set the system message (and forget the conversation)\n"
     "/stats        tokens and speed of the last reply\n"
@@ -91,6 +94,8 @@ class ChatSession {
       print_stats();
     } else if (line == "/help") {
       std::printf("%s\n", kHelp);
+    } else if (line.rfind("/image ", 0) == 0 || line.rfind("/audio ", 0) == 0) {
+      attach(line.substr(7), line[1] == 'a' ? MediaInput::Kind::kAudio : MediaInput::Kind::kImage, interactive);
     } else if (line.rfind("/save ", 0) == 0) {
       save(line.substr(6));
     } else if (line.rfind("/load ", 0) == 0) {
@@ -107,6 +112,28 @@ class ChatSession {
 
 
  private:
+  // /image FILE, /audio FILE: read now (a bad path is reported at once), sent with the next message.
+  void attach(const std::string& path, MediaInput::Kind kind, bool interactive) {
+    try {
+      pending_.push_back(read_media_file(path, kind));
+      if (interactive)
+        std::printf("(%s attached to your next message)\n", kind == MediaInput::Kind::kAudio ? "audio" : "image");
+    } catch (const Error& e) {
+      std::fprintf(stderr, "ogai chat: error: %s\n", e.what());
+      failed_ = true;
+    }
+  }
+
+  // Every media part of the conversation, in order (each turn re-sends them: the prompt is the
+  // whole conversation, and the prefix cache keeps what it already computed for them).
+  std::vector<MediaInput> conversation_media() const {
+    std::vector<MediaInput> media;
+    for (const auto& m : history_)
+      for (const auto& p : m.parts)
+        if (p.kind != ContentPart::Kind::kText) media.push_back(p.media);
+    return media;
+  }
+
   void save(const std::string& path) {
     nlohmann::ordered_json doc = {{"system", system_}, {"messages", nlohmann::ordered_json::array()}};
     for (const auto& m : history_) doc["messages"].push_back({{"role", m.role}, {"content", m.content}});
@@ -204,10 +231,13 @@ class ChatSession {
   }
 
   void reply(const std::string& user, bool interactive) {
-    history_.push_back({"user", user});
+    history_.push_back({"user", pending_.empty() ? user : ""});
+    if (!pending_.empty()) history_.back().parts = media_parts(pending_, user);
+    pending_.clear();
     std::string prompt = fitted_prompt();
     GenerationOptions options = flags_.sampling.options;
     options.add_special_tokens = false;
+    options.media = conversation_media();
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_sigint);
     StreamCallback stream = [interactive](const StreamEvent& e) {
@@ -248,6 +278,7 @@ class ChatSession {
   Context context_;
   std::string system_;
   std::vector<ChatMessage> history_;
+  std::vector<MediaInput> pending_;  // /image, /audio: for the next user message
   std::optional<GenerationResult> last_;
   bool failed_ = false;
 };

@@ -8,8 +8,8 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_ordered.h"
-#include "serve/api_request.h"
-#include "serve/parse_tools.h"
+#include "serve/common/api_request.h"
+#include "serve/common/parse_tools.h"
 
 namespace ogai::cli {
 namespace {
@@ -63,14 +63,15 @@ ChatOptions chat_options(const ChatFlags& f) {
   if (!kwargs.empty()) body["chat_template_kwargs"] = std::move(kwargs);
   serve::ApiRequest request;
   try {
-    serve::read_chat_tools(serve::FieldReader(body), request);
+    serve::RequestJson fields(body);  // the request DOM keeps key order: the tools' schemas as written
+    if (!f.tools_file.empty()) fields["tools"] = parse_ordered_json(read_file(f.tools_file), f.tools_file);
+    serve::read_chat_tools(serve::FieldReader(fields), request);
   } catch (const serve::ApiError& e) {
     const char* flag = e.param.starts_with("tool_choice") ? "--tool-choice"
                        : e.param.starts_with("tool_call_format") ? "--tool-call-format"
                                                                  : "--tools";
     fail(ErrorCode::kInvalidArgument, flag, "{}", e.message);
   }
-  if (!f.tools_file.empty()) serve::keep_parameter_order(parse_ordered_json(read_file(f.tools_file), f.tools_file), request.chat);
   return request.chat;
 }
 

@@ -37,5 +37,6 @@ void add_serve_command(CLI::App& app, CommandResult& result);
 void add_run_command(CLI::App& app, CommandResult& result);
 void add_quantize_command(CLI::App& app, CommandResult& result);
 void add_compare_command(CLI::App& app, CommandResult& result);
+void add_preprocess_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

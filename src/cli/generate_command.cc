@@ -2,7 +2,10 @@
 // workflow_generate.h instead of the native loop.
 // `ogai generate PKG [--prompt TEXT | --prompt-file FILE | --prompt-ids JSON | stdin] [--chat] [--system TEXT] [sampling flags]
 //  [--tools FILE] [--tool-choice auto|none|required|NAME] [--tool-call-format F] [--var KEY=JSON]...
-//  [--stream] [--json]`
+//  [--image FILE]... [--audio FILE]... [--stream] [--json]`
+// --image / --audio (multimodal packages, docs/multimodal.md): a raw prompt pairs them with its
+// placeholders (<|image|>, ...), each kind in order; with --chat the user message gets one media
+// part per file (images, then audio, then the text) and the template writes the placeholders.
 // --prompt-ids feeds token ids exactly (no BOS added); on a package without a tokenizer the reply
 // prints as space-separated ids (--json: "text" is empty).
 // Plain mode prints the generated text only (a newline is added only on a terminal); --json prints
@@ -28,6 +31,7 @@
 #include "cli/chat_flags.h"
 #include "cli/command.h"
 #include "cli/format_flags.h"
+#include "cli/media_flags.h"
 #include "cli/model_flags.h"
 #include "cli/prompt_ids.h"
 #include "cli/workflow_generate.h"
@@ -50,6 +54,7 @@ struct GenerateFlags {
   int logprobs = -1;  // -1: not asked
   bool prompt_logprobs = false;
   std::vector<std::string> inputs;  // interpreted workflow packages only
+  MediaFlags media;                 // --image / --audio
 };
 
 nlohmann::ordered_json logprobs_json(const std::vector<TokenLogprobs>& entries) {
@@ -143,6 +148,11 @@ int run_generate(const GenerateFlags& f) {
       std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
       return kExitUsage;
     }
+    if (f.media.any()) {
+      std::fprintf(stderr, "ogai generate: --image and --audio apply to packages the native engine runs (an interpreted "
+                           "workflow takes media as --input NAME=@FILE)\n");
+      return kExitUsage;
+    }
     ModelFlags model = f.model;
     model.workflow_inputs = f.inputs;
     WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json, ids};
@@ -157,11 +167,13 @@ int run_generate(const GenerateFlags& f) {
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = *read;
+  const std::vector<MediaInput> media = read_media(f.media);
   std::optional<ChatPrompt> chat;
   if (f.chat) {
     std::vector<ChatMessage> messages;
     if (!f.system.empty()) messages.push_back({"system", f.system});
-    messages.push_back({"user", *read});
+    messages.push_back({"user", media.empty() ? *read : ""});
+    if (!media.empty()) messages.back().parts = media_parts(media, *read);
     chat = model->prepare_chat(messages, chat_options(f.chat_flags));
     prompt = chat->text;
     if (chat->constraint && format) {
@@ -177,6 +189,7 @@ int run_generate(const GenerateFlags& f) {
   if (f.logprobs >= 0) options.logprobs = f.logprobs;
   options.prompt_logprobs = f.prompt_logprobs;
   options.response_format = chat && chat->constraint ? chat->constraint : format;
+  options.media = chat ? chat->media : media;
   const bool parsed = chat && (parses_reply(*chat) || !f.chat_flags.tools_file.empty());
   std::optional<ChatReplyParser> parser;
   if (parsed) parser.emplace(*chat);
@@ -239,6 +252,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   add_sampling_flags(*cmd, flags->sampling);
   add_format_flags(*cmd, flags->format);
   add_chat_flags(*cmd, flags->chat_flags);
+  add_media_flags(*cmd, flags->media);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
   cmd->add_option("--logprobs", flags->logprobs,

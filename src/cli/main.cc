@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   cli::add_serve_command(app, result);
   cli::add_quantize_command(app, result);
   cli::add_compare_command(app, result);
+  cli::add_preprocess_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);

@@ -1,5 +1,6 @@
 // `ogai quantize SRC DST [--bits 4] [--block-size 16|32|64|128] [--symmetric|--asymmetric]
-// [--accuracy-level 0-4] [--exclude NODE_OR_PATTERN]... [--lm-head] [--embeddings] [--force]`:
+// [--accuracy-level 0-4] [--exclude NODE_OR_PATTERN]... [--lm-head] [--embeddings]
+// [--lm-head-bits 4|8] [--embeddings-bits 4|8] [--force]`:
 // writes DST, a copy of the package SRC whose eligible MatMuls are 4-bit com.microsoft
 // MatMulNBits (src/quantize; docs/quantize.md). Before DST appears, the result is validated like
 // `ogai validate` (when SRC has metadata) and every graph's inputs and outputs are compared with
@@ -144,8 +145,15 @@ class ProgressBar {
   int last_ = -1;
 };
 
+// ", lm-head 8-bit" when a part has its own bits.
+std::string bits_note(const char* part, int bits, int base) {
+  return bits && bits != base ? std::string(", ") + part + " " + std::to_string(bits) + "-bit" : std::string();
+}
+
 int run_quantize(QuantizeArgs& args) {
   args.options.block.symmetric = !args.asymmetric;
+  if (args.options.lm_head_bits) args.options.lm_head = true;
+  if (args.options.embedding_bits) args.options.embeddings = true;
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar;
   quantize::PackageReport report;
@@ -172,10 +180,13 @@ int run_quantize(QuantizeArgs& args) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr,
-               "ogai quantize: wrote %s: %zu nodes in %zu graphs to 4-bit (block %d, %s, "
+               "ogai quantize: wrote %s: %zu nodes in %zu graphs to %d-bit%s%s (block %d, %s, "
                "accuracy_level %d), "
                "%s -> %s, %zu files copied, %.1f s, peak memory %s\n",
-               args.dst.c_str(), nodes, report.graphs.size(), args.options.block.block_size,
+               args.dst.c_str(), nodes, report.graphs.size(), args.options.bits,
+               bits_note("lm-head", args.options.lm_head_bits, args.options.bits).c_str(),
+               bits_note("embedding", args.options.embedding_bits, args.options.bits).c_str(),
+               args.options.block.block_size,
                args.options.block.symmetric ? "symmetric" : "asymmetric",
                args.options.accuracy_level, mib(before).c_str(), mib(after).c_str(),
                report.files_copied, seconds, mib(peak_rss()).c_str());
@@ -186,17 +197,17 @@ int run_quantize(QuantizeArgs& args) {
 
 void add_quantize_command(CLI::App& app, CommandResult& result) {
   auto* cmd =
-      app.add_subcommand("quantize", "write a copy of a package with 4-bit MatMulNBits weights");
+      app.add_subcommand("quantize", "write a copy of a package with 4-bit (or 8-bit) MatMulNBits weights");
   auto args = std::make_shared<QuantizeArgs>();
   auto& o = args->options;
   cmd->add_option("SRC", args->src, "the fp32/fp16 package directory")->required();
   cmd->add_option("DST", args->dst, "the package directory to write")->required();
-  cmd->add_option("--bits", o.bits, "bits per weight (4)")->check(CLI::IsMember({4}));
+  cmd->add_option("--bits", o.bits, "bits per weight: 4 (default) or 8")->check(CLI::IsMember({4, 8}));
   cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 128)")
       ->check(CLI::IsMember({16, 32, 64, 128}));
   auto* sym =
       cmd->add_flag("--symmetric", args->symmetric, "zero point 8, no zero_points input (default)");
-  auto* asym = cmd->add_flag("--asymmetric", args->asymmetric, "a 4-bit zero point per block");
+  auto* asym = cmd->add_flag("--asymmetric", args->asymmetric, "a zero point per block");
   sym->excludes(asym);
   cmd->add_option("--accuracy-level", o.accuracy_level,
                   "MatMulNBits accuracy_level: 0 unset, 1 fp32, 2 fp16, 3 bf16, 4 int8 activations "
@@ -208,6 +219,12 @@ void add_quantize_command(CLI::App& app, CommandResult& result) {
                 "also quantize the output projection (also when tied to the embedding)");
   cmd->add_flag("--embeddings", o.embeddings,
                 "quantize the token-embedding Gather as GatherBlockQuantized");
+  cmd->add_option("--lm-head-bits", o.lm_head_bits,
+                  "quantize the output projection at 4 or 8 bits (implies --lm-head)")
+      ->check(CLI::IsMember({4, 8}));
+  cmd->add_option("--embeddings-bits", o.embedding_bits,
+                  "quantize the token-embedding Gather at 4 or 8 bits (implies --embeddings)")
+      ->check(CLI::IsMember({4, 8}));
   cmd->add_flag("--force", args->force, "replace DST when it is a package ogai wrote");
   cmd->callback([&result, args] { result.exit_code = run_quantize(*args); });
 }

@@ -223,6 +223,13 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd->add_option("--max-stop-bytes", s.max_stop_bytes, "most bytes a request's stop strings may hold together")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))->capture_default_str();
+  cmd->add_option("--max-media-parts", s.max_media_parts,
+                  "most images and audio clips one request may carry (more get 400)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
+  cmd->add_option("--max-media-bytes", s.max_media_bytes,
+                  "largest image or audio clip in a request, decoded, in bytes (larger get 400; http(s) URLs are "
+                  "not fetched)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))->capture_default_str();
   cmd->add_option("--pooling", flags->pooling,
                   "how POST /v1/embeddings reduces an input's hidden states to one vector: the last token's (usual "
                   "for decoder LLMs) or the mean over its tokens; L2-normalized either way")

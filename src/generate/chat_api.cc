@@ -128,11 +128,22 @@ void find_reasoning(ChatPrompt& p) {
 }  // namespace
 
 ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const ChatOptions& options) const {
+  std::vector<MediaInput> media;
+  const auto& accepts = impl_->config.generation;
   for (std::size_t i = 0; i < messages.size(); ++i)
-    for (std::size_t j = 0; j < messages[i].parts.size(); ++j)
-      if (messages[i].parts[j].kind != ContentPart::Kind::kText)
+    for (std::size_t j = 0; j < messages[i].parts.size(); ++j) {
+      const ContentPart& part = messages[i].parts[j];
+      if (part.kind == ContentPart::Kind::kText) continue;
+      const bool audio = part.kind == ContentPart::Kind::kAudio;
+      if (!(audio ? accepts.accepts_audio : accepts.accepts_images))
         fail(ErrorCode::kUnsupported, fmt::format("messages[{}].parts[{}]", i, j),
-             "this package's decoder runs on token ids only: images and audio are not executed for it");
+             "this package has no {} encoder: {} are not executed for it (docs/multimodal.md)",
+             audio ? "audio" : "image", audio ? "audio clips" : "images");
+      MediaInput m = part.media;
+      m.kind = audio ? MediaInput::Kind::kAudio : MediaInput::Kind::kImage;
+      if (m.origin.empty()) m.origin = fmt::format("messages[{}].parts[{}]", i, j);
+      media.push_back(std::move(m));
+    }
   if (!impl_->chat_template)
     fail(ErrorCode::kInvalidArgument, impl_->config.root.string(), "the package has no chat template");
   const chat::ChatTemplate& tmpl = *impl_->chat_template;
@@ -153,6 +164,7 @@ ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const Chat
       chat::tool_chat_request(messages, options, tools, chat::template_tool_support(source), syntax);
   request.variables = template_variables(options.template_kwargs);
   p.text = tmpl.render(request);
+  p.media = std::move(media);
   p.parse_tool_calls = !tools.empty() && options.tool_choice.mode != ToolChoice::Mode::kNone;
   find_reasoning(p);
   const auto mode = options.tool_choice.mode;

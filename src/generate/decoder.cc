@@ -158,8 +158,16 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
     : spec_(std::move(spec)),
       session_(open_session(spec_, options, keep_input_)),
       memory_(ort::Memory::of(session_)) {
+  if (spec_.embedding) {
+    const ort::PortInfo& embeds = require_port(session_, spec_.token_input, true, "inputs_embeds");
+    if (!is_float_type(embeds.dtype) || embeds.shape.size() != 3)
+      fail(ErrorCode::kInvalidPackage, session_.origin(),
+           "the inputs_embeds port '{}' is {} of rank {}, expected a float [batch, sequence, hidden]", embeds.name,
+           dtype_name(embeds.dtype), embeds.shape.size());
+    embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype);
+  }
   check_against_session();
-  spec_.token_dtype = session_.find_input(spec_.token_input)->dtype;
+  spec_.token_dtype = embedding_ ? embedding_->ids_dtype() : session_.find_input(spec_.token_input)->dtype;
   if (!spec_.mask_input.empty()) spec_.mask_dtype = session_.find_input(spec_.mask_input)->dtype;
   if (!spec_.position_input.empty()) spec_.position_dtype = session_.find_input(spec_.position_input)->dtype;
   const auto& logits_shape = session_.find_output(spec_.logits_output)->shape;
@@ -179,7 +187,7 @@ void Decoder::check_against_session() const {
   const std::string& origin = session_.origin();
   if (spec_.token_input.empty())
     fail(ErrorCode::kUnsupported, origin, "decoders fed by inputs_embeds only are not supported yet");
-  require_index(require_port(session_, spec_.token_input, true, "token_ids"), origin, 2);
+  if (!embedding_) require_index(require_port(session_, spec_.token_input, true, "token_ids"), origin, 2);
   if (!spec_.mask_input.empty())
     require_index(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
   if (!spec_.position_input.empty())
@@ -213,7 +221,8 @@ void Decoder::check_against_session() const {
 }
 
 StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
-                         AttentionState& attention, kv::KvCache& cache, std::int64_t keep) const {
+                         AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows,
+                         std::int64_t keep) const {
   const std::int64_t batch = attention.batch();
   const std::int64_t past = attention.length();
   OGAI_CHECK(static_cast<std::int64_t>(tokens.size()) == batch * seq && cache.length() == past);
@@ -245,6 +254,8 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
     std::size_t n_owned = 0;
     auto& narrow = attention.narrow_;  // int32 copies when the graph takes int32 (index_feed.h)
     owned[n_owned++] = ids_feed(spec_.token_dtype, {batch, seq}, tokens, attention.wide_ids_, spec_.token_input);
+    double embed_seconds = 0;
+    if (embedding_) owned[0] = embedding_->embed(owned[0], rows, embed_seconds);
     if (!spec_.mask_input.empty())
       owned[n_owned++] = index_feed(spec_.mask_dtype, {batch, total},
                                     {mask_data, static_cast<std::size_t>(batch * total)}, narrow[0], spec_.mask_input);
@@ -270,7 +281,7 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
     const double run_seconds = run(binding, inputs, outputs, ort::Location{}, keep);
     cache.commit(presents, seq);
     StepOutput out;
-    out.run_seconds = run_seconds;
+    out.run_seconds = run_seconds + embed_seconds;
     out.logits = std::move(outputs[0]);
     out.locate(seq);
     if (!spec_.hidden_output.empty()) out.hidden = std::move(outputs[1]);
@@ -281,23 +292,38 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
   }
 }
 
+std::vector<const ort::Tensor*> Decoder::embedded(std::span<const ort::Tensor* const> inputs, ort::Tensor& embeds,
+                                                  double& seconds) const {
+  std::vector<const ort::Tensor*> fed(inputs.begin(), inputs.end());
+  if (embedding_ && !fed.empty() && is_index_dtype(fed[0]->dtype())) {
+    embeds = embedding_->embed(*fed[0], nullptr, seconds);
+    fed[0] = &embeds;
+  }
+  return fed;
+}
+
 double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
                     std::int64_t keep) const {
   OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
-  if (keep_input_.empty()) return session_.run_into(input_names_, inputs, output_names_, outputs);
+  ort::Tensor embeds;
+  double seconds = 0;
+  auto fed = embedded(inputs, embeds, seconds);
+  if (keep_input_.empty()) return seconds + session_.run_into(input_names_, fed, output_names_, outputs);
   std::vector<std::string> names = input_names_;
-  std::vector<const ort::Tensor*> feeds(inputs.begin(), inputs.end());
   ort::Tensor keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
   names.push_back(keep_input_);
-  feeds.push_back(&keep_tensor);
-  return session_.run_into(names, feeds, output_names_, outputs);
+  fed.push_back(&keep_tensor);
+  return seconds + session_.run_into(names, fed, output_names_, outputs);
 }
 
 double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
                     ort::Location presents_at, std::int64_t keep) const {
   OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
+  ort::Tensor embeds;
+  double embed_seconds = 0;
+  const auto fed = embedded(inputs, embeds, embed_seconds);
   binding.clear();
-  for (std::size_t i = 0; i < inputs.size(); ++i) binding.bind_input(input_names_[i], *inputs[i]);
+  for (std::size_t i = 0; i < fed.size(); ++i) binding.bind_input(input_names_[i], *fed[i]);
   ort::Tensor keep_tensor;  // lives through the run
   if (!keep_input_.empty()) {
     keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
@@ -310,7 +336,7 @@ double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> i
     else
       binding.bind_output_to(output_names_[i], i < first_present ? ort::Location{} : presents_at);
   }
-  const double seconds = binding.run();
+  const double seconds = binding.run() + embed_seconds;
   binding.take_outputs(outputs);
   binding.clear();  // the binding would otherwise keep this step's pasts alive until the next step
   return seconds;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "generate/decoder_spec.h"
+#include "generate/embedding_stage.h"
 #include "kv/kv_cache.h"
 #include "ogai/token_id.h"
 #include "ort/io_binding.h"
@@ -94,12 +95,17 @@ class Decoder {
   // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
+  // With an embedding graph, `rows` are the media feature rows of these positions (null: none).
   // `keep` > 0 asks for the logits of the last `keep` positions only (StepOutput::logits_from
   // says which the run computed: all of them when the graph was not cut).
   StepOutput step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
-                  AttentionState& attention, kv::KvCache& cache, std::int64_t keep = kAllLogits) const;
+                  AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows = nullptr,
+                  std::int64_t keep = kAllLogits) const;
+  // The embedding graph in front of the decoder (multimodal packages), or null.
+  const EmbeddingStage* embedding() const { return embedding_.get(); }
 
   // Runs the graph once: `inputs` in feed order (tokens, [mask], [positions], [write indices],
+  // (with an embedding graph, ids in the tokens slot are embedded first, without media rows)
   // [cache lengths], then one past per KV pair), `outputs` in output order (logits, [hidden],
   // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
   // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
@@ -117,10 +123,14 @@ class Decoder {
 
  private:
   void check_against_session() const;
+  // `inputs` with an ids tensor in the tokens slot replaced by its embeddings (kept in `embeds`).
+  std::vector<const ort::Tensor*> embedded(std::span<const ort::Tensor* const> inputs, ort::Tensor& embeds,
+                                           double& seconds) const;
 
   DecoderSpec spec_;
   std::string keep_input_;                 // set by the logits cut (before session_ is opened)
   ort::Session session_;
+  std::unique_ptr<EmbeddingStage> embedding_;  // multimodal packages: ids -> inputs_embeds
   ort::Memory memory_;                     // session_'s device (declared after it)
   std::vector<std::string> input_names_;   // tokens, [mask], [positions], [write indices], [lengths], pasts...
   std::vector<std::string> output_names_;  // logits, [hidden], presents...

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,21 @@
 
 namespace ogai::generate {
 
+// The embedding graph in front of a decoder fed by inputs_embeds (a multimodal package,
+// metadata/multimodal_abi.h): token ids [batch, seq] and media feature rows -> inputs_embeds.
+struct EmbeddingSpec {
+  std::filesystem::path artifact;
+  std::string ids_input;                    // [batch, seq]
+  std::string embeds_output;                // [batch, seq, hidden]
+  std::vector<std::string> feature_inputs;  // ports fed encoder features, one per fed port, in encoder order
+};
+
 struct DecoderSpec {
   std::filesystem::path artifact;   // the decoder graph (.onnx or .onnx.textproto)
-  std::string token_input;          // [batch, seq]; empty when the graph takes embeddings only
+  std::string token_input;          // [batch, seq]; with `embedding`, the inputs_embeds port [batch, seq, hidden]
+  // Set: the decoder takes inputs_embeds, made from the ids by this graph (embedding_stage.h);
+  // token_dtype is then the embedding's ids dtype.
+  std::optional<EmbeddingSpec> embedding;
   std::string mask_input;           // [batch, past + seq]; empty when absent
   std::string position_input;       // [batch, seq]; empty when absent
   // The element types of those three ports (int32 or int64), as the graph declares them; the

@@ -45,7 +45,12 @@ Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* pre
     : limits_(limits),
       prefix_(model.decoder.spec().cache.prefix_reusable ? prefix : nullptr),
       batch_(model.decoder.spec().cache, model.decoder.state_memory()),
-      step_(model.decoder) {
+      step_(model.decoder),
+      samplers_(limits.sampling_threads > 0 ? static_cast<std::size_t>(limits.sampling_threads)
+                                            : WorkPool::default_threads()) {
+  if (limits_.sampling_threads < 0)
+    fail(ErrorCode::kInvalidArgument, "sampling_threads", "{} must be at least 0 (0 = one per hardware thread)",
+         limits_.sampling_threads);
   if (limits_.max_rows < 1)
     fail(ErrorCode::kInvalidArgument, "max_sequences", "{} must be at least 1", limits_.max_rows);
   if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
@@ -253,13 +258,16 @@ void Engine::decode() {
   counters_.decoded_rows += rows;
   counters_.max_batch = std::max<std::int64_t>(counters_.max_batch, static_cast<std::int64_t>(rows));
   kept_.assign(rows, 1);
+  sample_rows(out, seq);
   for (std::size_t r = 0; r < rows; ++r) {
     const auto row = static_cast<std::int64_t>(r);
     try {
       if (seq > 1 && rows_[r]->speculation())
         kept_[r] = static_cast<std::int64_t>(rows_[r]->speculation()->verify(out, row, out.run_seconds));
+      else if (sample_errors_[r])
+        std::rethrow_exception(sample_errors_[r]);
       else
-        rows_[r]->decode(out, row, out.run_seconds);
+        rows_[r]->publish();
     } catch (...) {
       rows_[r]->stop_with_error(std::current_exception());
     }
@@ -279,6 +287,21 @@ void Engine::decode() {
     if (rows_[r]->done()) leave(r);
 }
 
+// Samples every plain row of the step's output (speculative rows verify afterwards, in order) on
+// the sampling pool; a row's failure is kept for the serial pass, which streams in row order.
+void Engine::sample_rows(StepOutput& out, std::int64_t seq) {
+  const std::size_t rows = rows_.size();
+  sample_errors_.assign(rows, nullptr);
+  samplers_.for_each(rows, [&](std::size_t r) {
+    if (seq > 1 && rows_[r]->speculation()) return;
+    try {
+      rows_[r]->sample(out, static_cast<std::int64_t>(r), out.run_seconds);
+    } catch (...) {
+      sample_errors_[r] = std::current_exception();
+    }
+  });
+}
+
 void Engine::admit() {
   while (!waiting_.empty() &&
          static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + waiting_.front()->forks().size()) <
@@ -287,7 +310,7 @@ void Engine::admit() {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
     waiting_.pop_front();
     if (prefix_ && sequence->accepts_cached_prefix() && !sequence->has_state()) {
-      if (auto cached = prefix_->lookup(sequence->prompt())) sequence->state() = std::move(*cached);
+      if (auto cached = prefix_->lookup(sequence->prompt(), sequence->prompt_media())) sequence->state() = std::move(*cached);
     }
     reservations_.emplace(sequence.get(), kv_budget_.reserve(projected_bytes(*sequence)));
     prefilling_.push_back(std::move(sequence));

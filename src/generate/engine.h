@@ -37,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/work_pool.h"
 #include "generate/batch_step.h"
 #include "generate/kv_reservation.h"
 #include "generate/live_sequence.h"
@@ -84,6 +85,7 @@ class Engine : public StepEngine {
   void retire(std::size_t speculating);
   void prefill();
   void admit();
+  void sample_rows(StepOutput& out, std::int64_t seq);
   bool fits(const LiveSequence& sequence) const;
   std::size_t projected_bytes(const LiveSequence& sequence) const;
   void leave(std::size_t row);
@@ -103,6 +105,8 @@ class Engine : public StepEngine {
   std::vector<TokenId> tokens_;     // [rows, seq] scratch
   std::vector<std::int64_t> real_;  // [rows] scratch: real tokens per row of a multi-token step
   std::vector<std::int64_t> kept_;  // [rows] scratch: positions each row keeps after the step
+  std::vector<std::exception_ptr> sample_errors_;  // [rows] scratch: a row's sampling failure
+  WorkPool samplers_;               // samples a decode step's plain rows in parallel
   std::vector<RowDraft> drafts_;    // [rows] scratch for width()
   WidthCost width_cost_;
   YieldCalibration yield_;       // how far the rows' acceptance averages come true, per row count

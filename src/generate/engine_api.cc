@@ -85,6 +85,7 @@ generate::EngineLimits limits_of(const EngineOptions& options) {
   generate::EngineLimits limits;
   limits.max_rows = options.max_sequences;
   limits.step_tokens = static_cast<std::size_t>(options.max_step_tokens);
+  limits.sampling_threads = options.sampling_threads;
   return limits;
 }
 

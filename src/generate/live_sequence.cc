@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "generate/prompt_media.h"
 
 namespace ogai::generate {
 namespace {
@@ -50,13 +51,16 @@ std::int64_t LiveSequence::max_positions() const {
   return std::max(most, prompt);
 }
 
+const MediaMarks& LiveSequence::prompt_media() const {
+  static const MediaMarks none;
+  return request_.media ? request_.media->marks : none;
+}
+
 std::size_t LiveSequence::prefill_remaining() const {
   if (phase_ != Phase::kPrefill) return 0;
   if (started_) return result_.prompt_ids.size() - fed_;
   if (!state_) return result_.prompt_ids.size();
-  const auto& held = state_->tokens;
-  auto mismatch = std::mismatch(held.begin(), held.end(), result_.prompt_ids.begin(), result_.prompt_ids.end());
-  const auto common = static_cast<std::size_t>(mismatch.first - held.begin());
+  const auto common = common_media_prefix(state_->tokens, state_->media, result_.prompt_ids, prompt_media());
   return result_.prompt_ids.size() - std::min(common, result_.prompt_ids.size() - 1);
 }
 
@@ -69,7 +73,7 @@ void LiveSequence::begin_prefill() {
     prompt_logprobs_ =
         std::make_unique<PromptLogprobs>(result_.prompt_ids, *request_.logprobs, result_.prompt_logprobs);
   } else {
-    fed_ = reuse_prefix(state(), result_.prompt_ids);
+    fed_ = reuse_prefix(state(), result_.prompt_ids, prompt_media());
     reused_ = fed_;
   }
 }
@@ -86,7 +90,8 @@ void LiveSequence::prefill(std::size_t budget) {
       prompt_logprobs_->observe(out, base + begin, count);
     };
   StepOutput out = feed(model_.decoder, state(), std::span(result_.prompt_ids).subspan(base, n), request_.prefill_chunk,
-                        times_.run_seconds, hook, prompt_logprobs_ ? Logits::kAll : Logits::kLast);
+                        times_.run_seconds, hook, request_.media.get(),
+                        prompt_logprobs_ ? Logits::kAll : Logits::kLast);
   fed_ += n;
   if (fed_ < result_.prompt_ids.size()) return;
   times_.prefilled = times_.first_token = Clock::now();
@@ -134,11 +139,25 @@ void LiveSequence::emit(std::span<float> raw) {
 }
 
 void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds) {
+  sample(out, row, run_seconds);
+  publish();
+}
+
+void LiveSequence::sample(StepOutput& out, std::int64_t row, double run_seconds) {
+  sampled_ = false;
   if (phase_ != Phase::kDecode) return;
   state_->tokens.push_back(pending_);  // its KV is now in the batch
   times_.run_seconds += run_seconds;
-  if (cancelled()) return stop_cancelled();
-  emit(out.row_logits(row, 0, scratch_));
+  if (cancelled()) return;  // publish() stops it, on the engine's thread
+  pending_ = sampler_.next(logprobs_.observe(out.row_logits(row, 0, scratch_)));
+  sampled_ = true;
+}
+
+void LiveSequence::publish() {
+  if (phase_ != Phase::kDecode) return;
+  if (!sampled_) return stop_cancelled();
+  sampled_ = false;
+  if (output_.push(pending_, logprobs_.entry(pending_))) phase_ = Phase::kDone;
   if (speculative_) speculative_->decoder_.observe_plain(pending_);
 }
 

@@ -15,7 +15,8 @@
 // (state().cache is then empty).
 // Errors of the sequence's own steps are kept (error()) rather than thrown, so one failing
 // request never ends the others in a batch.
-// Thread safety: cancel() and cancelled() from any thread; everything else from the engine's.
+// Thread safety: cancel() and cancelled() from any thread; sample() from a worker of the engine's
+// (one thread per sequence at a time, while the engine waits); everything else from the engine's.
 #pragma once
 
 #include <atomic>
@@ -72,6 +73,8 @@ class LiveSequence : public Generation {
   bool done() const override { return phase_ == Phase::kDone; }
   // The prompt as it will be fed (after truncation).
   std::span<const TokenId> prompt() const { return result_.prompt_ids; }
+  // Where the prompt's media sit (empty without media): prefix reuse must match them too.
+  const MediaMarks& prompt_media() const;
   // The most positions the sequence can reach: prompt + max_new_tokens, within the context.
   std::int64_t max_positions() const;
   // Prompt tokens not fed yet (before the first prefill(): those beyond the kept prefix).
@@ -88,6 +91,12 @@ class LiveSequence : public Generation {
   // After a decode step that fed the pending token: row `row` of `out` holds its logits. Samples,
   // streams and checks the stop rules. `run_seconds` is the step's time inside ONNX Runtime.
   void decode(StepOutput& out, std::int64_t row, double run_seconds);
+  // decode() in two halves, for an engine that samples its rows in parallel: sample() touches only
+  // this sequence's own state (sampler, logprobs, its KV bookkeeping) and may run on any thread,
+  // concurrently with other sequences' sample(); publish() streams the token and checks the stop
+  // rules (it calls the stream callback) and runs on the engine's thread, rows in order.
+  void sample(StepOutput& out, std::int64_t row, double run_seconds);
+  void publish();
 
   // The speculative steps; null for a plain sequence.
   Speculative* speculation() { return speculative_.get(); }
@@ -136,6 +145,7 @@ class LiveSequence : public Generation {
   std::size_t reused_ = 0;  // of them, from the state the sequence started with (a Context, a cached prefix)
   double queued_ms_ = 0;    // from construction to the first prefill
   TokenId pending_ = 0;     // sampled, not fed yet
+  bool sampled_ = false;    // sample() drew pending_ and publish() has not streamed it yet
   std::exception_ptr error_;
 };
 

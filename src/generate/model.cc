@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "base/error.h"
 #include "base/log.h"
 #include "chat/chat_template.h"
@@ -157,7 +159,34 @@ std::shared_ptr<generate::Generation> Model::Impl::start(const generate::Resolve
     return std::make_shared<generate::WorkflowSequence>(*workflow, request, prompt, std::move(on_token));
   }
   const generate::Speculation s = speculation(speculative);
+  if (media) {
+    generate::ResolvedRequest r = request;
+    const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
+    return generate::make_sequence({sequence_model(), r, ids, std::move(on_token), s});
+  }
   return generate::make_sequence({sequence_model(), request, prompt, std::move(on_token), s});
+}
+
+std::vector<TokenId> Model::Impl::with_media(generate::ResolvedRequest& r, std::span<const TokenId> prompt,
+                                             bool speculative) const {
+  if (!media) return {prompt.begin(), prompt.end()};
+  auto inputs = std::move(r.media_inputs);
+  r.media_inputs.reset();
+  auto encoded = std::make_shared<generate::PromptMedia>();
+  if (inputs) {
+    for (std::size_t i = 0; i < inputs->size(); ++i) {
+      const MediaInput& m = (*inputs)[i];
+      const std::string what = fmt::format("media[{}]{}", i, m.origin.empty() ? "" : " (" + m.origin + ")");
+      encoded->items.push_back(media->encode(m, what));
+    }
+  }
+  std::vector<TokenId> ids = expander.expand(prompt, *encoded);
+  if (!encoded->items.empty()) {
+    if (speculative)
+      fail(ErrorCode::kUnsupported, "speculative", "speculative decoding does not take images or audio yet");
+    r.media = std::move(encoded);
+  }
+  return ids;
 }
 
 std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineLimits limits,
@@ -169,7 +198,13 @@ std::unique_ptr<generate::StepEngine> Model::Impl::make_engine(generate::EngineL
 GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, const SpeculativeOptions& speculative,
                                   std::span<const TokenId> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
-  return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, speculation(speculative));
+  const generate::Speculation s = speculation(speculative);
+  if (media) {
+    generate::ResolvedRequest r = request;
+    const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
+    return generate::generate_sequence(sequence_model(), r, ids, state, on_token, s);
+  }
+  return generate::generate_sequence(sequence_model(), request, prompt, state, on_token, s);
 }
 
 namespace {
@@ -257,6 +292,11 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
   } else {
     impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    if (impl->config.multimodal) {
+      impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
+                                                              *impl->decoder->embedding(), so);
+      impl->expander = generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
+    }
     attach_embedder(*impl);
     if (impl->config.assistant)
       impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
@@ -346,6 +386,11 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
   refuse_prefill_features(request, "batches");
+  if (request.media_inputs)
+    fail(ErrorCode::kInvalidArgument, "media",
+         "generate_batch shares one GenerationOptions across its prompts; give each prompt its media through "
+         "ogai::Engine::submit");
+  for (auto& p : ids) p = impl_->with_media(request, p, false);  // multimodal packages: placeholders counted
   if (impl_->workflow) {
     std::vector<std::shared_ptr<generate::Generation>> gs;
     for (const auto& p : ids) gs.push_back(impl_->start(request, options.speculative, p, {}));

@@ -13,8 +13,10 @@
 #include "generate/assistant_drafter.h"
 #include "generate/decoder.h"
 #include "generate/embedder.h"
+#include "generate/media_encoders.h"
 #include "generate/package_config.h"
 #include "generate/prefix_cache.h"
+#include "generate/prompt_expansion.h"
 #include "generate/sequence.h"
 #include "generate/speculative.h"
 #include "generate/step_engine.h"
@@ -38,6 +40,8 @@ struct Model::Impl {
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   std::unique_ptr<generate::Embedder> embedder;           // over the hidden_states output, when there is one
+  std::unique_ptr<generate::MediaEncoders> media;         // a multimodal package's encoders, or null
+  generate::PromptExpander expander;                      // its placeholder tokens (prompt_expansion.h)
   ModelInfo info;
 
   // The tokenizer; ogai::Error (kUnsupported) for a package without one.
@@ -47,6 +51,11 @@ struct Model::Impl {
   std::shared_ptr<generate::Generation> start(const generate::ResolvedRequest& request,
                                               const SpeculativeOptions& speculative, std::span<const TokenId> prompt,
                                               StreamCallback on_token) const;
+  // A multimodal package's prompt: `r`'s media_inputs encoded (moved into r.media, with their
+  // marks) and the placeholders expanded. Without media the placeholders are still counted (a
+  // placeholder with no media is an error). Other packages: the prompt unchanged.
+  std::vector<TokenId> with_media(generate::ResolvedRequest& r, std::span<const TokenId> prompt,
+                                  bool speculative) const;
   // The step loop that runs this model's generations together.
   std::unique_ptr<generate::StepEngine> make_engine(generate::EngineLimits limits, generate::PrefixCache* prefix) const;
 

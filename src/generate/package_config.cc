@@ -93,8 +93,8 @@ bool uses_group_query_attention(const metadata::Package& package, const std::str
   return it != package.graphs.end() && it->second.op_types.count("com.microsoft:GroupQueryAttention") > 0;
 }
 
-void check_executable(const metadata::DecoderAbi& abi, const std::string& origin) {
-  if (!abi.token_ids_input)
+void check_executable(const metadata::DecoderAbi& abi, const std::string& origin, bool fronted) {
+  if (!abi.token_ids_input && !fronted)
     fail(ErrorCode::kUnsupported, origin,
          "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
          "validated but not executed yet",
@@ -110,6 +110,21 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
     if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port))
       fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill", input.port,
            input.purpose);
+}
+
+// The embedding graph of a multimodal front: its ids and output ports, and one feature port per
+// port the encoders feed (in encoder order).
+EmbeddingSpec make_embedding(const metadata::MultimodalAbi& front) {
+  if (front.embedding_artifact.empty())
+    fail(ErrorCode::kInvalidPackage, "pipeline.workflow.components." + front.embedding, "has no resolved ONNX artifact");
+  EmbeddingSpec e{front.embedding_artifact, front.ids_input, front.embeds_output, {}};
+  for (const auto& enc : front.encoders) {
+    if (enc.artifact.empty())
+      fail(ErrorCode::kInvalidPackage, "pipeline.workflow.components." + enc.component, "has no resolved ONNX artifact");
+    if (std::find(e.feature_inputs.begin(), e.feature_inputs.end(), enc.embedding_input) == e.feature_inputs.end())
+      e.feature_inputs.push_back(enc.embedding_input);
+  }
+  return e;
 }
 
 // ogai's native decode loop stands in only for the single-step shape (invoke the decoder, emit
@@ -242,12 +257,14 @@ PackageConfig make_package_config(const metadata::Package& package) {
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
   check_single_step(package, origin);
-  check_executable(abi, origin);
+  std::optional<metadata::MultimodalAbi> front = metadata::derive_multimodal_abi(package);
+  check_executable(abi, origin, front.has_value());
   PackageConfig c;
   c.root = package.files.root;
   DecoderSpec& d = c.decoder;
   d.artifact = abi.artifact;
-  d.token_input = *abi.token_ids_input;
+  d.token_input = front ? *abi.inputs_embeds_input : *abi.token_ids_input;
+  if (front) d.embedding = make_embedding(*front);
   d.mask_input = abi.attention_mask_input.value_or("");
   d.position_input = abi.position_ids_input.value_or("");
   d.logits_output = *abi.logits_output;
@@ -270,6 +287,11 @@ PackageConfig make_package_config(const metadata::Package& package) {
   // Left padding needs attention that reads the mask per position and no recurrent state.
   d.left_padding = !gqa && !abi.static_cache && abi.state_pairs.empty();
   fill_text(package, c);
+  if (front) {
+    for (const auto& e : front->encoders)
+      (e.kind == metadata::MediaKind::kAudio ? c.generation.accepts_audio : c.generation.accepts_images) = true;
+    c.multimodal = std::move(front);
+  }
   d.max_length = d.cache.max_length = c.generation.context_limit;
   // Without tokenizer.json the package runs from token ids (Model::tokenize refuses text).
   if (package.imported) c.session = package.imported->session;

@@ -1,7 +1,8 @@
 // What the engine takes from a validated package: the decoder spec (from the decoder ABI, checked
 // for what ogai can execute), the text sources, EOS ids and generation settings.
 //
-// Execution support today: a sole decoder fed by token ids, with attention mask / position inputs
+// Execution support today: a sole decoder fed by token ids (or by inputs_embeds made by a
+// multimodal front's embedding graph: metadata/multimodal_abi.h), with attention mask / position inputs
 // by role and self-attention KV groups that grow by appending along axis 2 ([B, H, S, D]).
 // Anything else the metadata can express (inputs_embeds-only decoders, replace/indexed_scatter
 // updates, recurrent or cross-attention state, extra inputs with no role) is refused at load
@@ -14,6 +15,7 @@
 #include "generate/assistant_drafter.h"
 #include "generate/decoder_spec.h"
 #include "generate/request.h"
+#include "metadata/multimodal_abi.h"
 #include "metadata/package.h"
 
 namespace ogai::generate {
@@ -36,6 +38,9 @@ struct PackageConfig {
   // The decoder's output with metadata role hidden_states ([batch, seq, hidden]; empty: none), what
   // Model::embed pools (embedding.h).
   std::string hidden_states_output;
+  // A multimodal front (encoders and the embedding graph feeding the decoder's inputs_embeds;
+  // decoder.embedding is set from it), or none.
+  std::optional<metadata::MultimodalAbi> multimodal;
 };
 
 // Builds the engine's view of a validated package. Throws ogai::Error (kUnsupported /

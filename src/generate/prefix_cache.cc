@@ -7,24 +7,21 @@
 namespace ogai::generate {
 namespace {
 
-std::size_t common_prefix(std::span<const TokenId> a, std::span<const TokenId> b) {
-  auto mismatch = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
-  return static_cast<std::size_t>(mismatch.first - a.begin());
-}
-
-bool is_prefix(std::span<const TokenId> shorter, std::span<const TokenId> longer) {
-  return shorter.size() <= longer.size() && common_prefix(shorter, longer) == shorter.size();
+bool is_prefix(const SequenceState& shorter, const SequenceState& longer) {
+  return shorter.tokens.size() <= longer.tokens.size() &&
+         common_media_prefix(shorter.tokens, shorter.media, longer.tokens, longer.media) == shorter.tokens.size();
 }
 
 }  // namespace
 
-std::optional<SequenceState> PrefixCache::lookup(std::span<const TokenId> prompt) {
+std::optional<SequenceState> PrefixCache::lookup(std::span<const TokenId> prompt, const MediaMarks& prompt_media) {
   std::lock_guard lock(mutex_);
   auto best = entries_.end();
   std::size_t best_len = 0;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (prompt.empty()) break;
-    const std::size_t usable = std::min(common_prefix(it->state.tokens, prompt), prompt.size() - 1);
+    const std::size_t usable =
+        std::min(common_media_prefix(it->state.tokens, it->state.media, prompt, prompt_media), prompt.size() - 1);
     if (usable > best_len && it->state.cache.can_rewind(static_cast<std::int64_t>(usable))) {
       best = it;
       best_len = usable;
@@ -49,11 +46,11 @@ void PrefixCache::insert(SequenceState&& state) {
   const bool rewinds = state.cache.rewinds_freely();
   for (auto it = entries_.begin(); it != entries_.end();) {
     const bool subsumed = it->state.cache.rewinds_freely() && rewinds;
-    if (subsumed && is_prefix(state.tokens, it->state.tokens)) {  // nothing new: keep the longer one
+    if (subsumed && is_prefix(state, it->state)) {  // nothing new: keep the longer one
       entries_.splice(entries_.begin(), entries_, it);
       return;
     }
-    if (subsumed && is_prefix(it->state.tokens, state.tokens)) {
+    if (subsumed && is_prefix(it->state, state)) {
       stats_.bytes -= it->bytes;
       it = entries_.erase(it);
     } else {

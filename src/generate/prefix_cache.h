@@ -43,7 +43,8 @@ class PrefixCache {
 
   // A copy of the cached state sharing the longest usable prefix with `prompt` (at least one
   // token, and fewer than prompt.size()); nullopt when there is none.
-  std::optional<SequenceState> lookup(std::span<const TokenId> prompt);
+  // Media spans count (media_marks.h): an entry computed from other media is never reused past them.
+  std::optional<SequenceState> lookup(std::span<const TokenId> prompt, const MediaMarks& prompt_media = {});
   // Keeps `state` (a finished sequence's); states larger than the bound are dropped.
   void insert(SequenceState&& state);
 

@@ -100,9 +100,13 @@ std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
                                 std::int64_t prompt_tokens) {
-  if (!options.media.empty())
-    fail(ErrorCode::kUnsupported, "media[0]",
-         "this package's decoder runs on token ids only: images and audio are not executed for it");
+  for (std::size_t i = 0; i < options.media.size(); ++i) {
+    const bool audio = options.media[i].kind == MediaInput::Kind::kAudio;
+    if (!(audio ? package.accepts_audio : package.accepts_images))
+      fail(ErrorCode::kUnsupported, fmt::format("media[{}]", i),
+           "this package has no {} encoder: {} are not executed for it (docs/multimodal.md)", audio ? "audio" : "image",
+           audio ? "audio clips" : "images");
+  }
   check_overrides(options, package);
   ResolvedRequest r;
   r.sampling = resolve_sampling(options.sampling, package.defaults);
@@ -137,6 +141,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
          "prompt log-probabilities need logprobs set (the number of alternatives, 0 to {})", kMaxTopLogprobs);
   r.prompt_logprobs = options.prompt_logprobs;
   if (options.response_format) r.sampling.constraint = make_constraint(*options.response_format, package, r);
+  if (!options.media.empty()) r.media_inputs = std::make_shared<const std::vector<MediaInput>>(options.media);
   return r;
 }
 

@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "grammar/model_grammar.h"
+#include "ogai/media.h"
 #include "ogai/options.h"
 #include "sampling/sampling_params.h"
 #include "sampling/stop_checker.h"
@@ -40,6 +42,8 @@ struct OverrideLimit {
   std::optional<double> maximum;
 };
 
+struct PromptMedia;  // prompt_media.h
+
 struct PackageGeneration {
   GenerationDefaults defaults;
   bool overrides_declared = false;                 // the package has a generation.overrides section
@@ -52,6 +56,9 @@ struct PackageGeneration {
   // Structured output's per-model state (token bytes, compiled formats); null: response_format is
   // refused (kUnsupported).
   std::shared_ptr<const grammar::ModelGrammar> grammar;
+  // Media kinds the package's encoders take (multimodal packages, docs/multimodal.md); a request
+  // with another kind is refused by name.
+  bool accepts_images = false, accepts_audio = false;
 };
 
 struct ResolvedRequest {
@@ -66,6 +73,10 @@ struct ResolvedRequest {
   bool prompt_logprobs = false;  // also the prompt's logprobs (logprobs is then set)
   bool prefill_only = false;     // max_new_tokens 0: prefill, generate nothing (stop.max_new_tokens unset)
   bool stop_on_eos = true;       // false: ignore_eos (a workflow's generation_eos loop runs every trip)
+  // The request's media as given (GenerationOptions::media), until the model encodes them and
+  // expands the prompt; then `media` holds the features and where their soft tokens sit.
+  std::shared_ptr<const std::vector<MediaInput>> media_inputs;
+  std::shared_ptr<const PromptMedia> media;
 };
 
 // Throws ogai::Error (kInvalidArgument) for a value out of range or not overridable. A

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "generate/decoder.h"
+#include "generate/media_marks.h"
 #include "generate/request.h"
 #include "ogai/generation.h"
 #include "tokenizer/tokenizer.h"
@@ -17,11 +18,16 @@ struct SequenceState {
   explicit SequenceState(const Decoder& decoder) : cache(decoder.spec().cache, 1), attention(1) {}
   void reset(const Decoder& decoder) { *this = SequenceState(decoder); }
   // A deep copy (KV buffers included): a snapshot to restore after speculative verification.
-  SequenceState copy() const { return SequenceState(cache.copy(), attention, tokens); }
+  SequenceState copy() const {
+    SequenceState s(cache.copy(), attention, tokens);
+    s.media = media;
+    return s;
+  }
 
   kv::KvCache cache;
   AttentionState attention;
   std::vector<TokenId> tokens;  // tokens whose KV is in `cache`
+  MediaMarks media;             // the media whose soft tokens are among `tokens` (media_marks.h)
 
  private:
   SequenceState(kv::KvCache c, AttentionState a, std::vector<TokenId> t)

@@ -1,6 +1,7 @@
 #include "generate/sequence_steps.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "base/error.h"
 
@@ -18,11 +19,11 @@ std::vector<TokenId> fit_prompt(std::span<const TokenId> prompt, const ResolvedR
   std::vector<TokenId> ids(prompt.begin(), prompt.end());
   const auto& limit = request.stop.context_limit;
   if (limit && static_cast<std::int64_t>(ids.size()) >= *limit) {
-    if (!request.truncate_prompt)
+    if (!request.truncate_prompt || request.media)
       fail(ErrorCode::kInvalidArgument, "prompt",
            "{} tokens leave no room in the model's context of {} positions (truncate_prompt, or the CLI's "
-           "--truncate-prompt, keeps the prompt's end)",
-           ids.size(), *limit);
+           "--truncate-prompt, keeps the prompt's end{})",
+           ids.size(), *limit, request.media ? "; not for a prompt with media, whose spans it would cut" : "");
     // Keep the prompt's end, leaving room for max_new_tokens (or at least one token).
     const std::int64_t room = std::clamp<std::int64_t>(request.stop.max_new_tokens.value_or(1), 1, *limit - 1);
     ids.erase(ids.begin(), ids.end() - (*limit - room));
@@ -36,24 +37,30 @@ void truncate_state(SequenceState& state, std::size_t length) {
   state.cache.rewind(static_cast<std::int64_t>(length));
   state.attention.truncate(static_cast<std::int64_t>(length));
   state.tokens.resize(length);
+  keep_marks(state.media, length);
 }
 
-std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt) {
-  auto mismatch = std::mismatch(state.tokens.begin(), state.tokens.end(), prompt.begin(), prompt.end());
-  std::size_t common = std::min<std::size_t>(mismatch.first - state.tokens.begin(), prompt.size() - 1);
+std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt, const MediaMarks& prompt_media) {
+  std::size_t common =
+      std::min<std::size_t>(common_media_prefix(state.tokens, state.media, prompt, prompt_media), prompt.size() - 1);
   if (!state.cache.can_rewind(static_cast<std::int64_t>(common))) common = 0;  // recurrent state: start over
   truncate_state(state, common);
   return common;
 }
 
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
-                double& run_seconds, const StepHook& on_step, Logits logits) {
+                double& run_seconds, const StepHook& on_step, const PromptMedia* media, Logits logits) {
   const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
   const std::int64_t keep = logits == Logits::kLast ? 1 : Decoder::kAllLogits;
   StepOutput out;
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
-    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache, keep);
+    const std::size_t at = state.tokens.size();  // the chunk's first prompt position
+    std::optional<FeatureRows> rows;
+    if (media && decoder.embedding()) rows = media->rows(at, at + n, decoder.embedding()->ports());
+    out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache,
+                       rows ? &*rows : nullptr, keep);
+    if (media) add_marks(state.media, media->marks, at, at + n);
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);
     state.tokens.insert(state.tokens.end(), tokens.begin() + begin, tokens.begin() + begin + n);

@@ -20,7 +20,7 @@ std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::opt
     return static_cast<std::int64_t>(used.size()) - 1;
   }
   state = std::move(*snapshot);
-  out = feed(model.decoder, state, used, 0, run_seconds, {}, Logits::kLast);  // for its hidden state
+  out = feed(model.decoder, state, used, 0, run_seconds, {}, nullptr, Logits::kLast);  // for its hidden state
   return out.last_position();
 }
 

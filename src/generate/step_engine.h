@@ -23,6 +23,10 @@ struct EngineLimits {
   std::size_t step_tokens = 512;    // prompt tokens prefilled per step, >= 1
   std::size_t kv_bytes = 0;         // bound on the KV that admitted sequences may grow to; 0 = none
   bool keep_states = false;         // extract each finished sequence's state from the batch
+  // Threads that sample the rows of a decode step (the engine's thread included): 0 = the
+  // machine's hardware threads, at most 8 (WorkPool::default_threads); 1 = one row after another.
+  // Tokens do not depend on it: each row samples with its own sampler and seed.
+  int sampling_threads = 0;
 };
 
 struct EngineCounters {

@@ -31,7 +31,8 @@ Template make_template(const GenaiConfig& c, const std::string& field, const std
 }
 
 std::string unfed_input_hint(const GenaiConfig& c, const std::string& name) {
-  if (name == c.names.inputs_embeds) return " (token embeddings from a separate session: multimodal pipelines are not imported)";
+  if (name == c.names.inputs_embeds)
+    return " (token embeddings from a separate session: a multimodal pipeline needs its model.embedding session)";
   if (name.find("block_table") != std::string::npos || name.find("attention_metadata") != std::string::npos ||
       name == "cumulative_sequence_lengths" || name == "past_sequence_lengths")
     return " (the paged-attention interface of ORT GenAI's dynamic batching, a block-table KV pool over packed "
@@ -46,9 +47,20 @@ std::string unfed_input_hint(const GenaiConfig& c, const std::string& name) {
 // Ids, mask and positions: int32 or int64 (ogai feeds the dtype the graph declares).
 void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, int rank, const char* role) {
   const bool index = v.dtype == DataType::kInt64 || v.dtype == DataType::kInt32;
+  const bool mrope = std::string(role) == "position_ids" && v.rank() == 3;
   if (v.kind != onnx::ValueInfo::Kind::kTensor || !index || v.rank() != rank)
-    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as int32 or int64 of rank {}", v.name,
-         role, dtype_name(v.dtype), shape_text(v), role, rank);
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as int32 or int64 of rank {}{}", v.name,
+         role, dtype_name(v.dtype), shape_text(v), role, rank,
+         mrope ? " (Qwen-VL's 3-D mRoPE positions, computed from image_grid_thw, have no v1 role and are not "
+                 "imported)"
+               : "");
+}
+
+void check_embeds(const DecoderPorts& p, const onnx::ValueInfo& v) {
+  const bool floating = v.dtype == DataType::kFloat32 || v.dtype == DataType::kFloat16 || v.dtype == DataType::kBfloat16;
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || !floating || v.rank() != 3)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' (inputs_embeds) is {} {}; expected float [batch, sequence, hidden]",
+         v.name, dtype_name(v.dtype), shape_text(v));
 }
 
 void check_logits(const DecoderPorts& p) {
@@ -122,12 +134,15 @@ void collect(const std::optional<Template>& t, const onnx::ValueInfo& v, LayerMa
 // Every runtime input is ids, mask, positions or a past key/value; anything else is refused.
 void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates& kv, DecoderPorts& p) {
   const DecoderNames& n = c.names;
+  const bool multimodal = c.multimodal.embedding.has_value();
   bool has_ids = false;
   for (const onnx::ValueInfo* v : graph.runtime_inputs()) {
     bool matched = true;
     if (v->name == n.input_ids) {
       p.input_ids = *v;
       has_ids = true;
+    } else if (multimodal && v->name == n.inputs_embeds) {
+      p.inputs_embeds = *v;
     } else if (v->name == n.attention_mask) {
       p.attention_mask = *v;
     } else if (v->name == n.position_ids) {
@@ -147,10 +162,15 @@ void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates
            n.past_combined.empty() ? "" : ", past_names '" + n.past_combined + "'",
            n.past_conv.empty() ? "" : ", past_conv_names '" + n.past_conv + "'", unfed_input_hint(c, v->name));
   }
-  if (!has_ids)
+  if (multimodal && !p.inputs_embeds)
+    fail(ErrorCode::kUnsupported, p.graph, "no graph input '{}' (model.decoder.inputs.inputs_embeds): the decoder of a "
+         "multimodal pipeline reads the embedding session's output", n.inputs_embeds);
+  if (!has_ids && !multimodal)
     fail(ErrorCode::kUnsupported, p.graph, "no graph input '{}' (model.decoder.inputs.input_ids): ogai feeds the "
          "decoder token ids{}", n.input_ids, graph.find_input(n.inputs_embeds) ? "; this graph takes embeddings" : "");
-  check_role(p, p.input_ids, 2, "input_ids");
+  p.has_input_ids = has_ids;
+  if (has_ids) check_role(p, p.input_ids, 2, "input_ids");
+  if (p.inputs_embeds) check_embeds(p, *p.inputs_embeds);
   if (p.attention_mask) check_role(p, *p.attention_mask, 2, "attention_mask");
   if (p.position_ids) check_role(p, *p.position_ids, 2, "position_ids");
 }

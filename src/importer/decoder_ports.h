@@ -3,7 +3,9 @@
 //
 // bind_decoder_ports() classifies every graph input the caller must feed and every graph output:
 // token ids, attention mask and position ids by the config's names, per-layer past/present key and
-// value by its `%d` templates, logits. A runtime input that is none of these (explicit sequence
+// value by its `%d` templates, logits; for a multimodal pipeline (the config has model.embedding)
+// the inputs_embeds the embedding session makes, required, and token ids only when the graph
+// also takes them. A runtime input that is none of these (explicit sequence
 // lengths, paged-attention tables, embeddings, recurrent or convolution state, ...) is refused by
 // name, since ogai would not feed it. Outputs the config does not name are listed as unused, except
 // that one of rank >= 3 is refused (v1 wants a role for it; only a named hidden_states output has one).
@@ -57,7 +59,9 @@ struct StateLayer {
 
 struct DecoderPorts {
   std::string graph;  // the graph's file name, for messages
-  onnx::ValueInfo input_ids;                     // int32 or int64 [batch, sequence]
+  onnx::ValueInfo input_ids;                     // int32 or int64 [batch, sequence] (when has_input_ids)
+  bool has_input_ids = true;                     // false: a multimodal decoder fed inputs_embeds alone
+  std::optional<onnx::ValueInfo> inputs_embeds;  // float [batch, sequence, hidden]: multimodal decoders only
   std::optional<onnx::ValueInfo> attention_mask;  // int32 or int64 [batch, total_sequence], when the graph has one
   std::optional<onnx::ValueInfo> position_ids;    // int32 or int64 [batch, sequence], when the graph has one
   onnx::ValueInfo logits;                        // float [batch, sequence, vocab]

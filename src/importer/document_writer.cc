@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.h"
+#include "importer/document_yaml.h"
+#include "importer/multimodal_writer.h"
 
 namespace ogai::importer {
 namespace {
@@ -40,37 +42,19 @@ std::vector<Cell> make_cells(const DecoderPorts& ports) {
   return cells;
 }
 
-// A YAML scalar: plain when it is a simple name, else a JSON (= YAML double-quoted) string.
-std::string quote(const std::string& s) {
-  static const std::set<std::string> kReserved = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"};
-  bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') && !kReserved.contains(s);
-  for (char ch : s) plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-');
-  return plain ? s : nlohmann::json(s).dump();
-}
-
-std::string contract(const onnx::ValueInfo& v, int batch_axis = 0) {
-  std::string shape;
-  bool known = v.has_shape;
-  for (std::size_t i = 0; known && i < v.shape.size(); ++i) {
-    const onnx::Dim& d = v.shape[i];
-    known = d.is_fixed() || !d.symbol.empty();
-    shape += (i ? ", " : "") + (d.is_fixed() ? std::to_string(d.value) : quote(d.symbol));
-  }
-  return fmt::format("{{dtype: {}, rank: {}, {}batch_layout: {{kind: request_aligned, axis: {}}}}}", dtype_name(v.dtype),
-                     v.rank(), known ? "shape: [" + shape + "], " : std::string(), batch_axis);
-}
-
 class Writer {
  public:
-  explicit Writer(const DocumentPlan& plan) : p_(plan), cells_(make_cells(plan.ports)) {}
+  explicit Writer(const DocumentPlan& plan) : p_(plan), mm_(plan.multimodal), cells_(make_cells(plan.ports)) {}
 
   std::string run() {
     header();
     line(0, "schema_version: v1");
     model();
+    if (mm_) write_preprocessing(y_, *mm_);
     line(0, "pipeline:");
     line(1, "workflow:");
     line(2, "manifest:");
+    if (mm_) write_manifest_abis(y_, *mm_);
     line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract]");
     inputs();
     outputs();
@@ -80,15 +64,13 @@ class Writer {
     serving();
     package();
     generation();
-    return std::move(out_);
+    return y_.take();
   }
 
  private:
   template <typename... Args>
   void line(int indent, fmt::format_string<Args...> format, Args&&... args) {
-    out_.append(static_cast<std::size_t>(indent) * 2, ' ');
-    fmt::format_to(std::back_inserter(out_), format, std::forward<Args>(args)...);
-    out_ += '\n';
+    y_.line(indent, format, std::forward<Args>(args)...);
   }
 
   void header() {
@@ -100,6 +82,8 @@ class Writer {
          p_.ports.combined.empty() ? "" : " (combined key/value)",
          p_.ports.conv.empty() ? "" : fmt::format(" and {} convolution states", p_.ports.conv.size()), p_.artifact);
     for (const auto& note : p_.notes) line(0, "# not imported (no effect on ogai): {}", note);
+    if (mm_)
+      for (const auto& note : mm_->notes) line(0, "# multimodal: {}", note);
     for (const auto& output : p_.ports.unused_outputs) line(0, "# graph output '{}' is not used", output);
   }
 
@@ -145,7 +129,10 @@ class Writer {
       line(4, "source: {{kind: application, name: {}}}", name);
       line(4, "required: true");
     }
-    request_input("input_ids", ports.input_ids, "{kind: runtime, version: '1.0', role: prompt_tokens}", "{kind: request}");
+    if (mm_) write_media_inputs(y_, *mm_);
+    // The prompt's ids: the embedding session reads them in a multimodal pipeline.
+    const onnx::ValueInfo& ids = mm_ ? mm_->embedding.input_ids : ports.input_ids;
+    request_input("input_ids", ids, "{kind: runtime, version: '1.0', role: prompt_tokens}", "{kind: request}");
     const std::string opaque = "{kind: opaque}";
     if (ports.attention_mask)
       request_input("attention_mask", *ports.attention_mask, opaque, "{kind: application, name: attention_mask}");
@@ -166,11 +153,13 @@ class Writer {
   void component() {
     const DecoderPorts& ports = p_.ports;
     line(2, "components:");
+    if (mm_) write_media_components(y_, *mm_);
     line(3, "decoder:");
     line(4, "implementation: {{kind: onnx, artifact: {}}}", quote(p_.artifact));
     line(4, "ports:");
     line(5, "inputs:");
-    line(6, "{}: {}", quote(ports.input_ids.name), contract(ports.input_ids));
+    if (ports.inputs_embeds) line(6, "{}: {}", quote(ports.inputs_embeds->name), contract(*ports.inputs_embeds));
+    if (ports.has_input_ids) line(6, "{}: {}", quote(ports.input_ids.name), contract(ports.input_ids));
     if (ports.attention_mask) line(6, "{}: {}", quote(ports.attention_mask->name), contract(*ports.attention_mask));
     if (ports.position_ids) line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids));
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past, cell.batch_axis));
@@ -178,7 +167,9 @@ class Writer {
     line(6, "{}: {}", quote(ports.logits.name), contract(ports.logits));
     if (ports.hidden_states) line(6, "{}: {}", quote(ports.hidden_states->name), contract(*ports.hidden_states));
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.present->name), contract(*cell.present, cell.batch_axis));
-    std::string roles = quote(ports.input_ids.name) + ": token_ids";
+    std::string roles;
+    if (ports.inputs_embeds) roles = quote(ports.inputs_embeds->name) + ": inputs_embeds";
+    if (ports.has_input_ids) roles += (roles.empty() ? "" : ", ") + quote(ports.input_ids.name) + ": token_ids";
     if (ports.attention_mask) roles += ", " + quote(ports.attention_mask->name) + ": attention_mask";
     if (ports.position_ids) roles += ", " + quote(ports.position_ids->name) + ": position_ids";
     roles += ", " + quote(ports.logits.name) + ": logits";
@@ -203,10 +194,12 @@ class Writer {
   void steps() {
     const DecoderPorts& ports = p_.ports;
     line(2, "steps:");
+    if (mm_) write_media_steps(y_, *mm_);
     line(2, "- kind: invoke");
     line(3, "component: decoder");
     line(3, "inputs:");
-    line(4, "{}: request.input_ids", quote(ports.input_ids.name));
+    if (ports.inputs_embeds) line(4, "{}: embedding.inputs_embeds", quote(ports.inputs_embeds->name));
+    if (ports.has_input_ids) line(4, "{}: request.input_ids", quote(ports.input_ids.name));
     if (ports.attention_mask) line(4, "{}: request.attention_mask", quote(ports.attention_mask->name));
     if (ports.position_ids) line(4, "{}: request.position_ids", quote(ports.position_ids->name));
     for (const Cell& cell : cells_) line(4, "{}: request.{}", quote(cell.past->name), cell.name);
@@ -301,8 +294,9 @@ class Writer {
   }
 
   const DocumentPlan& p_;
+  const MultimodalPlan* mm_;
   std::vector<Cell> cells_;
-  std::string out_;
+  YamlLines y_;
 };
 
 }  // namespace

@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 24> kDecoderTypes = {
 struct RefusedType {
   std::string_view type, why;
 };
-constexpr std::array<RefusedType, 23> kRefusedTypes = {{
+constexpr std::array<RefusedType, 19> kRefusedTypes = {{
     {"granitemoehybrid", "a hybrid of attention and state-space layers"},
     {"qwen3_5_text", "a hybrid of attention and linear-attention layers with recurrent state"},
     {"qwen3_5_moe_text", "a hybrid of attention and linear-attention layers with recurrent state"},
@@ -37,14 +37,11 @@ constexpr std::array<RefusedType, 23> kRefusedTypes = {{
     {"nemotron_speech", "a speech transducer"},
     {"parakeet_tdt", "a speech transducer"},
     {"gemma3", "a vision-language model (vision and embedding sessions)"},
-    {"gemma4", "a multimodal model (vision, speech and embedding sessions)"},
-    {"phi3v", "a vision-language model (vision and embedding sessions)"},
     {"phi4mm", "a multimodal model (vision, speech and embedding sessions)"},
     {"fara", "a vision-language model (vision and embedding sessions)"},
     {"mistral3", "a vision-language model (vision and embedding sessions)"},
-    {"qwen2_5_vl", "a vision-language model (vision and embedding sessions)"},
-    {"qwen3_vl", "a vision-language model (vision and embedding sessions)"},
-    {"qwen3_5", "a vision-language model (vision and embedding sessions)"},
+    {"qwen3_5", "a vision-language model whose text decoder is a hybrid of attention and linear-attention layers "
+                "with recurrent state"},
     {"qwen3_5_moe", "a vision-language model (vision and embedding sessions)"},
     {"videochat_flash_qwen", "a video-language model (vision and embedding sessions)"},
     {"silero_vad", "a voice-activity detector"},
@@ -52,14 +49,25 @@ constexpr std::array<RefusedType, 23> kRefusedTypes = {{
     {"t5", "an encoder-decoder model"},
 }};
 
-constexpr std::string_view kMultimodalId = "a multimodal token id; multimodal models are not imported";
+// Multimodal pipelines the importer maps: vision (and speech) sessions and an embedding session
+// feeding the decoder's inputs_embeds (genai_multimodal.cc, multimodal_ports.h). What each
+// graph takes is checked port by port.
+constexpr std::array<std::string_view, 4> kMultimodalTypes = {"gemma4", "phi3v", "qwen2_5_vl", "qwen3_vl"};
+
+bool is_multimodal(const std::string& type) {
+  return std::find(kMultimodalTypes.begin(), kMultimodalTypes.end(), type) != kMultimodalTypes.end();
+}
+
+constexpr std::string_view kMediaIds[] = {"image_token_id", "audio_token_id", "boa_token_id", "video_token_id",
+                                          "vision_start_token_id"};
 
 void check_type(const JsonReader& r, const std::string& type) {
-  if (std::find(kDecoderTypes.begin(), kDecoderTypes.end(), type) != kDecoderTypes.end()) return;
+  if (std::find(kDecoderTypes.begin(), kDecoderTypes.end(), type) != kDecoderTypes.end() || is_multimodal(type)) return;
   for (const auto& refused : kRefusedTypes)
     if (type == refused.type)
       r.refuse("model.type", "'" + type + "' is " + std::string(refused.why) +
-                                 "; the importer maps single-graph decoder-only language models only");
+                                 "; the importer maps single-graph decoder-only language models and the multimodal types "
+                                 "gemma4, phi3v, qwen2_5_vl and qwen3_vl");
   r.refuse("model.type", "'" + type + "' is not a decoder-only model type the importer knows");
 }
 
@@ -113,25 +121,55 @@ void read_decoder(const JsonReader& r, const Json& value, GenaiConfig& c) {
   c.conv_cache_size = opt_int("conv_cache_size");
 }
 
+// Multimodal sections and token ids: required / accepted on the multimodal types, refused by name
+// on the others (as before).
+void check_multimodal(const JsonReader& r, const Json& value, GenaiConfig& c) {
+  if (!is_multimodal(c.type)) {
+    constexpr std::pair<const char*, const char*> kSections[] = {
+        {"vision", "vision components belong to the multimodal model types (gemma4, phi3v, qwen2_5_vl, qwen3_vl)"},
+        {"speech", "speech components belong to the multimodal model types (gemma4)"},
+        {"embedding", "a separate embedding session belongs to the multimodal model types (gemma4, phi3v, "
+                      "qwen2_5_vl, qwen3_vl)"}};
+    for (const auto& [key, why] : kSections)
+      if (value.contains(key)) r.refuse(std::string("model.") + key, std::string(why) + "; '" + c.type + "' is not one");
+    for (std::string_view key : kMediaIds)
+      if (value.contains(key))
+        r.refuse("model." + std::string(key), "a multimodal token id; '" + c.type + "' is not a multimodal model type");
+    return;
+  }
+  const std::string kind = c.type == "gemma4" ? "a multimodal model" : "a vision-language model";
+  if (!value.contains("embedding"))
+    r.refuse("model.embedding", "missing: model.type '" + c.type + "' is " + kind + " whose decoder reads "
+                                "inputs_embeds from an embedding session");
+  if (!value.contains("vision"))
+    r.refuse("model.vision", "missing: model.type '" + c.type + "' is " + kind + " with a vision session");
+  if (value.contains("speech") && c.type != "gemma4")
+    r.refuse("model.speech", "'" + c.type + "' has no speech session in ORT GenAI (only gemma4 and phi4mm)");
+  read_multimodal(r, value, c);
+  for (std::string_view key : kMediaIds)
+    if (value.contains(key)) {
+      const std::string path = "model." + std::string(key);
+      c.notes.push_back(path + " " + std::to_string(r.integer(value[key], path)) +
+                        " (the embedding graph places the features at its own placeholder ids)");
+    }
+}
+
 void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
   r.closed(r.object(value, "model"), "model",
            {"type", "vocab_size", "context_length", "pad_token_id", "eos_token_id", "bos_token_id", "decoder",
-            "sep_token_id", "bot_token_id", "eot_token_id", "bor_token_id", "eor_token_id"},
+            "sep_token_id", "bot_token_id", "eot_token_id", "bor_token_id", "eor_token_id", "vision", "speech",
+            "embedding", "image_token_id", "audio_token_id", "boa_token_id", "video_token_id", "vision_start_token_id"},
            {{"encoder", "encoder-decoder models (an encoder session feeding cross-attention) are not imported"},
             {"decoder_start_token_id", "an encoder-decoder start token; encoder-decoder models are not imported"},
-            {"vision", "vision components (a multimodal pipeline of several sessions) are not imported"},
-            {"speech", "speech components (a multimodal pipeline of several sessions) are not imported"},
-            {"embedding", "a separate embedding session (a multimodal pipeline) is not imported"},
             {"joiner", "speech transducer components are not imported"},
             {"vad", "voice-activity-detection components are not imported"},
             {"mtp", "multi-token-prediction heads are not imported"},
             {"draft", "draft-model speculative decoding is not imported (it has no single-decoder v1 form here)"},
-            {"tokenizer_dir", "a tokenizer in another folder is not imported: ogai reads tokenizer.json beside the graph"},
-            {"image_token_id", kMultimodalId}, {"audio_token_id", kMultimodalId}, {"boa_token_id", kMultimodalId},
-            {"video_token_id", kMultimodalId}, {"vision_start_token_id", kMultimodalId}});
+            {"tokenizer_dir", "a tokenizer in another folder is not imported: ogai reads tokenizer.json beside the graph"}});
   if (!value.contains("type")) r.refuse("model.type", "missing: the model type is required");
   c.type = r.string(value["type"], "model.type");
   check_type(r, c.type);
+  check_multimodal(r, value, c);
   if (!value.contains("decoder")) r.refuse("model.decoder", "missing: the decoder section is required");
   auto opt_int = [&](const char* key) { return r.optional_integer(value, "model", key); };
   c.vocab_size = opt_int("vocab_size");

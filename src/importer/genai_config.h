@@ -2,9 +2,11 @@
 //
 // read_genai_config() turns the file into a GenaiConfig holding only what the importer can map
 // onto a v1 document: the decoder graph's file name and port-name templates, the attention facts
-// (head size, KV heads, layers, sliding window), token ids, context length and search defaults.
+// (head size, KV heads, layers, sliding window), token ids, context length and search defaults,
+// and for the multimodal types (gemma4, phi3v, qwen2_5_vl, qwen3_vl) the vision, speech and
+// embedding sessions (genai_multimodal.cc).
 // Every key is looked up in closed tables: a key the importer does not know, or a known key whose
-// value ogai cannot run faithfully (encoder-decoder or multimodal components, decoder pipelines,
+// value ogai cannot run faithfully (encoder-decoder components, decoder pipelines,
 // beam search, window-sliding KV caches, custom operator libraries, ...)
 // throws ogai::Error(kUnsupported) whose where() is the file and whose message starts with the
 // field's JSON path (`model.decoder.pipeline: ...`). Malformed JSON or a wrongly typed value is
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ogai::importer {
@@ -74,9 +77,27 @@ struct SessionSettings {
   std::vector<std::string> ignored;  // "path: why" for options that have no effect on ogai anywhere
 };
 
+// A session of a multimodal pipeline (model.vision, model.speech, model.embedding): its graph and
+// the config's graph names for its ports, keyed by ORT GenAI's field names (pixel_values,
+// image_features, ...), ORT GenAI's defaults included for fields the file does not write.
+struct SessionSection {
+  std::string path;             // "model.vision", for messages
+  std::string filename;         // the graph, relative to the folder
+  std::string config_filename;  // vision / speech: the processor config (ORT GenAI's default when absent)
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;  // field -> graph name
+  // The graph name of field `key` (empty when the section has no such field).
+  std::string input(const std::string& key) const;
+  std::string output(const std::string& key) const;
+};
+
+struct MultimodalSections {
+  std::optional<SessionSection> vision, speech, embedding;
+  bool any() const { return vision || speech || embedding; }
+};
+
 struct GenaiConfig {
   std::filesystem::path file;  // the genai_config.json read
-  std::string type;            // model.type (a decoder-only LLM type)
+  std::string type;            // model.type (a decoder-only LLM type, or a multimodal one: gemma4, phi3v, ...)
   std::optional<std::int64_t> vocab_size, context_length, bos_token_id, pad_token_id;
   std::vector<std::int64_t> eos_token_ids;  // model.eos_token_id (int or list)
   std::string decoder_filename;             // model.decoder.filename, relative to the folder
@@ -88,6 +109,9 @@ struct GenaiConfig {
   std::optional<std::int64_t> conv_cache_size;  // model.decoder.conv_cache_size (LFM2)
   SearchDefaults search;
   SessionSettings session;
+  // A multimodal pipeline's other sessions (multimodal types only; the decoder then reads
+  // inputs_embeds from the embedding session).
+  MultimodalSections multimodal;
   std::vector<std::string> notes;  // accepted fields that have no effect on ogai (for the document's header)
 };
 

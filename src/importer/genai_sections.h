@@ -1,6 +1,6 @@
 // The sections of genai_config.json below `model` (internal to the importer; see genai_config.h):
 // session and run options, the decoder's input/output names, the sliding window, `search` and
-// `engine`. Each checks its keys against closed tables and throws like genai_config.h says.
+// `engine`, and the multimodal sessions. Each checks its keys against closed tables and throws like genai_config.h says.
 #pragma once
 
 #include <string>
@@ -17,5 +17,7 @@ void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& 
 SlidingWindow read_sliding_window(const JsonReader& r, const Json& value, GenaiConfig& c);
 void read_search(const JsonReader& r, const Json& value, GenaiConfig& c);
 void read_engine(const JsonReader& r, const Json& value, GenaiConfig& c);
+// model.vision / model.speech / model.embedding when present (genai_multimodal.cc).
+void read_multimodal(const JsonReader& r, const Json& model, GenaiConfig& c);
 
 }  // namespace ogai::importer

@@ -12,30 +12,13 @@
 #include "importer/decoder_ports.h"
 #include "importer/document_writer.h"
 #include "importer/genai_config.h"
+#include "importer/multimodal_ports.h"
 #include "importer/tokenizer_summary.h"
 #include "onnx/graph_info.h"
 
 namespace ogai::importer {
 namespace fs = std::filesystem;
 namespace {
-
-// The decoder graph, confined to the folder (no absolute paths, no escapes through `..` or links).
-fs::path decoder_graph(const GenaiConfig& c, const fs::path& dir) {
-  const fs::path relative(c.decoder_filename);
-  if (relative.empty() || relative.is_absolute())
-    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder.filename '{}' must be a path inside the folder",
-         c.decoder_filename);
-  const fs::path graph = dir / relative;
-  if (!fs::is_regular_file(graph))
-    fail(ErrorCode::kNotFound, graph.string(), "not found (model.decoder.filename '{}')", c.decoder_filename);
-  const fs::path root = fs::canonical(dir);
-  const fs::path real = fs::canonical(graph);
-  auto [end, _] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (end != root.end())
-    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder.filename '{}' resolves outside the folder ({})",
-         c.decoder_filename, real.string());
-  return graph;
-}
 
 void check_vocab(const GenaiConfig& c, const DecoderPorts& ports) {
   const onnx::Dim& dim = ports.logits.shape[2];
@@ -143,12 +126,14 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   if (!fs::is_regular_file(config_file))
     fail(ErrorCode::kNotFound, config_file.string(), "not found: an ONNX Runtime GenAI folder has genai_config.json");
   GenaiConfig config = read_genai_config(config_file);
-  const fs::path graph_file = decoder_graph(config, dir);
+  const fs::path graph_file = folder_file(config, dir, config.decoder_filename, "model.decoder.filename");
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
   DecoderPorts ports = bind_decoder_ports(config, graph, graph_file.string());
   check_kv_geometry(config, ports);
   check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
+  std::optional<MultimodalPlan> multimodal;
+  if (config.multimodal.any()) multimodal = bind_multimodal(config, dir, ports);
   std::optional<TokenizerSummary> tok;
   if (fs::exists(dir / "tokenizer.json")) tok = read_tokenizer_summary(dir / "tokenizer.json");
   ImportedFacts facts = imported_facts(config, tok ? &*tok : nullptr, dir);
@@ -159,7 +144,8 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
                     .tokenizer_byte_level = tok && tok->byte_level,
                     .tokenizer_vocab_size = tok ? tok->vocab_size : 0,
                     .special_tokens = tok ? special_tokens(config, *tok) : std::vector<SpecialTokenFact>{},
-                    .notes = config.notes};
+                    .notes = config.notes,
+                    .multimodal = multimodal ? &*multimodal : nullptr};
   if (!tok) {
     plan.notes.push_back("no tokenizer.json: the package runs from token ids; model.eos_token_id " +
                          id_list(config.eos_token_ids) + " has no v1 field without package.tokenizer");

@@ -185,3 +185,15 @@ GraphPlan plan_graph(const Graph& graph, const std::map<std::string, WeightInfo>
 }
 
 }  // namespace ogai::quantize
+
+namespace ogai::quantize {
+
+BlockQuantOptions block_options(const NodeDecision& d, const QuantizeOptions& options) {
+  BlockQuantOptions b = options.block;
+  b.bits = options.bits;
+  if (d.lm_head && options.lm_head_bits) b.bits = options.lm_head_bits;
+  if (d.embedding && options.embedding_bits) b.bits = options.embedding_bits;
+  return b;
+}
+
+}  // namespace ogai::quantize

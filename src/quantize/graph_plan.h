@@ -28,6 +28,8 @@ struct QuantizeOptions {
   std::vector<std::string> exclude;
   bool lm_head = false;
   bool embeddings = false;
+  int lm_head_bits = 0;    // the lm-head's bits (4 or 8); 0 = `bits`
+  int embedding_bits = 0;  // the token embedding's bits (4 or 8); 0 = `bits`
 };
 
 // The facts of an initializer the planner needs.
@@ -60,5 +62,9 @@ struct GraphPlan {
 GraphPlan plan_graph(const ::onnx::GraphProto& graph,
                      const std::map<std::string, WeightInfo>& initializers,
                      const QuantizeOptions& options);
+
+// The block options decision `d` is quantized with: `options.block` at `options.bits`, or the
+// lm-head's / embedding's own bits when set.
+BlockQuantOptions block_options(const NodeDecision& d, const QuantizeOptions& options);
 
 }  // namespace ogai::quantize

@@ -36,7 +36,8 @@ std::string unique_name(const std::string& base, std::set<std::string>& taken) {
 }
 
 Node rewritten_node(const Node& old, const NodeDecision& d, const QuantNames& names,
-                    const QuantizeOptions& o) {
+                    const QuantizeOptions& options) {
+  const BlockQuantOptions o = block_options(d, options);
   Node node;
   node.set_name(old.name());
   node.set_domain(kMsDomain);
@@ -51,8 +52,8 @@ Node rewritten_node(const Node& old, const NodeDecision& d, const QuantNames& na
     add_int(node, "K", d.k);
     add_int(node, "N", d.n);
     add_int(node, "bits", o.bits);
-    add_int(node, "block_size", o.block.block_size);
-    add_int(node, "accuracy_level", o.accuracy_level);
+    add_int(node, "block_size", o.block_size);
+    add_int(node, "accuracy_level", options.accuracy_level);
   } else {
     node.set_op_type("GatherBlockQuantized");
     node.add_input(names.codes);
@@ -61,7 +62,7 @@ Node rewritten_node(const Node& old, const NodeDecision& d, const QuantNames& na
     if (!names.zero_points.empty()) node.add_input(names.zero_points);
     add_int(node, "gather_axis", 0);
     add_int(node, "quantize_axis", 1);
-    add_int(node, "block_size", o.block.block_size);
+    add_int(node, "block_size", o.block_size);
     add_int(node, "bits", o.bits);
   }
   return node;
@@ -94,7 +95,7 @@ std::vector<QuantNames> rewrite_nodes(Graph& graph, const GraphPlan& plan,
     const std::string base = d.weight + (d.kind == NodeDecision::Kind::kGather ? "_gather"
                                          : d.transposed                        ? "_t"
                                                                                : "");
-    names[i].codes = unique_name(base + "_Q4", taken);
+    names[i].codes = unique_name(base + fmt::format("_Q{}", block_options(d, options).bits), taken);
     names[i].scales = unique_name(base + "_scales", taken);
     if (!options.block.symmetric) names[i].zero_points = unique_name(base + "_zero_points", taken);
     graph.mutable_node(d.node)->CopyFrom(rewritten_node(graph.node(d.node), d, names[i], options));
@@ -128,12 +129,13 @@ std::uint64_t write_quantized(DataWriter& writer, Graph& graph, const NodeDecisi
                               const QuantNames& names, std::span<const std::uint8_t> weight,
                               const QuantizeOptions& options) {
   const std::uint64_t before = writer.bytes_written();
+  const BlockQuantOptions block = block_options(d, options);
   QuantizedRows q = d.transposed || d.kind == NodeDecision::Kind::kGather
-                        ? quantize_rows(weight.data(), d.dtype, d.n, d.k, options.block)
-                        : quantize_columns(weight.data(), d.dtype, d.k, d.n, options.block);
+                        ? quantize_rows(weight.data(), d.dtype, d.n, d.k, block)
+                        : quantize_columns(weight.data(), d.dtype, d.k, d.n, block);
   const bool gather = d.kind == NodeDecision::Kind::kGather;
-  const std::int64_t blob = options.block.block_size / 2;
-  std::vector<std::int64_t> code_dims = gather ? std::vector<std::int64_t>{q.rows, q.cols / 2}
+  const std::int64_t blob = block.block_bytes();
+  std::vector<std::int64_t> code_dims = gather ? std::vector<std::int64_t>{q.rows, q.cols * block.bits / 8}
                                                : std::vector<std::int64_t>{q.rows, q.blocks, blob};
   *graph.add_initializer() = writer.write(names.codes, DataType::kUint8, code_dims, q.codes);
   std::vector<std::int64_t> scale_dims = gather ? std::vector<std::int64_t>{q.rows, q.blocks}

@@ -9,9 +9,9 @@
 
 #include "base/log.h"
 #include "ogai/sampling_fields.h"
-#include "serve/response_format.h"
+#include "serve/common/response_format.h"
 #include "serve/server_impl.h"
-#include "serve/unknown_fields.h"
+#include "serve/common/unknown_fields.h"
 
 namespace ogai::serve {
 namespace {
@@ -37,8 +37,9 @@ void apply_sampling_defaults(SamplingOptions& request, const SamplingOptions& se
 
 }  // namespace
 
-void Server::Impl::apply_surface(ApiRequest& request, http::Exchange& exchange) const {
+void Server::Impl::apply_surface(ApiRequest& request, http::Exchange& exchange) {
   const SurfaceOptions& s = options.surface;
+  metrics.count_media(request.media_images, request.media_audio);
   if (!request.unknown_fields.empty()) {
     if (s.strict_requests) throw unknown_fields_error(request.unknown_fields);
     const http::Request& r = exchange.request();

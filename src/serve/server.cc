@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "sampling/sampling_params.h"
-#include "serve/auth.h"
+#include "serve/ops/auth.h"
 #include "serve/server_impl.h"
 #include "serve/webui/chat_page.h"
 
@@ -43,6 +43,8 @@ constexpr Route kRoutes[] = {
     {"/v1/messages", "/v1/messages", "POST"},
     {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
     {"/v1/embeddings", "/v1/embeddings", "POST"},
+    {"/v1/audio/transcriptions", "/v1/audio/transcriptions", "POST"},
+    {"/v1/audio/translations", "/v1/audio/translations", "POST"},
     {"/version", "/version", "GET"},
     {"/tokenize", "/tokenize", "POST"},
     {"/detokenize", "/detokenize", "POST"},
@@ -139,6 +141,8 @@ void check_options(const ServerOptions& o) {
     fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
   if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
     fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
+  if (o.max_media_parts < 1 || o.max_media_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
   if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
   if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
     fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
@@ -239,6 +243,7 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     if (alias.empty()) fail(ErrorCode::kInvalidArgument, "model_aliases", "an alias must not be empty");
     else if (!serves(alias)) names.push_back(alias);
   request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
+  request_limits.media = {options.max_media_parts, options.max_media_bytes};
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
@@ -325,6 +330,10 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return on_request_lane(exchange, [this, which, exchange] { handle_messages(which, exchange); });
   }
   if (label == "/v1/embeddings") return queue_embeddings(exchange);
+  if (label.starts_with("/v1/audio/")) {
+    const bool translate = label == "/v1/audio/translations";
+    return on_request_lane(exchange, [this, translate, exchange] { handle_transcription(translate, exchange); });
+  }
   const Endpoint endpoint = label == "/v1/chat/completions" ? Endpoint::kChat : Endpoint::kCompletion;
   on_request_lane(exchange, [this, endpoint, exchange] {
     try {

@@ -10,6 +10,10 @@
 //   POST /v1/responses           OpenAI's Responses API (responses_api.h)
 //   GET  /v1/responses/{id}      a stored response (responses_store.h)
 //   POST /v1/embeddings          pooled hidden states (Model::embed; embeddings_api.h)
+//   POST /v1/messages            Anthropic's Messages API (anthropic/messages_request.h)
+//   POST /v1/audio/transcriptions, /v1/audio/translations  multipart audio (audio/transcription_request.h)
+// Every generation surface parses its body once into the request model (common/conversation.h):
+// text, image, audio, tool call, tool result and reasoning parts.
 // Every /v1 route also answers without the prefix (POST /chat/completions, GET /models, ...), as
 // llama-server does, for clients whose base URL lacks /v1.
 // The POST routes answer whole JSON or, with "stream": true, server-sent events (docs/serve.md).
@@ -64,7 +68,7 @@ struct SurfaceOptions {
   SamplingOptions sampling_defaults;
 };
 
-// Structured-output compilation (serve/grammar_pool.h): a pool apart from the route threads.
+// Structured-output compilation (serve/engine/grammar_pool.h): a pool apart from the route threads.
 struct GrammarLimits {
   int threads = 2;                      // compilations at once
   int queue = 64;                       // requests waiting for a compile thread; one more -> 429
@@ -96,6 +100,9 @@ struct ServerOptions {
   // Per-request budgets on `stop` (docs/serve.md "Request budgets"; more -> 400 naming the flag).
   std::size_t max_stop_strings = 16;          // OpenAI accepts 4
   std::size_t max_stop_bytes = 4096;          // all stop strings together
+  // Images and audio in one request (common/media_input.h; more or larger -> 400 naming the flag).
+  std::size_t max_media_parts = 32;           // --max-media-parts
+  std::size_t max_media_bytes = 20u << 20;    // --max-media-bytes: one part, decoded
   // POST /v1/embeddings: how an input's hidden states become one vector (--pooling).
   Pooling embedding_pooling = Pooling::kLast;
   // The Responses store (responses_store.h): text it may hold, oldest-used out (--responses-store-bytes).

@@ -12,20 +12,20 @@
 #include <optional>
 #include <random>
 
-#include "serve/api_request.h"
-#include "serve/api_response.h"
-#include "serve/event_encoder.h"
-#include "serve/generation_channel.h"
-#include "serve/grammar_pool.h"
+#include "serve/common/api_request.h"
+#include "serve/openai/api_response.h"
+#include "serve/common/event_encoder.h"
+#include "serve/engine/generation_channel.h"
+#include "serve/engine/grammar_pool.h"
 #include "serve/http/http_server.h"
-#include "serve/memory_return.h"
-#include "serve/messages_api.h"
-#include "serve/messages_request.h"
-#include "serve/metrics.h"
-#include "serve/request_gate.h"
-#include "serve/responses_api.h"
-#include "serve/responses_store.h"
-#include "serve/scheduler.h"
+#include "serve/engine/memory_return.h"
+#include "serve/anthropic/messages_api.h"
+#include "serve/anthropic/messages_request.h"
+#include "serve/ops/metrics.h"
+#include "serve/ops/request_gate.h"
+#include "serve/responses/responses_api.h"
+#include "serve/responses/responses_store.h"
+#include "serve/engine/scheduler.h"
 #include "serve/server.h"
 
 namespace ogai::serve {
@@ -100,7 +100,7 @@ struct Server::Impl {
   void on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step);
   std::string next_id(Endpoint endpoint);
   // --strict-requests / unknown-field warnings and --max-tokens-default (request_policy.cc).
-  void apply_surface(ApiRequest& request, http::Exchange& exchange) const;
+  void apply_surface(ApiRequest& request, http::Exchange& exchange);  // also counts its media (/metrics)
 
   // POST /v1/embeddings (embeddings_route.cc): queued on `embeddings`, answered there.
   void queue_embeddings(const std::shared_ptr<http::Exchange>& exchange);
@@ -114,6 +114,12 @@ struct Server::Impl {
   http::Response stored_response(const std::string& id, const std::string& owner);  // GET /v1/responses/{id}; throws ApiError 404
   http::Response responses_response(Job& job);
   void start_responses_stream(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+
+  // POST /v1/audio/transcriptions and /translations (audio/transcription_route.cc), on the route
+  // pool; admitted like a chat completion and answered in the asked response_format.
+  void handle_transcription(bool translate, const std::shared_ptr<http::Exchange>& exchange);
+  void answer_transcription(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
+  http::Response transcription_response(Job& job);
 
   // POST /v1/messages and /v1/messages/count_tokens (messages_route.cc), on the route pool; a
   // parsed messages request is admitted like a chat completion and answered by answer_messages().

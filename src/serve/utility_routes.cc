@@ -4,25 +4,18 @@
 //               -> {"tokens": [ID...]} or, with pieces, {"tokens": [{"id": ID, "piece": P}...]}
 //                  where P is the token's text, or an array of its bytes when not valid UTF-8.
 //   /detokenize {"tokens": [ID...]} -> {"content": TEXT}
-// The bodies are bounded (check_json_limits) before any DOM; every refusal is a 400 naming the field.
+// The bodies are parsed once, their bounds checked while the DOM is built (parse_json_body); every
+// refusal is a 400 naming the field.
 #include <nlohmann/json.hpp>
 
 #include "ogai/version.h"
-#include "serve/json_limits.h"
+#include "serve/common/json_limits.h"
 #include "serve/server_impl.h"
 
 namespace ogai::serve {
 namespace {
 
-nlohmann::json parse_object(const std::string& body) {
-  check_json_limits(body);
-  nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
-  if (doc.is_discarded()) throw invalid_request("", "the body is not valid JSON");
-  if (!doc.is_object()) throw invalid_request("", "the body must be a JSON object");
-  return doc;
-}
-
-bool optional_bool(const nlohmann::json& doc, const char* field) {
+bool optional_bool(const RequestJson& doc, const char* field) {
   const auto it = doc.find(field);
   if (it == doc.end() || it->is_null()) return false;
   if (!it->is_boolean()) throw invalid_request(field, std::string(field) + " must be true or false");
@@ -64,7 +57,7 @@ http::Response Server::Impl::answer_version() const {
 }
 
 http::Response Server::Impl::answer_tokenize(const std::string& body) const {
-  const nlohmann::json doc = parse_object(body);
+  const RequestJson doc = parse_json_body(body);
   const auto content = doc.find("content");
   if (content == doc.end() || !content->is_string())
     throw invalid_request("content", "content must be a string (the text to tokenize)");
@@ -84,7 +77,7 @@ http::Response Server::Impl::answer_tokenize(const std::string& body) const {
 }
 
 http::Response Server::Impl::answer_detokenize(const std::string& body) const {
-  const nlohmann::json doc = parse_object(body);
+  const RequestJson doc = parse_json_body(body);
   const auto tokens = doc.find("tokens");
   if (tokens == doc.end() || !tokens->is_array())
     throw invalid_request("tokens", "tokens must be an array of token ids");
@@ -92,7 +85,7 @@ http::Response Server::Impl::answer_detokenize(const std::string& body) const {
   std::vector<std::int32_t> ids;
   ids.reserve(tokens->size());
   for (std::size_t i = 0; i < tokens->size(); ++i) {
-    const nlohmann::json& t = (*tokens)[i];
+    const RequestJson& t = (*tokens)[i];
     if (!t.is_number_integer() || t.get<std::int64_t>() < 0 || (vocab > 0 && t.get<std::int64_t>() >= vocab))
       throw invalid_request("tokens", "tokens[" + std::to_string(i) + "] is not a token id in [0, " +
                                           std::to_string(vocab) + ")");

@@ -54,6 +54,9 @@ class AudioPreprocessAdapter final : public Adapter {
     } else if (dtype == DataType::kInt32) {
       auto* dst = static_cast<std::int32_t*>(out.raw_data());
       for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<std::int32_t>(t.i64[i]);
+    } else if (dtype == DataType::kBool) {
+      auto* dst = static_cast<std::uint8_t*>(out.raw_data());
+      for (std::size_t i = 0; i < n; ++i) dst[i] = t.i64[i] != 0 ? 1 : 0;
     } else if (dtype == DataType::kFloat32) {
       std::memcpy(out.raw_data(), t.f32.data(), n * sizeof(float));
     } else {

@@ -6,7 +6,7 @@
 // bound port must name a program output (and every program output must be bound), else the
 // load is refused naming the document path. Decoding budgets: media::audio::DecodeLimits'
 // defaults. Outputs are typed by the program's `dtype` (float32, float16, bfloat16, int64,
-// int32). Immutable after load; run() is const and thread-safe.
+// int32, bool). Immutable after load; run() is const and thread-safe.
 #pragma once
 
 #include <memory>

@@ -1,8 +1,11 @@
 #include "workflow/program.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "metadata/multimodal_abi.h"
 #include "workflow/adapter.h"
 #include "workflow/lora_cache.h"
 #include "workflow/parameter_overlay.h"
@@ -97,17 +100,25 @@ Program load_program(const std::filesystem::path& package, const ort::SessionOpt
 bool needs_interpreter(const metadata::Package& package) {
   if (!package.document.workflow) return false;
   const auto& wf = *package.document.workflow;
-  const std::string decoder = package.decoder ? package.decoder->component : "";
-  const std::string proposer = package.document.speculative ? package.document.speculative->proposer : "";
-  bool complex = false;
+  std::set<std::string> native;  // the components the native decode loop runs
+  if (package.decoder) native.insert(package.decoder->component);
+  if (package.document.speculative) native.insert(package.document.speculative->proposer);
+  bool flow = false, front_refused = false;
+  try {  // a multimodal front (encoders, embedding) in front of the decoder: generate/media_encoders.h
+    if (auto mm = metadata::derive_multimodal_abi(package)) native.insert(mm->components.begin(), mm->components.end());
+  } catch (const Error&) {
+    front_refused = true;  // make_package_config derives it again and names what it cannot run
+  }
+  bool other = false;
   for_each_step(wf.steps, [&](const Step& step) {
     if (std::holds_alternative<metadata::LoopStep>(step.body) ||
         std::holds_alternative<metadata::BranchStep>(step.body))
-      complex = true;
+      flow = true;
     if (const auto* inv = std::get_if<metadata::InvokeStep>(&step.body))
-      if (inv->component != decoder && inv->component != proposer) complex = true;
+      if (!native.count(inv->component)) other = true;
   });
-  return complex;
+  if (front_refused && !flow) return false;
+  return flow || other;
 }
 
 }  // namespace ogai::workflow

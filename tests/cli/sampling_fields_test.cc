@@ -10,8 +10,8 @@
 
 #include "cli/model_flags.h"
 #include "ogai/sampling_fields.h"
-#include "serve/api_request.h"
-#include "serve/unknown_fields.h"
+#include "serve/common/api_request.h"
+#include "serve/common/unknown_fields.h"
 
 namespace ogai {
 namespace {

@@ -8,7 +8,7 @@
   exec-form ENTRYPOINT; hadolint too when installed.
 - entrypoint.sh: `sh -n`, then run with a stand-in `ogai` that prints its arguments.
 - haproxy -c and nginx -t on the shipped configurations (skipped, and said, when not installed).
-- docs/deploy.md: every vllm:* name it mentions is one src/serve/metrics.cc exports.
+- docs/deploy.md: every vllm:* name it mentions is one src/serve/ops/metrics.cc exports.
 Run with Debian's /usr/bin/python3 (python3-yaml, python3-jsonschema).
 """
 import os
@@ -256,7 +256,7 @@ class Docs(unittest.TestCase):
     def test_metric_names_in_docs_exist(self):
         with open(os.path.join(SOURCE, "docs/deploy.md")) as f:
             docs = set(re.findall(r"vllm:[a-z_]+", f.read()))
-        with open(os.path.join(SOURCE, "src/serve/metrics.cc")) as f:
+        with open(os.path.join(SOURCE, "src/serve/ops/metrics.cc")) as f:
             code = f.read()
         self.assertGreater(len(docs), 8)
         documented_absent = {"vllm:lora_requests_info", "vllm:cache_config_info", "vllm:num_preemptions_total",

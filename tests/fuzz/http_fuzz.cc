@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "fuzz_support.h"
-#include "serve/api_request.h"
+#include "serve/common/api_request.h"
 #include "serve/http/http_server.h"
 
 namespace {

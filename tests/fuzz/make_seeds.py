@@ -98,6 +98,27 @@ requests = [
 for i, r in enumerate(requests):
     write("request_json_fuzz", f"{i:02d}_request.json", json.dumps(r))
 
+# The request model's media parts (chat image_url / input_audio, Responses input_image, Messages image).
+png = "iVBORw0KGgo="
+media_requests = [
+    {"model": "m", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "x"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64," + png}},
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]}]},
+    {"model": "m", "input": [{"role": "user", "content": [
+        {"type": "input_image", "image_url": "data:image/png;base64," + png},
+        {"type": "input_file", "file_data": "data:audio/wav;base64,UklGRg=="}]}]},
+    {"model": "m", "max_tokens": 4, "messages": [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]}]},
+]
+for i, r in enumerate(media_requests):
+    write("request_json_fuzz", f"media_{i:02d}.json", json.dumps(r))
+form = ("multipart/form-data; boundary=b\n--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nm\r\n"
+        "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
+        "RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00"
+        "data\x00\x00\x00\x00\r\n--b\r\nContent-Disposition: form-data; name=\"response_format\"\r\n\r\nsrt\r\n--b--\r\n")
+write("multipart_fuzz", "00_form", form)
+
+
 def http_request(path, body, extra=""):
     return f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra}Content-Length: {len(body.encode())}\r\n\r\n{body}"
 

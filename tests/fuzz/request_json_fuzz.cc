@@ -1,12 +1,15 @@
-// libFuzzer target: arbitrary bytes as the JSON body of POST /v1/chat/completions and
-// /v1/completions, through the server's whole request parsing (the streaming depth/size check,
+// libFuzzer target: arbitrary bytes as the JSON body of POST /v1/chat/completions,
+// /v1/completions, /v1/responses and /v1/messages (each surface's translator into the request
+// model, media parts included), through the server's whole request parsing (the streaming depth/size check,
 // the bounded DOM parse, every field reader, response_format's schema/grammar compilation). The
 // only failures an input may cause are ApiError (the 4xx the route writes) and ogai::Error.
 // Seeds: request bodies written by make_seeds.py.
 #include <string>
 
 #include "fuzz_support.h"
-#include "serve/api_request.h"
+#include "serve/anthropic/messages_request.h"
+#include "serve/common/api_request.h"
+#include "serve/responses/responses_api.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string body(ogai::fuzz::as_text(data, size));
@@ -18,6 +21,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const ogai::serve::ApiError&) {
     } catch (const ogai::Error&) {
     }
+  }
+  try {
+    (void)ogai::serve::parse_responses_request(body, {});
+  } catch (const ogai::serve::ApiError&) {
+  } catch (const ogai::Error&) {
+  }
+  try {
+    (void)ogai::serve::parse_messages_request(body, ogai::serve::MessagesRoute::kCreate, {});
+  } catch (const ogai::serve::ApiError&) {
+  } catch (const ogai::Error&) {
   }
   return 0;
 }

@@ -75,9 +75,11 @@ generate::EngineLimits whole_prompt_limits(int max_rows = generate::EngineLimits
 }
 
 Outcome run_schedule(const Model& model, const std::vector<Job>& jobs, generate::PrefixCache* prefix = nullptr,
-                     int max_rows = 8, const generate::SequenceModel* on = nullptr) {
+                     int max_rows = 8, const generate::SequenceModel* on = nullptr, int sampling_threads = 0) {
   const generate::SequenceModel sm = on ? *on : model.impl().sequence_model();
-  generate::Engine engine(sm, whole_prompt_limits(max_rows), prefix);
+  generate::EngineLimits limits = whole_prompt_limits(max_rows);
+  limits.sampling_threads = sampling_threads;
+  generate::Engine engine(sm, limits, prefix);
   std::vector<std::shared_ptr<generate::LiveSequence>> sequences(jobs.size());
   std::size_t added = 0;
   for (int step = 0; added < jobs.size() || !engine.idle(); ++step) {
@@ -138,6 +140,33 @@ TEST_P(ContinuousBatchTest, RowsEqualSoloRuns) {
                 GetParam() + " job " + std::to_string(i));
   EXPECT_GE(out.counters.max_batch, 3) << "rows were not decoded together";
   EXPECT_LT(out.counters.steps, 14u + 5u + 6u) << "fewer decode runs than one request after another";
+}
+
+// The rows of a step sampled on four threads give exactly what one thread gives (tokens, text,
+// finish, logprobs bit for bit): sampled rows, a grammar-constrained row, a row cancelled mid-way.
+TEST_P(ContinuousBatchTest, ParallelSamplingEqualsSerial) {
+  auto model = load(GetParam());
+  GenerationOptions json = sampled(10, 5);
+  json.response_format = ResponseFormat{ResponseFormat::Kind::kJsonObject, ""};
+  std::vector<Job> jobs = {
+      {"Once upon a time", sampled(12, 1), 0},   {"the cat sat", sampled(9, 2), 0},
+      {"a", sampled(12, 3), 1},                  {"she said that", greedy(8), 1},
+      {"the dog ran", json, 0},                  {"in the park", sampled(14, 4), 0, 4},
+  };
+  const Outcome serial = run_schedule(*model, jobs, nullptr, 8, nullptr, 1);
+  const Outcome parallel = run_schedule(*model, jobs, nullptr, 8, nullptr, 4);
+  ASSERT_EQ(serial.results.size(), parallel.results.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = GetParam() + " job " + std::to_string(i);
+    EXPECT_EQ(parallel.results[i].ids, serial.results[i].ids) << what;
+    EXPECT_EQ(parallel.results[i].text, serial.results[i].text) << what;
+    EXPECT_EQ(parallel.results[i].finish_reason, serial.results[i].finish_reason) << what;
+    ASSERT_EQ(parallel.results[i].logprobs.size(), serial.results[i].logprobs.size()) << what;
+    for (std::size_t t = 0; t < serial.results[i].logprobs.size(); ++t)
+      EXPECT_EQ(parallel.results[i].logprobs[t].logprob, serial.results[i].logprobs[t].logprob) << what;
+  }
+  EXPECT_EQ(parallel.results[5].finish_reason, FinishReason::kCancelled);
+  EXPECT_GE(parallel.counters.max_batch, 5) << "rows were not decoded together";
 }
 
 // A row cancelled mid-generation ends with kCancelled holding a prefix of its solo tokens; the

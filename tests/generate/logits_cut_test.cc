@@ -29,7 +29,7 @@ const std::vector<TokenId> kPrompt = {1, 403, 407, 261, 378};
 generate::StepOutput prefill(const generate::Decoder& d, std::int64_t keep) {
   kv::KvCache cache(d.spec().cache, 1);
   generate::AttentionState attention(1);
-  return d.step(kPrompt, static_cast<std::int64_t>(kPrompt.size()), {}, attention, cache, keep);
+  return d.step(kPrompt, static_cast<std::int64_t>(kPrompt.size()), {}, attention, cache, nullptr, keep);
 }
 
 bool same_floats(std::span<const float> a, std::span<const float> b) {

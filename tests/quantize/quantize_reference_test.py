@@ -28,8 +28,9 @@ RNG = np.random.default_rng(27)
 F32 = np.float32
 
 
-def quantize_rows_reference(rows, block, symmetric):
-    """rows: [R, K] float32 -> (codes [R, nb, block/2] uint8, scales [R, nb] float32, zp [R, nb])."""
+def quantize_rows_reference(rows, block, symmetric, bits=4):
+    """rows: [R, K] float32 -> (codes [R, nb, block*bits/8] uint8, scales [R, nb] float32, zp [R, nb])."""
+    top, mid = (1 << bits) - 1, 1 << (bits - 1)
     r, k = rows.shape
     nb = -(-k // block)
     x = np.zeros((r, nb * block), F32)
@@ -37,17 +38,19 @@ def quantize_rows_reference(rows, block, symmetric):
     x = x.reshape(r, nb, block)
     if symmetric:
         idx = np.argmax(np.abs(x), axis=-1)[..., None]
-        scale = (np.take_along_axis(x, idx, axis=-1)[..., 0] / F32(-8)).astype(F32)
-        zp = np.full((r, nb), 8, np.int32)
+        scale = (np.take_along_axis(x, idx, axis=-1)[..., 0] / F32(-mid)).astype(F32)
+        zp = np.full((r, nb), mid, np.int32)
     else:
         lo = np.minimum(x.min(axis=-1), F32(0))
         hi = np.maximum(x.max(axis=-1), F32(0))
-        scale = ((hi - lo) / F32(15)).astype(F32)
+        scale = ((hi - lo) / F32(top)).astype(F32)
         with np.errstate(divide="ignore", invalid="ignore"):
-            zp = np.where(scale == 0, 8, np.clip(np.rint(-lo / scale), 0, 15)).astype(np.int32)
+            zp = np.where(scale == 0, mid, np.clip(np.rint(-lo / scale), 0, top)).astype(np.int32)
     with np.errstate(divide="ignore"):
         inv = np.where(scale == 0, F32(0), F32(1) / scale).astype(F32)
-    q = np.clip(np.rint(x * inv[..., None]).astype(np.int32) + zp[..., None], 0, 15).astype(np.uint8)
+    q = np.clip(np.rint(x * inv[..., None]).astype(np.int32) + zp[..., None], 0, top).astype(np.uint8)
+    if bits == 8:
+        return q, scale, zp
     codes = (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
     return codes, scale, zp
 
@@ -59,8 +62,11 @@ def pack_zero_points(zp):
     return (padded[:, 0::2] | (padded[:, 1::2] << 4)).astype(np.uint8)
 
 
-def dequantize(codes, scale, zp, k):
-    q = np.stack([codes & 0xF, codes >> 4], axis=-1).reshape(codes.shape[0], codes.shape[1], -1).astype(np.float64)
+def dequantize(codes, scale, zp, k, bits=4):
+    if bits == 8:
+        q = codes.astype(np.float64)
+    else:
+        q = np.stack([codes & 0xF, codes >> 4], axis=-1).reshape(codes.shape[0], codes.shape[1], -1).astype(np.float64)
     w = (q - zp[..., None]) * scale.astype(np.float64)[..., None]
     return w.reshape(codes.shape[0], -1)[:, :k]
 
@@ -209,6 +215,60 @@ def check_tied_lm_head_and_embeddings():
     print("ok tied lm-head (Transpose of the embedding) and GatherBlockQuantized embeddings")
 
 
+def check_eight_bits():
+    """--bits 8 for every MatMul, and --lm-head-bits 8 / --embeddings-bits 8 beside 4-bit MatMuls:
+    codes one per byte (B [N, blocks, block]), zero point 128 by default, one zero point byte per
+    block when asymmetric; the kernels agree with the NumPy dequantization, and 8 bits sit much
+    closer to fp32 than 4."""
+    k, n, block = 172, 40, 32
+    w = (RNG.standard_normal((k, n)) * 0.1).astype(F32)
+    x = RNG.standard_normal((5, k)).astype(F32)
+    src = os.path.join(WORK, "mm8")
+    save(matmul_model(w), src)
+    errors = {}
+    for bits, sym in [(8, True), (8, False), (4, True)]:
+        dst = os.path.join(WORK, f"mm8_{bits}_{sym}")
+        out = quantize(src, dst, "--bits", str(bits), "--block-size", str(block), "--accuracy-level", "0",
+                       *([] if sym else ["--asymmetric"]))
+        assert f"to {bits}-bit" in out.stderr, out.stderr
+        m, t = tensors(os.path.join(dst, "model.onnx"))
+        (node,) = m.graph.node
+        assert attr(node, "bits") == bits
+        codes, scale, zp = quantize_rows_reference(w.T.copy(), block, sym, bits)
+        nb = codes.shape[1]
+        assert t[node.input[1]].shape == (n, nb, block * bits // 8) and np.array_equal(t[node.input[1]], codes)
+        assert np.array_equal(t[node.input[2]], scale.reshape(-1)), "scales"
+        if not sym and bits == 8:
+            assert np.array_equal(t[node.input[3]], zp.reshape(-1).astype(np.uint8)), "8-bit zero points, one per block"
+        if sym:
+            assert len(node.input) == 3, "symmetric: the default zero point"
+        got = run_graph(os.path.join(dst, "model.onnx"), x).reshape(5, n)
+        want = x.astype(np.float64) @ dequantize(codes, scale, zp, k, bits).T
+        err = np.abs(got - want).max() / np.abs(want).max()
+        assert err < 1e-4, f"{bits}-bit kernel vs reference {err}"
+        errors[(bits, sym)] = np.abs(got - x @ w).max() / np.abs(x @ w).max()
+    assert errors[(8, True)] < errors[(4, True)] / 8, errors
+    e, model = tied_model(96, 64)
+    src = os.path.join(WORK, "tied8")
+    save(model, src)
+    dst = os.path.join(WORK, "tied8_q")
+    out = quantize(src, dst, "--lm-head-bits", "8", "--embeddings-bits", "8", "--asymmetric", "--block-size", "32",
+                   "--accuracy-level", "0")
+    assert "lm-head 8-bit" in out.stderr and "embedding 8-bit" in out.stderr, out.stderr
+    m, t = tensors(os.path.join(dst, "model.onnx"))
+    g, mm = m.graph.node
+    assert (g.op_type, attr(g, "bits"), mm.op_type, attr(mm, "bits")) == ("GatherBlockQuantized", 8, "MatMulNBits", 8)
+    codes, scale, zp = quantize_rows_reference(e, 32, False, 8)
+    assert np.array_equal(t[g.input[0]], codes.reshape(96, 64)), "8-bit gather codes"
+    assert np.array_equal(t[g.input[3]], zp.astype(np.uint8)), "8-bit gather zero points"
+    ids = np.array([[0, 5, 95, 17]], np.int64)
+    got = run_graph(os.path.join(dst, "model.onnx"), ids, "int64").reshape(4, 96)
+    table = dequantize(codes, scale, zp, 64, 8)
+    want = table[ids[0]] @ table.T
+    assert np.abs(got - want).max() / np.abs(want).max() < 1e-4, "8-bit gather + lm-head vs reference"
+    print(f"ok 8 bits: MatMul sym/asym, lm-head + embeddings; vs fp32 {errors[(8, True)]:.4f} (4-bit {errors[(4, True)]:.4f})")
+
+
 def check_refusals():
     w = (RNG.standard_normal((64, 64)) * 0.1).astype(F32)
     src = os.path.join(WORK, "refuse")
@@ -273,6 +333,7 @@ def main():
         check_matmul(k, n, block, sym, level, ext)
     check_float16()
     check_tied_lm_head_and_embeddings()
+    check_eight_bits()
     check_refusals()
     check_peak_memory()
     shutil.rmtree(WORK)

@@ -1,10 +1,10 @@
-// Parsed chat replies in OpenAI's JSON (serve/chat_reply_json.h): message fields, the
+// Parsed chat replies in OpenAI's JSON (serve/common/chat_reply_json.h): message fields, the
 // "tool_calls" finish reason, and streamed deltas shaped as OpenAI streams tool calls.
 #include <gtest/gtest.h>
 
-#include "serve/api_response.h"
-#include "serve/chat_reply_json.h"
-#include "serve/stream_encoder.h"
+#include "serve/openai/api_response.h"
+#include "serve/common/chat_reply_json.h"
+#include "serve/openai/stream_encoder.h"
 
 namespace ogai::serve {
 namespace {

@@ -1,4 +1,4 @@
-// serve/embeddings_api.h: base64 against RFC 4648's test vectors, the answer's JSON (floats that
+// serve/embeddings/embeddings_api.h: base64 against RFC 4648's test vectors, the answer's JSON (floats that
 // read back to the very float32 values, base64 of their little-endian bytes), and the request's
 // accepted shapes and refusals (each a 400 naming the field).
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "serve/api_error.h"
-#include "serve/embeddings_api.h"
+#include "serve/common/api_error.h"
+#include "serve/embeddings/embeddings_api.h"
 
 namespace ogai::serve {
 namespace {

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "serve/generation_channel.h"
+#include "serve/engine/generation_channel.h"
 
 namespace ogai::serve {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "serve/api_error.h"
-#include "serve/api_request.h"
-#include "serve/json_limits.h"
+#include "serve/common/api_error.h"
+#include "serve/common/api_request.h"
+#include "serve/common/json_limits.h"
 
 namespace ogai::serve {
 namespace {
@@ -108,6 +108,36 @@ TEST(JsonFieldBudgets, RefuseTheItemPastTheLimitNamingFieldAndFlag) {
   for (int i = 0; i < 1025; ++i) bias += (i ? ",\"" : "\"") + std::to_string(i) + "\":1";
   EXPECT_EQ(refusal(bias + "}}").param, "logit_bias");
   EXPECT_NO_THROW(check_json_limits(R"({"logit_bias":{"1":2},"stop":["a","b"],"messages":[{"role":"user"}]})"));
+}
+
+// The request DOM is built in the same pass that checks the limits (one parse per body), keeping
+// the client's key order; a duplicate key keeps its first place and the last value.
+TEST(JsonLimits, ParseJsonBodyBuildsTheOrderedDomInTheLimitPass) {
+  EXPECT_EQ(parse_json_body(R"({"b":1,"a":{"z":1,"y":[2,{"x":null}]},"b":3})").dump(),
+            R"({"b":3,"a":{"z":1,"y":[2,{"x":null}]}})");
+  std::string wide = "{";
+  for (int i = 0; i < 100; ++i) wide += "\"k" + std::to_string(99 - i) + "\":" + std::to_string(i) + ",";
+  wide += R"("k99":-1})";
+  const RequestJson w = parse_json_body(wide);
+  EXPECT_EQ(w.size(), 100u);
+  EXPECT_EQ(w.begin().key(), "k99");
+  EXPECT_EQ(w.at("k99"), -1);
+  ApiError syntax;
+  try {
+    parse_json_body(R"({"model": "m",})");
+  } catch (const ApiError& e) {
+    syntax = e;
+  }
+  EXPECT_EQ(syntax.code, "invalid_json");
+  EXPECT_NE(syntax.message.find("not valid JSON"), std::string::npos) << syntax.message;
+  EXPECT_THROW(parse_json_body("[1]"), ApiError);
+  ApiError deep;
+  try {
+    parse_json_body(R"({"model":"m","prompt":)" + nested(64) + "}");
+  } catch (const ApiError& e) {
+    deep = e;
+  }
+  EXPECT_EQ(deep.param, "prompt");
 }
 
 }  // namespace

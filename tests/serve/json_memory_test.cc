@@ -10,8 +10,8 @@
 #include <new>
 #include <string>
 
-#include "serve/api_error.h"
-#include "serve/api_request.h"
+#include "serve/common/api_error.h"
+#include "serve/common/api_request.h"
 
 namespace {
 

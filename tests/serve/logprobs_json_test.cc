@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "serve/api_response.h"
-#include "serve/generation_channel.h"
-#include "serve/logprobs_json.h"
+#include "serve/openai/api_response.h"
+#include "serve/engine/generation_channel.h"
+#include "serve/common/logprobs_json.h"
 
 namespace ogai::serve {
 namespace {

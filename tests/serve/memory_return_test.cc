@@ -1,7 +1,7 @@
-// MemoryReturn (serve/memory_return.h): heap memory freed in the middle of the heap goes back to
+// MemoryReturn (serve/engine/memory_return.h): heap memory freed in the middle of the heap goes back to
 // the OS, also when the burst freed less than the 16 MB threshold (the settled-level rule).
 // A binary of its own: it reads its process's RSS.
-#include "serve/memory_return.h"
+#include "serve/engine/memory_return.h"
 
 #include <gtest/gtest.h>
 

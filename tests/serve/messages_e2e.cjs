@@ -254,7 +254,7 @@ describe('/v1/messages through @anthropic-ai/sdk (Qwen2.5 template)', () => {
       [{ model, messages: base.messages }, 400, 'invalid_request_error', /^max_tokens: required/],
       [{ ...base, messages: [{ role: 'system', content: 'x' }] }, 400, 'invalid_request_error', /^messages\[0\]\.role: 'system' is not one of user, assistant/],
       [{ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }] }] },
-       400, 'invalid_request_error', /^messages\[0\]\.content\[0\]\.type: 'image' blocks are not supported/],
+       400, 'invalid_request_error', /^messages\[0\]\.content\[0\]: the model .* takes no image input/],
       [{ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 400, 'invalid_request_error', /^tools\[0\]\.type: server tools/],
       [{ ...base, tools: [{ name: 'bad name', input_schema: { type: 'object' } }] }, 400, 'invalid_request_error', /^tools\[0\]\.name/],
       [{ ...base, tools: [weather], tool_choice: { type: 'tool', name: 'nope' } }, 400, 'invalid_request_error', /tool_choice\.name/],

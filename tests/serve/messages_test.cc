@@ -2,9 +2,9 @@
 // answers and errors in Anthropic's shape (messages_api.h), streamed events (messages_stream.h).
 #include <gtest/gtest.h>
 
-#include "serve/messages_api.h"
-#include "serve/messages_request.h"
-#include "serve/messages_stream.h"
+#include "serve/anthropic/messages_api.h"
+#include "serve/anthropic/messages_request.h"
+#include "serve/anthropic/messages_stream.h"
 
 namespace ogai::serve {
 namespace {
@@ -135,7 +135,8 @@ TEST(MessagesRequest, BadInputIsA400NamingTheAnthropicField) {
       {with("messages", {{{"role", "system"}, {"content", "x"}}}), "messages[0].role"},
       {with("messages", {{{"role", "user"}}}), "messages[0].content"},
       {with("messages", {{{"role", "user"}, {"content", nlohmann::json::array()}}}), "messages[0].content"},
-      {with("messages", {{{"role", "user"}, {"content", {{{"type", "image"}}}}}}), "messages[0].content[0].type"},
+      {with("messages", {{{"role", "user"}, {"content", {{{"type", "document"}}}}}}), "messages[0].content[0].type"},
+      {with("messages", {{{"role", "user"}, {"content", {{{"type", "image"}}}}}}), "messages[0].content[0].source"},
       {with("messages", {{{"role", "user"}, {"content", {{{"type", "tool_result"}}}}}}),
        "messages[0].content[0].tool_use_id"},
       {with("messages", {{{"role", "user"}, {"content", {{{"type", "tool_result"}, {"tool_use_id", ""}}}}}}),

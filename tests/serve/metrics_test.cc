@@ -1,7 +1,7 @@
 // Prometheus text of the server's metrics and the summaries' quantiles.
 #include <gtest/gtest.h>
 
-#include "serve/metrics.h"
+#include "serve/ops/metrics.h"
 
 namespace ogai::serve {
 namespace {

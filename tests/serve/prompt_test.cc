@@ -4,7 +4,8 @@
 
 #include <filesystem>
 
-#include "serve/prompt.h"
+#include "serve/audio/transcription_request.h"
+#include "serve/common/prompt.h"
 
 namespace ogai::serve {
 namespace {
@@ -69,6 +70,23 @@ TEST_F(PromptTest, PromptOverTheContextIs400) {
 TEST_F(PromptTest, LogitBiasOutsideTheVocabulary) {
   ApiError e = error_of(parse_completion_request(R"({"model":"m","prompt":"x","logit_bias":{"9999":1}})"));
   EXPECT_EQ(e.param, "logit_bias");
+}
+
+// A text-only package refuses media parts; the 400 names the part where the client wrote it.
+TEST_F(PromptTest, MediaPartsATextOnlyPackageRefusesAreNamedAsTheClientWroteThem) {
+  ApiRequest chat = parse_chat_request(R"({"model":"m","messages":[{"role":"user","content":"Hi"},
+      {"role":"user","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]})");
+  ApiError e = error_of(chat);
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.code, "unsupported");
+  EXPECT_EQ(e.param, "messages[1].content[1]");
+  EXPECT_NE(e.message.find("takes no image input"), std::string::npos) << e.message;
+  const std::string form =
+      "--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nm\r\n"
+      "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFF....WAVE\r\n--b--\r\n";
+  ApiError audio = error_of(parse_transcription_request("multipart/form-data; boundary=b", form, false));
+  EXPECT_EQ(audio.param, "file");
+  EXPECT_NE(audio.message.find("takes no audio input"), std::string::npos) << audio.message;
 }
 
 }  // namespace

@@ -315,7 +315,7 @@ describe('ogai serve: per-request budgets and memory', () => {
         assert.match(r.json.error.message, /--max-stop-strings/);
       }
       // The server trims its heap every 250 ms once freed memory has grown or settled
-      // (serve/memory_return.h); the last frees of a burst can come a few periods late on a
+      // (serve/engine/memory_return.h); the last frees of a burst can come a few periods late on a
       // loaded machine, so the RSS has up to 6 s to come back (without trimming it never does).
       const bound = start * 1.1 + 12288;
       const answered = Date.now();

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "serve/api_request.h"
-#include "serve/response_format.h"
+#include "serve/common/api_request.h"
+#include "serve/common/response_format.h"
 
 namespace ogai::serve {
 namespace {
@@ -152,7 +152,9 @@ TEST(ParseChat, UnsupportedFeaturesAreRefusedByName) {
   EXPECT_EQ(chat_error(head + R"("functions":[{"name":"f"}]})").code, "unsupported");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})")
                 .param,
-            "messages[0].content[0].type");
+            "messages[0].content[0].image_url.url");  // not a data URL (request_model_test.cc: media parts)
+  EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{}}]}]})").code,
+            "unsupported");
   EXPECT_EQ(chat_error(R"({"model":"m","messages":[{"role":"function","content":"x","name":"f"}]})").code,
             "unsupported");
   // Harmless defaults are accepted.

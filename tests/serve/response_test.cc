@@ -1,8 +1,8 @@
 // OpenAI response bodies, streaming chunks and error bodies.
 #include <gtest/gtest.h>
 
-#include "serve/api_response.h"
-#include "serve/stream_encoder.h"
+#include "serve/openai/api_response.h"
+#include "serve/openai/stream_encoder.h"
 
 namespace ogai::serve {
 namespace {

@@ -172,7 +172,7 @@ describe('POST /v1/responses (stories260k)', () => {
       [{ input: [{ type: 'computer_call_output', call_id: 'c', output: 'o' }] }, 'input[0].type'],
       [{ input: [{ type: 'function_call_output', output: 'o' }] }, 'input[0].call_id'],
       [{ input: [{ type: 'function_call', call_id: 'c', arguments: '{}' }] }, 'input[0].name'],
-      [{ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'http://x' }] }] }, 'input[0].content[0].type'],
+      [{ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'http://x' }] }] }, 'input[0].content[0].image_url'],
       [{ input: 'x', text: { format: { type: 'xml' } } }, 'text.format.type'],
       [{ input: 'x', tool_choice: { type: 'function' }, tools: [{ type: 'function', name: 'f' }] }, 'tool_choice.name'],
       [{}, 'input'],

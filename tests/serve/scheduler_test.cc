@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "serve/generation_channel.h"
-#include "serve/scheduler.h"
+#include "serve/engine/generation_channel.h"
+#include "serve/engine/scheduler.h"
 
 namespace ogai::serve {
 namespace {

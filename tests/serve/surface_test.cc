@@ -4,15 +4,15 @@
 
 #include <algorithm>
 
-#include "serve/access_log.h"
-#include "serve/api_request.h"
-#include "serve/auth.h"
-#include "serve/cors.h"
-#include "serve/request_id.h"
-#include "serve/responses_api.h"
-#include "serve/responses_store.h"
-#include "serve/responses_stream.h"
-#include "serve/unknown_fields.h"
+#include "serve/ops/access_log.h"
+#include "serve/common/api_request.h"
+#include "serve/ops/auth.h"
+#include "serve/ops/cors.h"
+#include "serve/ops/request_id.h"
+#include "serve/responses/responses_api.h"
+#include "serve/responses/responses_store.h"
+#include "serve/responses/responses_stream.h"
+#include "serve/common/unknown_fields.h"
 
 namespace ogai::serve {
 namespace {

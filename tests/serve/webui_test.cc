@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "serve/auth.h"
+#include "serve/ops/auth.h"
 #include "serve/webui/chat_page.h"
 #include "serve/webui/webui_assets.h"
 

@@ -3,6 +3,7 @@
 // WAV bytes; load-time refusals naming the document path; text-assembly invoked from a step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "media/audio/wav_encode.h"
@@ -112,6 +113,73 @@ TEST(AudioAdapter, Float16Outputs) {
   request.tensors.emplace("request.audio", wav_bytes(16000, 0.5));
   const RunResult result = run(p, std::move(request));
   EXPECT_EQ(result.outputs.at("features").dtype(), DataType::kFloat16);
+}
+
+// Gemma-4's program through the workflow: features [1, frames, 128], the frame mask as bool and
+// the soft-token count (values against transformers.js: tests/media/audio_hf_features.cjs).
+const char* kGemma4 = R"(preprocessing:
+  audio:
+    transforms:
+      - {op: decode}
+      - {op: downmix, channels: 1}
+      - {op: resample, sample_rate: 16000}
+      - {op: trim, target_length: 480000}
+      - {op: pad, multiple_of: 128}
+      - {op: log_mel, num_mel_bins: 128, n_fft: 512, frame_length: 320, frame_extent: 321, hop_length: 160,
+         pad_mode: semicausal, drop_last_frame: false, power: 1.0, mel_scale: htk, mel_norm: none, f_max: 8000,
+         log: ln, log_floor: 0.001, log_floor_mode: add, frame_validity: extent_end}
+      - {op: transpose, outputs: [features]}
+      - {op: emit_validity_mask, inputs: [features], outputs: [mask]}
+      - {op: emit_token_count, inputs: [features], outputs: [tokens], max_tokens: 750,
+         convolutions: [{kernel: 3, stride: 2, padding: 1}, {kernel: 3, stride: 2, padding: 1}]}
+    outputs:
+      - {source: features, name: audio.input_features, content: audio_features, dtype: float32, pad_value: 0.0,
+         contract: {dtype: float32, rank: 3, shape: [batch, frames, 128], batch_layout: {kind: request_aligned, axis: 0}}}
+      - {source: mask, name: audio.input_features_mask, content: validity_mask, dtype: bool,
+         contract: {dtype: bool, rank: 2, shape: [batch, frames], batch_layout: {kind: request_aligned, axis: 0}}}
+      - {source: tokens, name: audio.soft_tokens, content: token_count, dtype: int64,
+         contract: {dtype: int64, rank: 1, shape: [batch], batch_layout: {kind: request_aligned, axis: 0}}}
+)";
+
+// The first occurrence of `from` replaced (`to` may contain `from`).
+std::string replaced_once(std::string s, const std::string& from, const std::string& to) {
+  const auto p = s.find(from);
+  if (p == std::string::npos) throw std::runtime_error("not in the document: " + from);
+  return s.replace(p, from.size(), to);
+}
+
+TEST(AudioAdapter, Gemma4FeaturesMaskAndTokens) {
+  const auto dir = std::filesystem::path(OGAI_BINARY_DIR) / "test_workflow_media" / "audio_gemma4";
+  std::filesystem::create_directories(dir);
+  std::string doc = replaced(std::string(kGemma4) + kWorkflow, "FEATURE_DTYPE", "float32");
+  doc = replaced(doc, "[batch, 80, frames]", "[batch, frames, 128]");
+  doc = replaced_once(doc, "valid_frames: {dtype: int64, rank: 1, shape: [batch]", "mask: {dtype: bool, rank: 2, shape: [batch, frames]");
+  doc = replaced_once(doc, "valid_frames:\n        contract: {dtype: int64, rank: 1, shape: [batch]",
+                 "mask:\n        contract: {dtype: bool, rank: 2, shape: [batch, frames]");
+  doc = replaced_once(doc, "outputs: {input_features: audio.input_features, valid_frames: audio.valid_frames}",
+                 "outputs: {input_features: audio.input_features, mask: audio.input_features_mask, soft_tokens: audio.soft_tokens}");
+  doc = replaced_once(doc, "{kind: emit, value: audio.valid_frames, output: valid_frames, mode: replace}",
+                 "{kind: emit, value: audio.input_features_mask, output: mask, mode: replace}\n"
+                 "      - {kind: emit, value: audio.soft_tokens, output: soft_tokens, mode: replace}");
+  doc = replaced_once(doc, "    components:\n", "      soft_tokens:\n"
+                 "        contract: {dtype: int64, rank: 1, shape: [batch], batch_layout: {kind: request_aligned, axis: 0}}\n"
+                 "        role: tensor\n        stage: pre_adapter\n    components:\n");
+  doc = replaced_once(doc, "          outputs:\n            input_features:",
+                 "          outputs:\n            soft_tokens: {dtype: int64, rank: 1, shape: [batch], batch_layout: {kind: request_aligned, axis: 0}}\n"
+                 "            input_features:");
+  std::ofstream(dir / "inference_metadata.yaml") << "schema_version: v1\n" << doc;
+  const Program p = load_program(dir);
+  RunRequest request;
+  request.tensors.emplace("request.audio", wav_bytes(22050, 0.5));  // 8000 samples at 16 kHz
+  const RunResult result = run(p, std::move(request));
+  EXPECT_EQ(result.outputs.at("features").shape(), (ort::Shape{1, 50, 128}));
+  const auto& mask = result.outputs.at("mask");
+  ASSERT_EQ(mask.dtype(), DataType::kBool);
+  ASSERT_EQ(mask.shape(), (ort::Shape{1, 50}));
+  const auto* bits = static_cast<const std::uint8_t*>(mask.raw_data());
+  EXPECT_EQ(std::count(bits, bits + 50, 1), 49);
+  EXPECT_EQ(bits[49], 0);
+  EXPECT_EQ(testing::ints(result.outputs.at("soft_tokens")), (std::vector<std::int64_t>{13}));
 }
 
 TEST(AudioAdapter, BadMediaNamesTheInput) {

@@ -1,8 +1,10 @@
-// ogai::media::audio::RealFft: the forward FFT of a real frame of any length n >= 1, through
-// KissFFT (Debian's libkissfft-float, BSD-3-Clause; see docs/media.md for why KissFFT). Even n
-// uses KissFFT's real transform; odd n its complex one. Single precision.
-// Owns its KissFFT plan (move-only). Not thread-safe: KissFFT's real plan keeps a scratch buffer,
-// so each thread needs its own RealFft (construction costs O(n)).
+// ogai::media::audio::RealFft: the forward FFT of a real frame of any length n >= 1, in double
+// precision, through KissFFT (Debian's libkissfft-dev, BSD-3-Clause: its C++ template
+// `kissfft<double>` from <kissfft/kissfft.hh>; see docs/media.md for why KissFFT and why double).
+// Even n runs the n/2-point complex transform with KissFFT's real-input post-processing
+// (transform_real); odd n the n-point complex transform.
+// Owns its plan (twiddles and scratch; move-only). Not thread-safe: the scratch buffer is the
+// plan's, so each thread needs its own RealFft (construction costs O(n)).
 #pragma once
 
 #include <complex>
@@ -25,7 +27,7 @@ class RealFft {
   std::size_t size() const { return n_; }
   std::size_t bins() const { return n_ / 2 + 1; }
   // `frame` [n] -> `spectrum` [n / 2 + 1], X[k] = sum_t x[t] exp(-2 pi i k t / n).
-  void forward(std::span<const float> frame, std::span<std::complex<float>> spectrum);
+  void forward(std::span<const double> frame, std::span<std::complex<double>> spectrum);
 
  private:
   struct Plan;

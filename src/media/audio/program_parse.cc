@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -21,7 +22,8 @@ const std::map<std::string, AudioOpKind>& op_names() {
       {"frame", AudioOpKind::kFrame}, {"spectrogram", AudioOpKind::kSpectrogram}, {"log_mel", AudioOpKind::kLogMel},
       {"log_mel_spectrogram", AudioOpKind::kLogMel}, {"emit_valid_frames", AudioOpKind::kEmitValidFrames},
       {"emit_valid_samples", AudioOpKind::kEmitValidSamples}, {"emit_sample_lengths", AudioOpKind::kEmitValidSamples},
-      {"emit_validity_mask", AudioOpKind::kEmitValidityMask}};
+      {"emit_validity_mask", AudioOpKind::kEmitValidityMask}, {"transpose", AudioOpKind::kTranspose},
+      {"emit_token_count", AudioOpKind::kEmitTokenCount}};
   return names;
 }
 
@@ -100,23 +102,69 @@ std::vector<std::string> names(Fields& f, const std::string& key, const std::str
   return {(*v)[0].get<std::string>()};
 }
 
-void read_stft(Fields& f, StftOptions& s, bool whisper_frames) {
+// STFT options out of range are a package error, found when the package loads.
+void checked_at_load(const StftOptions& s, const std::string& path) {
+  try {
+    check_stft(s, path);
+  } catch (const Error& e) {
+    fail(ErrorCode::kInvalidPackage, path, "{}", e.message());
+  }
+}
+
+PadMode read_pad_mode(Fields& f) {
+  return f.choice<PadMode>("pad_mode", PadMode::kReflect, {{"reflect", PadMode::kReflect}, {"constant", PadMode::kConstant},
+                                                          {"semicausal", PadMode::kSemicausal}});
+}
+
+void read_stft(Fields& f, StftOptions& s, bool whisper_frames, const std::string& path) {
   s.n_fft = static_cast<int>(f.integer("n_fft", 400));
   s.hop_length = static_cast<int>(f.integer("hop_length", 160));
-  s.win_length = static_cast<int>(f.integer("win_length", s.n_fft));
+  s.frame_length = static_cast<int>(f.integer("frame_length", s.n_fft));
+  s.win_length = static_cast<int>(f.integer("win_length", s.frame_length));
+  s.frame_extent = static_cast<int>(f.integer("frame_extent", s.frame_length));
+  s.preemphasis = f.number("preemphasis", 0.0, 0.0);
+  if (!f.boolean("preemphasis_htk_flavor", true))
+    fail(ErrorCode::kUnsupported, path + ".preemphasis_htk_flavor",
+         "is false; ogai pre-emphasizes in the HTK flavour only (within each frame, the first sample scaled by 1 - p)");
+  s.max_frames = static_cast<std::size_t>(f.integer("max_frames", 0, 0));
   s.window = f.choice<WindowKind>("window", WindowKind::kHann,
                                   {{"hann", WindowKind::kHann}, {"hamming", WindowKind::kHamming},
                                    {"rectangular", WindowKind::kRectangular}, {"boxcar", WindowKind::kRectangular}});
   s.periodic = f.boolean("window_periodic", true);
   s.center = f.boolean("center", true);
-  s.pad_mode = f.choice<PadMode>("pad_mode", PadMode::kReflect,
-                                 {{"reflect", PadMode::kReflect}, {"constant", PadMode::kConstant}});
+  s.pad_mode = read_pad_mode(f);
   s.power = f.number("power", 2.0, 1e-6);
   s.drop_last_frame = f.boolean("drop_last_frame", whisper_frames);
+  checked_at_load(s, path);
+}
+
+FrameValidity read_validity(Fields& f) {
+  return f.choice<FrameValidity>("frame_validity", FrameValidity::kHop,
+                                 {{"hop", FrameValidity::kHop}, {"extent_end", FrameValidity::kExtentEnd}});
+}
+
+// emit_token_count's `convolutions`: [{kernel, stride, padding}, ...].
+std::vector<Convolution> read_convolutions(Fields& f, const std::string& path) {
+  const json* v = f.find("convolutions");
+  if (!v) return {};
+  if (!v->is_array() || v->size() > 16)
+    fail(ErrorCode::kInvalidPackage, path + ".convolutions", "is {}; expected a list of at most 16 {{kernel, stride, padding}}",
+         v->dump());
+  std::vector<Convolution> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string item = fmt::format("{}.convolutions[{}]", path, i);
+    if (!(*v)[i].is_object())
+      fail(ErrorCode::kInvalidPackage, item, "is {}; expected an object {{kernel, stride, padding}}", (*v)[i].dump());
+    Fields c((*v)[i], item);
+    out.push_back({c.integer("kernel", 3), c.integer("stride", 2), c.integer("padding", 1, 0)});
+    c.finish();
+  }
+  return out;
 }
 
 void read_log_mel(Fields& f, AudioOp& op) {
-  read_stft(f, op.stft, true);
+  read_stft(f, op.stft, true, op.path);
+  op.frame_validity = read_validity(f);
   op.mel.n_mels = static_cast<int>(f.required_integer("num_mel_bins"));
   op.mel.scale = f.choice<MelScale>("mel_scale", MelScale::kSlaney, {{"slaney", MelScale::kSlaney}, {"htk", MelScale::kHtk}});
   op.mel.norm = f.choice<MelNorm>("mel_norm", MelNorm::kSlaney, {{"slaney", MelNorm::kSlaney}, {"none", MelNorm::kNone}});
@@ -150,6 +198,10 @@ void read_fields(Fields& f, AudioOp& op) {
       op.fixed_window = mode == "fixed_window";
       op.side = op.fixed_window ? Side::kRight : f.choice<Side>("mode", Side::kRight, sides);
       op.target_length = static_cast<std::size_t>(op.fixed_window ? f.required_integer("target_length") : f.integer("target_length", 0));
+      op.multiple_of = static_cast<std::size_t>(f.integer("multiple_of", 0));
+      if (op.multiple_of > 0 && (op.fixed_window || op.target_length > 0 || op.side != Side::kRight))
+        fail(ErrorCode::kInvalidPackage, op.path + ".multiple_of",
+             "pads on the right to a multiple; it takes no target_length and no mode but right");
       op.pad_value = static_cast<float>(f.number("pad_value", 0.0));
       break;
     }
@@ -162,11 +214,13 @@ void read_fields(Fields& f, AudioOp& op) {
       op.stft.win_length = static_cast<int>(f.integer("win_length", op.stft.n_fft));
       op.stft.hop_length = static_cast<int>(f.integer("hop_length", 160));
       op.stft.center = f.boolean("center", false);
-      op.stft.pad_mode = f.choice<PadMode>("pad_mode", PadMode::kReflect,
-                                           {{"reflect", PadMode::kReflect}, {"constant", PadMode::kConstant}});
+      op.stft.pad_mode = read_pad_mode(f);
+      op.frame_validity = read_validity(f);
+      checked_at_load(op.stft, op.path);
       break;
     case AudioOpKind::kSpectrogram:
-      read_stft(f, op.stft, true);
+      read_stft(f, op.stft, true, op.path);
+      op.frame_validity = read_validity(f);
       op.sample_rate = static_cast<int>(f.integer("sample_rate", 0));
       break;
     case AudioOpKind::kLogMel:
@@ -174,6 +228,11 @@ void read_fields(Fields& f, AudioOp& op) {
       op.sample_rate = static_cast<int>(f.integer("sample_rate", 0));
       break;
     case AudioOpKind::kEmitValidFrames: op.hop_length = static_cast<int>(f.integer("hop_length", 0)); break;
+    case AudioOpKind::kTranspose: break;
+    case AudioOpKind::kEmitTokenCount:
+      op.convolutions = read_convolutions(f, op.path);
+      op.max_tokens = f.integer("max_tokens", 0, 0);
+      break;
   }
 }
 
@@ -214,13 +273,13 @@ AudioOutputBinding parse_output(const json& o, const std::string& path) {
   b.content = o["content"];
   b.dtype = o["dtype"];
   static const std::set<std::string> contents = {"waveform", "features", "audio_features", "valid_frames", "valid_samples",
-                                                 "sample_lengths", "frame_lengths", "validity_mask"};
+                                                 "sample_lengths", "frame_lengths", "validity_mask", "token_count"};
   if (!contents.count(b.content))
     fail(ErrorCode::kUnsupported, path + ".content", "output content '{}' is not produced by ogai (it knows {})", b.content,
          fmt::join(contents, ", "));
-  static const std::set<std::string> dtypes = {"float32", "fp32", "float16", "fp16", "bfloat16", "bf16", "int64", "int32"};
+  static const std::set<std::string> dtypes = {"float32", "fp32", "float16", "fp16", "bfloat16", "bf16", "int64", "int32", "bool"};
   if (!dtypes.count(b.dtype))
-    fail(ErrorCode::kUnsupported, path + ".dtype", "audio outputs are float32, float16, bfloat16, int64 or int32; got '{}'",
+    fail(ErrorCode::kUnsupported, path + ".dtype", "audio outputs are float32, float16, bfloat16, int64, int32 or bool; got '{}'",
          b.dtype);
   if (o.contains("contract") && o["contract"].is_object() && o["contract"].contains("rank"))
     b.rank = o["contract"]["rank"].get<std::int64_t>();

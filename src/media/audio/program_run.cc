@@ -71,12 +71,11 @@ std::vector<float> analysis_samples(const Value& in, const AudioOp& op, Value& o
   return mono(at_rate.wave, op.path);
 }
 
-// The valid frames of a clip with `valid` samples: ceil(valid / hop), at most `frames`.
-void frame_region(Value& out, std::size_t frames) {
-  const auto hop = static_cast<std::size_t>(out.hop);
-  const std::size_t first = out.begin / hop, last = std::min(frames, (out.begin + out.valid + hop - 1) / hop);
-  out.begin = std::min(first, frames);
-  out.valid = last > out.begin ? last - out.begin : 0;
+// The sample region [out.begin, out.begin + out.valid) becomes the valid frames (frame_validity.h).
+void frame_region(Value& out, std::size_t frames, const AudioOp& op) {
+  const FrameRange r = valid_frame_range(out.begin, out.valid, frames, op.stft, op.frame_validity);
+  out.begin = r.begin;
+  out.valid = r.count;
 }
 
 Value log_mel_of(const Value& in, const AudioOp& op) {
@@ -107,7 +106,7 @@ Value log_mel_of(const Value& in, const AudioOp& op) {
     MelOptions mel = op.mel;
     mel.sample_rate = out.rate;
     f = log_mel(samples, op.stft, mel, op.log, op.path);
-    frame_region(out, f.frames);
+    frame_region(out, f.frames, op);
   }
   out.rows = static_cast<std::size_t>(f.rows), out.cols = f.frames, out.m = std::move(f.values);
   return out;
@@ -123,7 +122,7 @@ Value spectrogram_of(const Value& in, const AudioOp& op) {
   out.m = power_spectrogram(samples, op.stft);
   out.rows = static_cast<std::size_t>(op.stft.n_fft / 2 + 1);
   out.cols = stft_frames(samples.size(), op.stft);
-  frame_region(out, out.cols);
+  frame_region(out, out.cols, op);
   return out;
 }
 
@@ -135,21 +134,45 @@ Value frames_of(const Value& in, const AudioOp& op) {
   check_stft(op.stft, op.path);
   const auto x = analysis_samples(in, op, out);
   const std::size_t len = static_cast<std::size_t>(op.stft.win_length), frames = stft_frames(x.size(), op.stft);
-  const std::ptrdiff_t shift = op.stft.center ? op.stft.n_fft / 2 : 0;
+  const auto shift = static_cast<std::ptrdiff_t>(op.stft.left_pad());
   out.rows = frames, out.cols = len, out.m.resize(frames * len);
   for (std::size_t t = 0; t < frames; ++t)
     for (std::size_t i = 0; i < len; ++i)
       out.m[t * len + i] = padded_sample(x, static_cast<std::ptrdiff_t>(t * out.hop + i) - shift, op.stft.pad_mode);
-  frame_region(out, frames);
+  frame_region(out, frames, op);
   return out;
 }
 
-Value padded(const Value& in, const AudioOp& op) {
+// Features [rows, cols] -> [cols, rows]; the time axis moves with its data.
+Value transposed(const Value& in, const AudioOp& op) {
+  if (in.kind != Value::Kind::kMatrix) wrong_kind(op, "features (a log_mel, spectrogram or frame value)");
+  Value out = in;
+  out.rows = in.cols, out.cols = in.rows, out.time_on_cols = !in.time_on_cols;
+  for (std::size_t r = 0; r < in.rows; ++r)
+    for (std::size_t c = 0; c < in.cols; ++c) out.m[c * in.rows + r] = in.m[r * in.cols + c];
+  return out;
+}
+
+// Padding is held to the decoding budget: a program cannot make more samples than a clip may decode to.
+void check_pad_budget(std::size_t frames, int channels, const AudioOp& op, const DecodeLimits& limits) {
+  const auto bytes = static_cast<unsigned __int128>(frames) * static_cast<unsigned>(channels) * sizeof(float);
+  if (bytes > limits.max_decoded_bytes)
+    fail(ErrorCode::kInvalidArgument, op.path, "{} pads the clip to {} samples per channel ({} channel(s)); the decoded "
+         "size limit is {} bytes", op.op, frames, channels, limits.max_decoded_bytes);
+}
+
+Value padded(const Value& in, const AudioOp& op, const DecodeLimits& limits) {
   Value out = in;
   const Waveform& w = waveform_of(in, op);
-  if (op.fixed_window) {
+  if (op.multiple_of > 0) {
+    const std::size_t n = w.frames(), target = (n + op.multiple_of - 1) / op.multiple_of * op.multiple_of;
+    check_pad_budget(target, w.channels, op, limits);
+    out.wave = pad_to(w, target, Side::kRight, op.pad_value);
+  } else if (op.fixed_window) {
+    check_pad_budget(op.target_length, w.channels, op, limits);
     out.wave = fit_length(w, op.target_length, Side::kRight, op.pad_value);
   } else if (op.target_length > w.frames()) {
+    check_pad_budget(op.target_length, w.channels, op, limits);
     out.wave = pad_to(w, op.target_length, op.side, op.pad_value);
     if (op.side == Side::kLeft) out.begin += op.target_length - w.frames();
   }
@@ -236,7 +259,7 @@ Value apply(const AudioOp& op, const Value* in, std::span<const std::uint8_t> en
       v.m = std::move(f.values);
       return v;
     }
-    case AudioOpKind::kPad: return padded(*in, op);
+    case AudioOpKind::kPad: return padded(*in, op, limits);
     case AudioOpKind::kTrim: return trimmed(*in, op);
     case AudioOpKind::kFrame: return frames_of(*in, op);
     case AudioOpKind::kSpectrogram: return spectrogram_of(*in, op);
@@ -246,6 +269,10 @@ Value apply(const AudioOp& op, const Value* in, std::span<const std::uint8_t> en
       if (in->kind != Value::Kind::kWaveform) wrong_kind(op, "audio samples");
       return counts({static_cast<std::int64_t>(in->valid)}, {1});
     case AudioOpKind::kEmitValidityMask: return validity_mask(*in, op);
+    case AudioOpKind::kTranspose: return transposed(*in, op);
+    case AudioOpKind::kEmitTokenCount:
+      if (in->kind != Value::Kind::kMatrix) wrong_kind(op, "features (a log_mel or spectrogram value)");
+      return counts({token_count(static_cast<std::int64_t>(in->valid), op.convolutions, op.max_tokens)}, {1});
   }
   OGAI_CHECK(false);
 }
@@ -270,13 +297,16 @@ AudioTensor output_of(const AudioOutputBinding& b, const Value& v, const std::st
                   : wants_matrix ? v.kind == Value::Kind::kMatrix
                                  : v.kind == Value::Kind::kInts && (v.int_shape.size() == 2) == wants_mask;
   if (!ok) fail(ErrorCode::kInvalidPackage, path + ".content", "is '{}', but its source '{}' is not that kind of value", b.content, b.source);
-  const bool integer = b.dtype == "int64" || b.dtype == "int32";
+  const bool integer = b.dtype == "int64" || b.dtype == "int32" || b.dtype == "bool";
   if (v.kind != Value::Kind::kInts && integer)
     fail(ErrorCode::kInvalidPackage, path + ".dtype", "is {}, but '{}' holds floating-point values", b.dtype, b.source);
   if (v.kind == Value::Kind::kInts) {
     t.shape = v.int_shape;
     t.integer = integer;
-    if (integer) t.i64 = v.ints;
+    if (integer && b.dtype == "bool")
+      for (const auto x : v.ints) t.i64.push_back(x != 0);
+    else if (integer)
+      t.i64 = v.ints;
     else t.f32.assign(v.ints.begin(), v.ints.end());
     return t;
   }

@@ -1,5 +1,6 @@
 #include "media/audio/spectrogram.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -20,8 +21,10 @@ float reflected(std::span<const float> x, std::ptrdiff_t i) {
   return x[static_cast<std::size_t>(j < n ? j : period - j)];
 }
 
-float powered(std::complex<float> c, double power) {
-  const float p = c.real() * c.real() + c.imag() * c.imag();
+// |c|^power from the double-precision spectrum, rounded once to float (as Hugging Face stores
+// its power spectrogram in a Float32Array, and takes the root of that for power 1).
+float powered(std::complex<double> c, double power) {
+  const auto p = static_cast<float>(c.real() * c.real() + c.imag() * c.imag());
   if (power == 2.0) return p;
   if (power == 1.0) return std::sqrt(p);
   return static_cast<float>(std::pow(static_cast<double>(p), power / 2.0));
@@ -35,53 +38,72 @@ float padded_sample(std::span<const float> x, std::ptrdiff_t i, PadMode mode) {
 }
 
 void check_stft(const StftOptions& o, const std::string& where) {
-  const int win = o.win_length == 0 ? o.n_fft : o.win_length;
-  if (o.n_fft < 1 || o.n_fft > (1 << 20) || o.hop_length < 1 || win < 1 || win > o.n_fft)
-    fail(ErrorCode::kInvalidArgument, where, "STFT needs 1 <= n_fft <= 2^20, hop_length >= 1 and 1 <= win_length <= n_fft "
-         "(got n_fft {}, hop_length {}, win_length {})", o.n_fft, o.hop_length, win);
+  const int frame = o.frame_len(), win = o.window_len();
+  if (o.n_fft < 1 || o.n_fft > (1 << 20) || o.hop_length < 1 || frame < 1 || frame > o.n_fft || win < 1 || win > frame)
+    fail(ErrorCode::kInvalidArgument, where, "STFT needs 1 <= n_fft <= 2^20, hop_length >= 1 and 1 <= win_length <= "
+         "frame_length <= n_fft (got n_fft {}, hop_length {}, frame_length {}, win_length {})", o.n_fft, o.hop_length,
+         frame, win);
+  if (o.extent() < frame || o.extent() > (1 << 21))
+    fail(ErrorCode::kInvalidArgument, where, "frame_extent must be at least frame_length {} (got {})", frame, o.extent());
   if (!(o.power > 0) || !std::isfinite(o.power))
     fail(ErrorCode::kInvalidArgument, where, "spectrogram power must be positive (got {})", o.power);
+  if (!(o.preemphasis >= 0 && o.preemphasis < 1))
+    fail(ErrorCode::kInvalidArgument, where, "preemphasis must be in [0, 1) (got {})", o.preemphasis);
 }
 
-std::vector<float> stft_window(const StftOptions& o) {
-  const int win = o.win_length == 0 ? o.n_fft : o.win_length;
-  std::vector<float> w(static_cast<std::size_t>(o.n_fft), 0.0f);
+std::vector<double> stft_window(const StftOptions& o) {
+  const int win = o.window_len();
+  std::vector<double> w(static_cast<std::size_t>(o.frame_len()), 0.0);
   const double denom = o.periodic ? win : std::max(win - 1, 1);
   const double a = o.window == WindowKind::kHamming ? 0.54 : 0.5;  // generalized cosine window
-  const int offset = (o.n_fft - win) / 2;
+  const int offset = (o.frame_len() - win) / 2;
   for (int i = 0; i < win; ++i) {
     const double v = o.window == WindowKind::kRectangular
                          ? 1.0
                          : a - (1.0 - a) * std::cos(2.0 * std::numbers::pi * i / denom);
-    w[static_cast<std::size_t>(offset + i)] = static_cast<float>(v);
+    w[static_cast<std::size_t>(offset + i)] = v;
   }
   return w;
 }
 
 std::size_t stft_frames(std::size_t n, const StftOptions& o) {
-  const auto hop = static_cast<std::size_t>(o.hop_length), nfft = static_cast<std::size_t>(o.n_fft);
-  const std::size_t padded = o.center ? n + 2 * (nfft / 2) : n;  // odd n_fft: one sample short of n + n_fft
-  std::size_t frames = padded < nfft ? 0 : 1 + (padded - nfft) / hop;
+  const auto hop = static_cast<std::size_t>(o.hop_length), extent = static_cast<std::size_t>(o.extent());
+  const std::size_t padded = n + o.left_pad() + o.right_pad();
+  std::size_t frames = padded < extent ? 0 : 1 + (padded - extent) / hop;
   if (o.drop_last_frame && frames > 0) --frames;
+  if (o.max_frames > 0) frames = std::min(frames, o.max_frames);
   return frames;
 }
 
+namespace {
+
+// Pre-emphasis within one frame, HTK flavour (Hugging Face's spectrogram with
+// preemphasis_htk_flavor): y[j] = x[j] - p x[j-1] for j >= 1, y[0] = (1 - p) x[0].
+void preemphasize(std::span<double> frame, double p) {
+  for (std::size_t j = frame.size(); j-- > 1;) frame[j] -= p * frame[j - 1];
+  if (!frame.empty()) frame[0] *= 1.0 - p;
+}
+
+}  // namespace
+
 void for_each_power_frame(std::span<const float> x, const StftOptions& o,
                           const std::function<void(std::size_t, const float*)>& visit) {
-  const std::size_t frames = stft_frames(x.size(), o);
+  const std::size_t frames = stft_frames(x.size(), o), len = static_cast<std::size_t>(o.frame_len());
   const auto window = stft_window(o);
   RealFft fft(static_cast<std::size_t>(o.n_fft));
-  std::vector<float> frame(fft.size()), power(fft.bins());
-  std::vector<std::complex<float>> spectrum(fft.bins());
-  const std::ptrdiff_t shift = o.center ? o.n_fft / 2 : 0;
+  std::vector<double> frame(fft.size(), 0.0);  // [len, n_fft) stays zero
+  std::vector<float> power(fft.bins());
+  std::vector<std::complex<double>> spectrum(fft.bins());
+  const auto shift = static_cast<std::ptrdiff_t>(o.left_pad());
+  const double p = o.preemphasis;
   for (std::size_t t = 0; t < frames; ++t) {
     const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(t) * o.hop_length - shift;
-    const bool inside = start >= 0 && start + o.n_fft <= static_cast<std::ptrdiff_t>(x.size());
-    for (std::size_t i = 0; i < frame.size(); ++i) {
-      const float s = inside ? x[static_cast<std::size_t>(start) + i]
-                             : padded_sample(x, start + static_cast<std::ptrdiff_t>(i), o.pad_mode);
-      frame[i] = s * window[i];
-    }
+    const bool inside = start >= 0 && start + static_cast<std::ptrdiff_t>(len) <= static_cast<std::ptrdiff_t>(x.size());
+    for (std::size_t i = 0; i < len; ++i)
+      frame[i] = inside ? x[static_cast<std::size_t>(start) + i]
+                        : padded_sample(x, start + static_cast<std::ptrdiff_t>(i), o.pad_mode);
+    if (p != 0.0) preemphasize(std::span<double>(frame).first(len), p);
+    for (std::size_t i = 0; i < len; ++i) frame[i] *= window[i];
     fft.forward(frame, spectrum);
     for (std::size_t k = 0; k < power.size(); ++k) power[k] = powered(spectrum[k], o.power);
     visit(t, power.data());

@@ -1,11 +1,18 @@
 #include "media/image/patchify.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 
 namespace ogai::media {
+namespace {
 
-Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32_t height, const PatchSpec& spec,
-                 const std::string& what) {
+// The packing for any pixel source: `row(c, y, x, dst)` writes p consecutive samples of channel c
+// from (x, y), `pixels(y, x, dst)` p consecutive pixels' 3 channels (channels last); each returns
+// the end of what it wrote.
+template <class Row, class Pixels>
+Patches pack(std::uint32_t width, std::uint32_t height, const PatchSpec& spec, const std::string& what, Row row,
+             Pixels pixels) {
   const std::uint32_t p = spec.patch;
   if (width % p != 0 || height % p != 0)
     fail(ErrorCode::kInvalidArgument, what, "an image of {}x{} does not divide into patches of {}", width, height, p);
@@ -17,15 +24,14 @@ Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32
   out.count = static_cast<std::int64_t>(pw) * ph;
   out.feature = static_cast<std::int64_t>(3) * spec.temporal * p * p;
   out.grid = {1, ph, pw};
-  out.data.reserve(static_cast<std::size_t>(out.count * out.feature));
+  const auto reserve = std::max<std::uint64_t>(spec.reserve_count, static_cast<std::uint64_t>(out.count));
+  out.bytes.reserve(static_cast<std::size_t>(reserve * out.feature) * sizeof(float));
+  out.bytes.resize(static_cast<std::size_t>(out.count * out.feature) * sizeof(float));
   out.coords.reserve(static_cast<std::size_t>(out.count * 2));
-  const std::size_t plane = static_cast<std::size_t>(width) * height;
+  float* dst = out.values();
   const std::uint32_t group = spec.raster_order ? 1 : spec.merge;
   auto emit_channel = [&](std::uint32_t c, std::uint32_t py, std::uint32_t px) {
-    for (std::uint32_t y = 0; y < p; ++y) {
-      const float* row = chw.data() + c * plane + static_cast<std::size_t>(py * p + y) * width + px * p;
-      out.data.insert(out.data.end(), row, row + p);
-    }
+    for (std::uint32_t y = 0; y < p; ++y) dst = row(c, py * p + y, px * p, dst);
   };
   for (std::uint32_t gy = 0; gy < ph / group; ++gy)
     for (std::uint32_t gx = 0; gx < pw / group; ++gx)
@@ -34,10 +40,7 @@ Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32
           const std::uint32_t py = gy * group + ly, px = gx * group + lx;
           if (spec.channels_last) {
             for (std::uint32_t t = 0; t < spec.temporal; ++t)
-              for (std::uint32_t y = 0; y < p; ++y)
-                for (std::uint32_t x = 0; x < p; ++x)
-                  for (std::uint32_t c = 0; c < 3; ++c)
-                    out.data.push_back(chw[c * plane + static_cast<std::size_t>(py * p + y) * width + px * p + x]);
+              for (std::uint32_t y = 0; y < p; ++y) dst = pixels(py * p + y, px * p, dst);
           } else if (spec.temporal_major) {
             for (std::uint32_t t = 0; t < spec.temporal; ++t)
               for (std::uint32_t c = 0; c < 3; ++c) emit_channel(c, py, px);
@@ -49,6 +52,49 @@ Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32
           out.coords.push_back(spec.xy ? py : px);
         }
   return out;
+}
+
+}  // namespace
+
+Patches patchify(const std::vector<float>& chw, std::uint32_t width, std::uint32_t height, const PatchSpec& spec,
+                 const std::string& what) {
+  const std::size_t plane = static_cast<std::size_t>(width) * height;
+  const std::uint32_t p = spec.patch;
+  auto at = [&](std::uint32_t c, std::uint32_t y, std::uint32_t x) {
+    return chw.data() + c * plane + static_cast<std::size_t>(y) * width + x;
+  };
+  return pack(
+      width, height, spec, what,
+      [&](std::uint32_t c, std::uint32_t y, std::uint32_t x, float* dst) {
+        const float* src = at(c, y, x);
+        for (std::uint32_t i = 0; i < p; ++i) dst[i] = src[i];
+        return dst + p;
+      },
+      [&](std::uint32_t y, std::uint32_t x, float* dst) {
+        for (std::uint32_t i = 0; i < p; ++i)
+          for (std::uint32_t c = 0; c < 3; ++c) *dst++ = *at(c, y, x + i);
+        return dst;
+      });
+}
+
+Patches patchify(const Raster& rgb, const ChannelTable& table, const PatchSpec& spec, const std::string& what) {
+  const std::uint32_t p = spec.patch;
+  return pack(
+      rgb.width, rgb.height, spec, what,
+      [&](std::uint32_t c, std::uint32_t y, std::uint32_t x, float* dst) {
+        const std::uint8_t* src = rgb.row(y) + static_cast<std::size_t>(x) * 3 + c;
+        for (std::uint32_t i = 0; i < p; ++i) dst[i] = table[c][src[i * 3]];
+        return dst + p;
+      },
+      [&](std::uint32_t y, std::uint32_t x, float* dst) {
+        const std::uint8_t* src = rgb.row(y) + static_cast<std::size_t>(x) * 3;
+        for (std::uint32_t i = 0; i < p; ++i, src += 3, dst += 3) {
+          dst[0] = table[0][src[0]];
+          dst[1] = table[1][src[1]];
+          dst[2] = table[2][src[2]];
+        }
+        return dst;
+      });
 }
 
 }  // namespace ogai::media

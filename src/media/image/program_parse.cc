@@ -1,5 +1,6 @@
 // ImageProgram::parse: the document's preprocessing.image object -> validated transforms and
 // outputs, with the kind of every named value checked along the dataflow.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -18,7 +19,10 @@ using Transform = ImageProgram::Transform;
 constexpr std::size_t kMaxTransforms = 64, kMaxOutputs = 64;
 
 // Kinds of named values at parse time (finer than ImageProgram::Kind for the integer tensors).
-enum class VKind { kRaster, kPixels, kPatches, kPadded, kOriginal, kTransformed, kMask, kCoords, kPaddedCoords, kGrid };
+enum class VKind {
+  kRaster, kPixels, kPatches, kPadded, kPaddedPixels, kOriginal, kTransformed, kMask, kCoords, kPaddedCoords, kGrid,
+  kTokenCount,
+};
 
 [[noreturn]] void bad(const std::string& path, const std::string& message) {
   fail(ErrorCode::kInvalidPackage, path, "{}", message);
@@ -166,7 +170,8 @@ void parse_tile(const Json& j, Transform& t) {
   s.mode = choice<TileSpec::Mode>(string_field(j, "mode", t.path, "dynamic_anyres"),
                                   {{"dynamic_anyres", TileSpec::Mode::kDynamicAnyres},
                                    {"fixed_grid", TileSpec::Mode::kFixedGrid},
-                                   {"dynamic_hd", TileSpec::Mode::kDynamicHd}},
+                                   {"dynamic_hd", TileSpec::Mode::kDynamicHd},
+                                   {"hd_transform", TileSpec::Mode::kHdTransform}},
                                   t.path + ".mode");
   s.thumbnail = choice<TileSpec::Thumbnail>(string_field(j, "thumbnail_order", t.path, "none"),
                                             {{"none", TileSpec::Thumbnail::kNone},
@@ -186,6 +191,27 @@ void parse_tile(const Json& j, Transform& t) {
     if (!f) bad(t.path + ".thumbnail_interpolation", "is not one of nearest, bilinear, bicubic, lanczos");
     s.thumbnail_filter = *f;
   }
+  if (s.mode == TileSpec::Mode::kHdTransform) {  // Phi-3-V (hd_transform.h)
+    const double pad = number_field(j, "canvas_pad_value", t.path, 255.0);
+    if (pad != std::floor(pad) || pad < 0 || pad > 255) bad(t.path + ".canvas_pad_value", "must be an integer in 0..255");
+    s.canvas_pad_value = static_cast<std::uint8_t>(pad);
+    const std::string interp = string_field(j, "interpolation", t.path, "bilinear");
+    const auto f = parse_resize_filter(interp);
+    if (!f) bad(t.path + ".interpolation", fmt::format("'{}' is not one of nearest, bilinear, bicubic, lanczos", interp));
+    s.hd_filter = *f;
+  }
+}
+
+void parse_token_count(const Json& j, Transform& t) {
+  const bool per_patch = field(j, "patches_per_token") != nullptr, per_tile = field(j, "tokens_per_tile") != nullptr;
+  if (per_patch && per_tile) bad(t.path, "give patches_per_token or tokens_per_tile, not both");
+  if (per_patch) t.patches_per_token = static_cast<std::uint32_t>(uint_field(j, "patches_per_token", t.path, 1, 1u << 16));
+  if (per_tile) {
+    t.tokens_per_tile = static_cast<std::uint32_t>(uint_field(j, "tokens_per_tile", t.path, 1, 1u << 20));
+    const auto side = static_cast<std::uint32_t>(std::llround(std::sqrt(static_cast<double>(t.tokens_per_tile))));
+    if (side * side != t.tokens_per_tile)
+      bad(t.path + ".tokens_per_tile", fmt::format("must be a square (a tile's token grid), got {}", t.tokens_per_tile));
+  }
 }
 
 Transform parse_transform(const Json& j, const std::string& path) {
@@ -200,6 +226,17 @@ Transform parse_transform(const Json& j, const std::string& path) {
     t.to_rgb = op == "decode_rgb";
   } else if (op == "convert_rgb") {
     t.op = Op::kConvertRgb;
+    if (field(j, "background")) {
+      float bg[3];
+      channel_values(j, "background", path, bg, false);
+      std::array<std::uint8_t, 3> rgb{};
+      for (std::size_t c = 0; c < 3; ++c) {
+        if (bg[c] != std::floor(bg[c]) || bg[c] < 0 || bg[c] > 255)
+          bad(path + ".background", "must list 3 integers in 0..255 (R, G, B)");
+        rgb[c] = static_cast<std::uint8_t>(bg[c]);
+      }
+      t.background = rgb;
+    }
   } else if (op == "resize") {
     t.op = Op::kResize;
     parse_resize(j, t);
@@ -229,6 +266,9 @@ Transform parse_transform(const Json& j, const std::string& path) {
     t.op = Op::kEmitPatchCoordinates;
   } else if (op == "emit_grid_coordinates") {
     t.op = Op::kEmitGridCoordinates;
+  } else if (op == "emit_token_count") {
+    t.op = Op::kEmitTokenCount;
+    parse_token_count(j, t);
   } else if (op == "tile") {
     t.op = Op::kTile;
     parse_tile(j, t);
@@ -256,7 +296,7 @@ ImageProgram::Output parse_output(const Json& j, const std::string& path) {
   o.content = string_field(j, "content", path, "");
   choice<int>(o.content,
               {{"pixels", 0}, {"grid_dimensions", 0}, {"patch_coordinates", 0}, {"original_size", 0},
-               {"transformed_size", 0}, {"validity_mask", 0}},
+               {"transformed_size", 0}, {"validity_mask", 0}, {"token_count", 0}},
               path + ".content");
   o.dtype = parse_dtype(string_field(j, "dtype", path, ""), path + ".dtype");
   if (o.content == "pixels" && o.dtype != DataType::kFloat32 && o.dtype != DataType::kFloat16 &&
@@ -295,8 +335,16 @@ VKind result_kind(const Transform& t, const std::vector<VKind>& in) {
     case Op::kPatchify: need({VKind::kRaster, VKind::kPixels}); return VKind::kPatches;
     case Op::kFlatten: need({VKind::kPatches}); return VKind::kPatches;
     case Op::kEmitOriginalSize: need({VKind::kRaster, VKind::kPixels, VKind::kPatches}); return VKind::kOriginal;
-    case Op::kEmitTransformedSize: need({VKind::kRaster, VKind::kPixels, VKind::kPatches}); return VKind::kTransformed;
-    case Op::kEmitValidityMask: need({VKind::kPixels, VKind::kPatches, VKind::kPadded}); return VKind::kMask;
+    case Op::kEmitTransformedSize:
+      need({VKind::kRaster, VKind::kPixels, VKind::kPatches, VKind::kPaddedPixels});
+      return VKind::kTransformed;
+    case Op::kEmitValidityMask:
+      need({VKind::kPixels, VKind::kPatches, VKind::kPadded, VKind::kPaddedPixels});
+      return VKind::kMask;
+    case Op::kEmitTokenCount:
+      if (t.tokens_per_tile) need({VKind::kPixels});
+      else need({VKind::kPatches, VKind::kPadded});
+      return VKind::kTokenCount;
     case Op::kEmitPatchCoordinates: need({VKind::kPatches}); return VKind::kCoords;
     case Op::kEmitGridCoordinates: need({VKind::kPatches, VKind::kPadded}); return VKind::kGrid;
     case Op::kPad: break;
@@ -305,7 +353,10 @@ VKind result_kind(const Transform& t, const std::vector<VKind>& in) {
 }
 
 bool content_accepts(const std::string& content, VKind k) {
-  if (content == "pixels") return k == VKind::kRaster || k == VKind::kPixels || k == VKind::kPatches || k == VKind::kPadded;
+  if (content == "pixels")
+    return k == VKind::kRaster || k == VKind::kPixels || k == VKind::kPatches || k == VKind::kPadded ||
+           k == VKind::kPaddedPixels;
+  if (content == "token_count") return k == VKind::kTokenCount;
   if (content == "patch_coordinates") return k == VKind::kCoords || k == VKind::kPaddedCoords;
   if (content == "grid_dimensions") return k == VKind::kGrid;
   if (content == "original_size") return k == VKind::kOriginal;
@@ -330,6 +381,7 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
   FitMode fit = FitMode::kStretch;
   ResizeFilter filter = ResizeFilter::kBicubic;
   std::vector<std::string> previous;
+  std::set<std::string> hd_tiles;  // values holding hd_transform tiles (what tokens_per_tile counts)
   for (std::size_t i = 0; i < transforms->size(); ++i) {
     Transform t = parse_transform((*transforms)[i], fmt::format("{}.transforms[{}]", path, i));
     if (t.op == Op::kResize) {
@@ -359,7 +411,8 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
       for (VKind k : in) {
         if (k == VKind::kPatches) made.push_back(VKind::kPadded);
         else if (k == VKind::kCoords) made.push_back(VKind::kPaddedCoords);
-        else bad(t.path + ".inputs", "pad reads patches or patch coordinates");
+        else if (k == VKind::kPixels) made.push_back(VKind::kPaddedPixels);
+        else bad(t.path + ".inputs", "pad reads patches, patch coordinates or (tiled) pixels");
       }
       if (made.empty()) bad(t.path + ".inputs", "pad reads at least one value");
     } else {
@@ -369,6 +422,11 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
       for (std::size_t k = 0; k < made.size(); ++k) t.outputs.push_back(fmt::format("#{}.{}", i, k));
     if (t.outputs.size() != made.size())
       bad(t.path + ".outputs", fmt::format("names {} values; this op makes {}", t.outputs.size(), made.size()));
+    const bool from_hd = (t.op == Op::kTile && t.tiling.mode == TileSpec::Mode::kHdTransform) ||
+                         ((t.op == Op::kRescale || t.op == Op::kNormalize) && hd_tiles.count(t.inputs[0]));
+    if (t.op == Op::kEmitTokenCount && t.tokens_per_tile && !hd_tiles.count(t.inputs[0]))
+      bad(t.path + ".tokens_per_tile", "counts the tiles of a `tile` op with mode hd_transform; its input is not one");
+    if (from_hd) hd_tiles.insert(t.outputs[0]);
     for (std::size_t k = 0; k < made.size(); ++k)
       if (!kinds.emplace(t.outputs[k], made[k]).second)
         bad(t.path + ".outputs", fmt::format("'{}' is already defined (value names are unique)", t.outputs[k]));
@@ -376,6 +434,11 @@ ImageProgram ImageProgram::parse(const nlohmann::json& image, const std::string&
     p.transforms_.push_back(std::move(t));
   }
   if (p.transforms_.front().op != Op::kDecode) bad(path + ".transforms[0].op", "the first transform must decode");
+  for (const Transform& pad : p.transforms_)  // a patchify whose patches get padded reserves the room
+    if (pad.op == Op::kPad)
+      for (Transform& t : p.transforms_)
+        if (t.op == Op::kPatchify && std::find(pad.inputs.begin(), pad.inputs.end(), t.outputs[0]) != pad.inputs.end())
+          t.reserve_patches = std::max(t.reserve_patches, pad.target_length);
   std::set<std::string> names;
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     Output o = parse_output((*outputs)[i], fmt::format("{}.outputs[{}]", path, i));

@@ -158,6 +158,8 @@ Tiles tile_image(const Raster& rgb, const TileSpec& spec, const ImageLimits& lim
     case TileSpec::Mode::kFixedGrid: return grid_tiles(rgb, spec, kAnyresGrids[0], limits, what);
     case TileSpec::Mode::kDynamicAnyres: return grid_tiles(rgb, spec, best_anyres(rgb, spec, what), limits, what);
     case TileSpec::Mode::kDynamicHd: return hd_tiles(rgb, spec, limits, what);
+    case TileSpec::Mode::kHdTransform:
+      fail(ErrorCode::kInternal, what, "hd_transform tiles are cut by hd_transform(), not tile_image()");
   }
   return {};
 }

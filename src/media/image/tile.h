@@ -10,6 +10,8 @@
 //    canvas's width or height (floor), placed top-left on a canvas of canvas_pad_value, and a
 //    validity mask per mask_patch_size cell marks the padding; the thumbnail is the canvas
 //    resized with thumbnail_interpolation.
+//  - hd_transform (Hugging Face's Phi-3-V processor): not cut here; the `tile` op runs
+//    hd_transform.h for it (float tiles, a PyTorch-bicubic global image).
 // Throws kInvalidArgument naming `what` for canvases over limits.max_pixels. Pure; thread-safe.
 #pragma once
 
@@ -24,7 +26,7 @@
 namespace ogai::media {
 
 struct TileSpec {
-  enum class Mode { kFixedGrid, kDynamicAnyres, kDynamicHd };
+  enum class Mode { kFixedGrid, kDynamicAnyres, kDynamicHd, kHdTransform };
   enum class Thumbnail { kNone, kPrepend, kAppend };
   Mode mode = Mode::kDynamicAnyres;
   std::uint32_t tile_size = 0;
@@ -33,7 +35,8 @@ struct TileSpec {
   FitMode fit = FitMode::kStretch;  // the program's resize mode
   ResizeFilter filter = ResizeFilter::kBicubic, thumbnail_filter = ResizeFilter::kBicubic;
   std::uint32_t mask_patch_size = 0;  // dynamic_hd
-  std::uint8_t canvas_pad_value = 0;  // dynamic_hd
+  std::uint8_t canvas_pad_value = 0;  // dynamic_hd, hd_transform
+  ResizeFilter hd_filter = ResizeFilter::kBilinear;  // hd_transform: the HD resize (`interpolation`)
 };
 
 struct Tiles {

@@ -72,7 +72,7 @@ class Exchange {
 
   const Request& request() const { return request_; }
 
-  // What the server attaches to a request before answering it (serve/request_gate.h): its id
+  // What the server attaches to a request before answering it (serve/ops/request_gate.h): its id
   // for logs, header fields added to the head of its answer (whole or streamed), and `on_done`,
   // run once when the Exchange is gone with the status answered (500 if none was) and the body
   // bytes handed over. Call before respond() / begin_stream(), from the thread that routes it.

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "serve/api_error.h"
-#include "serve/api_response.h"
+#include "serve/common/api_error.h"
+#include "serve/openai/api_response.h"
 #include "serve/webui/webui_assets.h"
 
 namespace ogai::serve::webui {

@@ -1,0 +1,36 @@
+// PromptMedia: the media of one prompt after encoding and prompt expansion — each item's feature
+// rows and where its soft tokens sit in the expanded prompt. Prefill asks it for the rows of the
+// positions a chunk feeds (chunks may cut a media span anywhere: the embedding graph places rows
+// at its soft tokens in order). Immutable once built and shared (std::shared_ptr<const>) by the
+// request and its forks; thread-safe to read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "generate/embedding_stage.h"
+#include "generate/media_marks.h"
+
+namespace ogai::generate {
+
+// One image or clip through its encoder: rows x width features in the embedding port's dtype.
+struct EncodedMedia {
+  bool audio = false;
+  std::size_t port = 0;  // EmbeddingSpec::feature_inputs index
+  std::int64_t rows = 0, width = 0;
+  std::size_t row_bytes = 0;
+  std::shared_ptr<const std::vector<std::uint8_t>> features;  // [rows, width]
+  std::uint64_t digest = 0;                                   // media_digest(*features)
+  std::string origin;                                         // for messages
+};
+
+struct PromptMedia {
+  std::vector<EncodedMedia> items;  // in prompt order
+  MediaMarks marks;                 // parallel to items
+
+  // The feature rows of prompt positions [begin, end) for each of `ports` feature ports.
+  FeatureRows rows(std::size_t begin, std::size_t end, std::size_t ports) const;
+};
+
+}  // namespace ogai::generate

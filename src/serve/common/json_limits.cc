@@ -1,0 +1,215 @@
+#include "serve/common/json_limits.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "serve/common/api_error.h"
+#include "serve/common/json_fields.h"
+
+namespace ogai::serve {
+namespace {
+
+// Counts as it goes and throws at the first limit; remembers the top-level key it is under. With
+// `build`, it also builds the DOM (a limit is checked before the value it refuses is placed).
+class LimitCheck : public nlohmann::json_sax<RequestJson> {
+ public:
+  LimitCheck(const JsonLimits& limits, bool build) : limits_(limits), build_(build) {}
+  RequestJson take() { return std::move(root_); }
+  const std::string& syntax_error() const { return syntax_error_; }
+
+  bool null() override { return value() && put(RequestJson(nullptr)); }
+  bool boolean(bool v) override { return value() && put(RequestJson(v)); }
+  bool number_integer(number_integer_t v) override { return value() && put(RequestJson(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return value() && put(RequestJson(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return value() && put(RequestJson(v)); }
+  bool string(string_t& s) override {
+    count_bytes(s.size());
+    return value() && put(RequestJson(std::move(s)));
+  }
+  bool binary(binary_t&) override { return value() && put(RequestJson(nullptr)); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      field_ = k;
+      budget_ = budget_of(k);
+      field_bytes_ = 0;
+    } else {
+      count_bytes(k.size());
+    }
+    if (build_) key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string& token, const nlohmann::json::exception& e) override {
+    constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406: a number beyond double
+    if (e.id == kNumberOverflow)
+      refuse(fmt::format("{} is out of the range of a JSON number (a double)", preview(token)));
+    syntax_error_ = e.what();
+    return false;
+  }
+
+ private:
+  // An open array or object of the DOM; wide objects find duplicate keys through `index`.
+  struct Open {
+    RequestJson* value;
+    std::unique_ptr<std::unordered_map<std::string, std::size_t>> index;
+  };
+  using Members = std::vector<std::pair<const std::string, RequestJson>>;  // ordered_map's storage
+  static constexpr std::size_t kScanKeys = 16;
+
+  const FieldBudget* budget_of(const std::string& field) const {
+    for (const FieldBudget& b : limits_.fields)
+      if (b.field == field) return &b;
+    return nullptr;
+  }
+  void count_bytes(std::size_t n) {
+    if (depth_ < 1 || budget_ == nullptr || budget_->max_bytes == 0) return;
+    field_bytes_ += n;
+    if (field_bytes_ > budget_->max_bytes)
+      refuse(fmt::format("more than {} bytes of text, the server's limit{}", budget_->max_bytes,
+                         named(budget_->bytes_limit)));
+  }
+  static std::string named(const std::string& limit) { return limit.empty() ? "" : " (" + limit + ")"; }
+  bool value() {
+    if (depth_ == 2) {  // an item of the field's own array or object
+      ++field_items_;
+      if (budget_ != nullptr && budget_->max_items != 0 && field_items_ > budget_->max_items)
+        refuse(fmt::format("more than {} items, the server's limit{}", budget_->max_items,
+                           named(budget_->items_limit)));
+    }
+    if (++values_ > limits_.max_values)
+      refuse(fmt::format("more than {} JSON values in the request", limits_.max_values));
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    if (depth_ == 1) {
+      field_array_ = array;
+      field_items_ = 0;
+    }
+    if (++depth_ > limits_.max_depth)
+      refuse(fmt::format("arrays and objects are nested more than {} deep{}", limits_.max_depth, field_shape()));
+    if (++containers_ > limits_.max_containers)
+      refuse(fmt::format("more than {} JSON arrays and objects in the request", limits_.max_containers));
+    if (build_) stack_.push_back({place(array ? RequestJson::array() : RequestJson::object()), nullptr});
+    return true;
+  }
+  bool close() {
+    if (--depth_ == 1) {  // back at the request object's level
+      field_.clear();
+      budget_ = nullptr;
+    }
+    if (build_) stack_.pop_back();
+    return true;
+  }
+  bool put(RequestJson v) {
+    if (build_) place(std::move(v));
+    return true;
+  }
+  // Puts `v` where the parse is: the root, the end of the open array, or under key_ in the open
+  // object. Pointers to open containers stay valid: a parent grows only after its child closed.
+  RequestJson* place(RequestJson v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Open& top = stack_.back();
+    if (top.value->is_array()) {
+      auto& items = top.value->get_ref<RequestJson::array_t&>();
+      items.push_back(std::move(v));
+      return &items.back();
+    }
+    auto& members = static_cast<Members&>(top.value->get_ref<RequestJson::object_t&>());
+    if (auto dup = find(top, members)) {
+      members[*dup].second = std::move(v);
+      return &members[*dup].second;
+    }
+    members.emplace_back(key_, std::move(v));
+    if (top.index) top.index->emplace(key_, members.size() - 1);
+    return &members.back().second;
+  }
+  std::optional<std::size_t> find(Open& top, const Members& members) {
+    if (!top.index && members.size() >= kScanKeys) {
+      top.index = std::make_unique<std::unordered_map<std::string, std::size_t>>();
+      for (std::size_t i = 0; i < members.size(); ++i) top.index->emplace(members[i].first, i);
+    }
+    if (top.index) {
+      auto it = top.index->find(key_);
+      return it == top.index->end() ? std::nullopt : std::optional<std::size_t>(it->second);
+    }
+    for (std::size_t i = 0; i < members.size(); ++i)
+      if (members[i].first == key_) return i;
+    return std::nullopt;
+  }
+  // " (in an array of 1 items)": what the field holds, as json_preview() describes containers.
+  std::string field_shape() const {
+    if (field_.empty()) return "";
+    return fmt::format(" (in {} of {} {})", field_array_ ? "an array" : "an object", field_items_,
+                       field_array_ ? "items" : "keys");
+  }
+  static std::string preview(const std::string& token) {
+    constexpr std::size_t kMax = 40;
+    return token.size() > kMax ? token.substr(0, kMax) + fmt::format("... ({} characters)", token.size()) : token;
+  }
+  [[noreturn]] void refuse(const std::string& why) const {
+    if (depth_ >= 1 && !field_.empty()) throw invalid_request(field_, field_ + ": " + why);
+    throw invalid_request("", "the request body: " + why, "invalid_json");
+  }
+
+  const JsonLimits& limits_;
+  const bool build_;
+  std::size_t depth_ = 0;
+  std::size_t containers_ = 0;
+  std::size_t values_ = 0;
+  std::string field_;  // the top-level key whose value is being read
+  bool field_array_ = false;      // that value is an array (else an object)
+  std::size_t field_items_ = 0;   // its items so far
+  const FieldBudget* budget_ = nullptr;  // the field's budget, if it has one
+  std::size_t field_bytes_ = 0;   // string and key bytes inside it so far
+  RequestJson root_;
+  std::vector<Open> stack_;
+  std::string key_;
+  std::string syntax_error_;  // nlohmann's message of the first syntax error
+};
+
+}  // namespace
+
+std::vector<FieldBudget> default_field_budgets(std::size_t max_stop_strings, std::size_t max_stop_bytes) {
+  return {{"stop", max_stop_strings, max_stop_bytes, "--max-stop-strings", "--max-stop-bytes"},
+          {"stop_sequences", max_stop_strings, max_stop_bytes, "--max-stop-strings", "--max-stop-bytes"},
+          {"logit_bias", 1024, 0, "", ""},
+          {"tools", 128, 0, "", ""},
+          {"messages", 2048, 0, "", ""},
+          {"input", 2048, 0, "", ""}};
+}
+
+void check_json_limits(std::string_view body, const JsonLimits& limits) {
+  LimitCheck check(limits, /*build=*/false);
+  RequestJson::sax_parse(body.begin(), body.end(), &check);
+}
+
+RequestJson parse_json_body(std::string_view body, const JsonLimits& limits) {
+  LimitCheck builder(limits, /*build=*/true);
+  if (!RequestJson::sax_parse(body.begin(), body.end(), &builder)) {
+    std::string why = builder.syntax_error();  // "[json.exception.parse_error.101] parse error at ..."
+    if (auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
+    throw invalid_request("", "the request body is not valid JSON: " + why, "invalid_json");
+  }
+  RequestJson j = builder.take();
+  if (!j.is_object())
+    throw invalid_request("", std::string("the request body must be a JSON object, got ") + json_type_name(j),
+                          "invalid_json");
+  return j;
+}
+
+}  // namespace ogai::serve
