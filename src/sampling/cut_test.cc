@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <utility>
 
 #include "base/error.h"
 #include "sampling/vector_clones.h"
@@ -39,16 +41,59 @@ inline double lane_sum(D4 lo, D4 hi) {
   return ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
 }
 
-// The typical score of four logits (TypicalScore::operator() lane-wise).
-inline F4 scores4(F4 y, F4 max, D4 log_total, F4 entropy) {
-  const F4 log_p = narrow(widen(y - max) - log_total);
-  const F4 s = -log_p - entropy;
-  const I4 abs_mask = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
-  return reinterpret_cast<F4>(reinterpret_cast<I4>(s) & abs_mask);
-}
 
 inline double pairwise(const double* lane) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+
+// Floats in order as integers (-0 and +0 both 0), and back.
+inline std::int64_t ordinal(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return (u & 0x80000000u) ? -static_cast<std::int64_t>(u & 0x7FFFFFFFu) : static_cast<std::int64_t>(u);
+}
+inline float from_ordinal(std::int64_t o) {
+  const std::uint32_t u = o >= 0 ? static_cast<std::uint32_t>(o) : (static_cast<std::uint32_t>(-o) | 0x80000000u);
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+// The first ordinal in [lo, hi] where `pred` (false, then true over the range) holds; hi + 1 if none.
+template <class Pred>
+std::int64_t first_true(std::int64_t lo, std::int64_t hi, Pred pred) {
+  std::int64_t end = hi + 1;
+  while (lo < end) {
+    const std::int64_t mid = lo + (end - lo) / 2;
+    if (pred(from_ordinal(mid))) {
+      end = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return end;
+}
+
+// The floats y <= max with f(y) < score, as an interval [lo, hi] of ordinals (lo > hi: none).
+// f is quasi-convex in y: -log p - H is nonincreasing in y (each operation of TypicalScore rounds
+// monotonically), so its absolute value falls while it is positive and then rises; the set is
+// one interval, found by bisection on the float order.
+std::pair<std::int64_t, std::int64_t> scored_below_interval(const TypicalScore& f, float score) {
+  const std::int64_t first = ordinal(-std::numeric_limits<float>::max()), last = ordinal(f.max);
+  auto arg = [&](float y) {
+    const float log_p = static_cast<float>(static_cast<double>(y - f.max) - f.log_total);
+    return -log_p - f.entropy;
+  };
+  // r: the first y where -log p - H <= 0 (f nondecreasing from there on, nonincreasing before).
+  const std::int64_t r = first_true(first, last, [&](float y) { return !(arg(y) > 0.0f); });
+  // The part before r (f falling) ends at r - 1, the part from r on (f rising) starts at r.
+  const bool falling = r - 1 >= first && f(from_ordinal(r - 1)) < score;
+  const bool rising = r <= last && f(from_ordinal(r)) < score;
+  if (!falling && !rising) return {1, 0};
+  const std::int64_t lo = falling ? first_true(first, r - 1, [&](float y) { return f(y) < score; }) : r;
+  const std::int64_t hi = rising ? first_true(r, last, [&](float y) { return !(f(y) < score); }) - 1 : r - 1;
+  return {lo, hi};
 }
 
 }  // namespace
@@ -137,8 +182,10 @@ OGAI_VECTOR_CLONES double weight_scored_below(const DenseWeights& dense, float s
   std::span<const float> w = dense.weights();
   const std::size_t v = w.size();
   OGAI_CHECK(y.size() == v);
-  const float max = f.max, entropy = f.entropy;
-  const double log_total = f.log_total;
+  const auto [first, last] = scored_below_interval(f, score);
+  if (first > last) return 0.0;
+  const float lo = from_ordinal(first), hi = from_ordinal(last);
+  const F4 lo4 = splat(lo), hi4 = splat(hi);
   double below = 0.0;
   for (std::size_t b = 0; b < v; b += kBlock) {
     const std::size_t n = std::min(kBlock, v - b);
@@ -146,16 +193,15 @@ OGAI_VECTOR_CLONES double weight_scored_below(const DenseWeights& dense, float s
     const float* yb = y.data() + b;
     double lane[8] = {};
     if (n == kBlock) {
-      const F4 max4 = splat(max), entropy4 = splat(entropy), score4 = splat(score);
-      const D4 log_total4 = splat(log_total);
-      D4 lo = splat(0.0), hi = lo;
+      D4 dlo = splat(0.0), dhi = dlo;
       for (std::size_t j = 0; j < kBlock; j += 8) {
-        lo += widen(select(scores4(load4(yb + j), max4, log_total4, entropy4) < score4, load4(wb + j)));
-        hi += widen(select(scores4(load4(yb + j + 4), max4, log_total4, entropy4) < score4, load4(wb + j + 4)));
+        const F4 a = load4(yb + j), c = load4(yb + j + 4);
+        dlo += widen(select((a >= lo4) & (a <= hi4), load4(wb + j)));
+        dhi += widen(select((c >= lo4) & (c <= hi4), load4(wb + j + 4)));
       }
-      for (int l = 0; l < 4; ++l) lane[l] = lo[l], lane[l + 4] = hi[l];
+      for (int l = 0; l < 4; ++l) lane[l] = dlo[l], lane[l + 4] = dhi[l];
     } else {
-      for (std::size_t j = 0; j < n; ++j) lane[j % 8] += f(yb[j]) < score ? static_cast<double>(wb[j]) : 0.0;
+      for (std::size_t j = 0; j < n; ++j) lane[j % 8] += yb[j] >= lo && yb[j] <= hi ? static_cast<double>(wb[j]) : 0.0;
     }
     below += pairwise(lane);
   }

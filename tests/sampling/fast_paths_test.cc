@@ -216,6 +216,31 @@ TEST(FastPaths, CutTestsKeepExactlyTheOldSurvivors) {
   }
 }
 
+// weight_scored_below() finds the tokens by an interval of logits; it equals the sum over the
+// tokens whose score is below, one score at a time, for every token's score (and ones between).
+TEST(FastPaths, ScoredBelowEqualsTheScoreByScoreSum) {
+  for (int shape = 0; shape < kShapes; ++shape) {
+    for (float t : {1.0f, 0.45f, 2.5f}) {
+      std::vector<float> y = make_row(shape, 700, 31 + shape);
+      DenseWeights dense;
+      dense.reserve(y.size());
+      dense.compute(y, t, 0.0, nullptr, true);
+      const TypicalScore f = typical_score(dense, y);
+      std::vector<float> probes;
+      for (float v : y) probes.push_back(f(v));
+      for (float s : {0.0f, 1e-6f, 0.5f, 3.0f, 1e9f, INFINITY}) probes.push_back(s);
+      for (std::size_t i = 0; i < y.size(); i += 3) probes.push_back(std::nextafter(f(y[i]), INFINITY));
+      for (float s : probes) {
+        double expected = 0.0;
+        for (std::size_t j = 0; j < y.size(); ++j)
+          if (f(y[j]) < s) expected += dense.weights()[j];
+        ASSERT_NEAR(weight_scored_below(dense, s, y, f), expected, 1e-12 * (1.0 + expected))
+            << "shape " << shape << " T " << t << " score " << s;
+      }
+    }
+  }
+}
+
 struct Mode {
   const char* name;
   SamplingParams params;
