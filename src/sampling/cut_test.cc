@@ -106,6 +106,11 @@ OGAI_VECTOR_CLONES TypicalScore typical_score(const DenseWeights& dense, std::sp
   TypicalScore f;
   f.max = dense.max_logit();
   f.log_total = std::log(total);
+  if (dense.has_logit_moment()) {
+    // H = -sum p log p = log total - sum w (y - max) / total, with the sum from the dense pass.
+    f.entropy = static_cast<float>(f.log_total - dense.logit_moment() / total);
+    return f;
+  }
   const float max = f.max;
   const double log_total = f.log_total;
   // H = -sum p log p over p > 0, with log p as filter_typical_p computes it; 8 lanes.

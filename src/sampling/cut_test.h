@@ -38,7 +38,9 @@ struct TypicalScore {
 };
 
 // The entropy H = -sum p log p over the weights (p = w / total, tokens of weight 0 skipped) and
-// the processed row y; with the score function built from it.
+// the processed row y; with the score function built from it. When `dense` computed its logit
+// moment, H = log total - moment / total without a pass (equal to the pass's H up to the float
+// rounding of each log p); otherwise one pass, log p rounded to float as filter_typical_p does.
 TypicalScore typical_score(const DenseWeights& dense, std::span<const float> y);
 
 // The weight ranked strictly above `id` (rank order: y = x / temperature descending, then id),

@@ -48,8 +48,10 @@ class DenseWeights {
   // min_p > 0, w < min_p set to 0 (HF MinP with min_tokens_to_keep 1: w is p / p_max). When
   // write_processed, `logits` receives y (and -inf over forbidden ids); otherwise it is only read.
   // Throws ogai::Error on a NaN or +inf logit (an allowed one) or when every y is -inf.
+  // With logit_moment (and write_processed), the same pass also sums w * (y - max y) over the
+  // tokens with a weight (logit_moment()): typical-p's entropy without a pass of its own.
   void compute(std::span<float> logits, float temperature, double min_p, const AllowedTokens* allowed,
-               bool write_processed);
+               bool write_processed, bool logit_moment = false);
   // The earlier forms: weights of `logits` as given; with `allowed`, forbidden ids -inf in the row.
   void compute(std::span<const float> logits);
   void compute(std::span<float> logits, const AllowedTokens& allowed);
@@ -72,6 +74,9 @@ class DenseWeights {
 
   std::span<const float> weights() const { return {weights_.data(), size_}; }
   float max_logit() const { return max_; }  // max y
+  // sum of w * (y - max y) over the ids with w > 0, when the last compute() was asked for it.
+  bool has_logit_moment() const { return has_moment_; }
+  double logit_moment() const { return moment_; }
 
  private:
   void sum_chunks();
@@ -80,6 +85,8 @@ class DenseWeights {
   std::vector<double> chunks_;  // [ceil(V / kChunk)] weight per chunk
   std::size_t size_ = 0;
   float max_ = 0.0f;
+  bool has_moment_ = false;
+  double moment_ = 0.0;
 };
 
 // Sum of w[0, n) (n <= 64) in the blocks' order: 8 double lanes, then pairwise.

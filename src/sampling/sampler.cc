@@ -290,7 +290,7 @@ TokenId Sampler::sample_nucleus(std::span<float> logits, const AllowedTokens* al
 // Typical-p alone: the same rejection, the test one masked pass over the scores (cut_test.h).
 TokenId Sampler::sample_typical(std::span<float> logits, const AllowedTokens* allowed) {
   const auto temperature = static_cast<float>(params_.temperature);
-  dense_.compute(logits, temperature, 0.0, allowed, true);  // the scores read y
+  dense_.compute(logits, temperature, 0.0, allowed, true, true);  // the scores read y; H
   const TypicalScore f = typical_score(dense_, logits);
   const double need = params_.typical_p * dense_.total();
   for (int tests = 0; tests < kCutTests; ++tests) {
