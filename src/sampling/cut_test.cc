@@ -144,8 +144,10 @@ OGAI_VECTOR_CLONES double weight_ranked_above(const DenseWeights& dense, std::in
   const auto at = static_cast<std::size_t>(id);
   OGAI_CHECK(at < v && x.size() == v);
   const float wi = w[at], yi = x[at] / temperature;
+  std::span<const float> maxima = dense.block_maxima();
   double above = 0.0;
   for (std::size_t b = 0; b < v; b += kBlock) {
+    if (!maxima.empty() && maxima[b / kBlock] < wi) continue;  // no weight above, none tied
     const std::size_t n = std::min(kBlock, v - b);
     const float* wb = w.data() + b;
     double lane[8] = {};

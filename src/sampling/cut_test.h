@@ -44,7 +44,8 @@ struct TypicalScore {
 TypicalScore typical_score(const DenseWeights& dense, std::span<const float> y);
 
 // The weight ranked strictly above `id` (rank order: y = x / temperature descending, then id),
-// over the dense weights of the row x.
+// over the dense weights of the row x. With the dense weights' block maxima kept, blocks whose
+// largest weight is below the token's are passed over (a drawn head token reads little more).
 double weight_ranked_above(const DenseWeights& dense, std::int64_t id, std::span<const float> x, float temperature);
 
 // The weight of the tokens whose typical score is strictly below `score`, over the dense weights

@@ -154,6 +154,18 @@ inline double moment64(const float* y, const float* w, std::size_t n, float max)
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+// The largest of w[0, n) (n <= 64; weights are never NaN).
+inline float block_max(const float* w, std::size_t n) {
+  if (n == kBlock) {
+    lanes::MaxScan scan;
+    lanes::scan_all(w, kBlock, scan);
+    return scan.max();
+  }
+  float m = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) m = std::max(m, w[j]);
+  return m;
+}
+
 }  // namespace
 
 double block_sum(const float* w, std::size_t n) { return sum64(w, n); }
@@ -178,6 +190,7 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
         fail_bad_logit(logits[i] / temperature, i);
   }
   size_ = logits.size();
+  if (keep_maxima_ && maxima_.size() * kBlock < size_) maxima_.resize((size_ + kBlock - 1) / kBlock);
   Kernel kernel{temperature, max_, min_p > 0.0 ? static_cast<float>(min_p) : 0.0f, write_processed};
   float* w = weights_.data();
   float* x = logits.data();
@@ -204,6 +217,7 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
     }
     chunk += sum64(w + begin, n);  // while the block is in cache (sum_chunks()'s order)
     if (logit_moment) moment += moment64(x + begin, w + begin, n, max_);
+    if (keep_maxima_) maxima_[begin / kBlock] = block_max(w + begin, n);
     if (begin + n == size_ || (begin + n) % kChunk == 0) {
       chunks_[begin / kChunk] = chunk;
       chunk = 0.0;

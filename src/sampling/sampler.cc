@@ -143,6 +143,7 @@ void Sampler::plan_chain() {
       [[fallthrough]];
     case Path::kNucleus:
       dense_.reserve(vocab);
+      dense_.keep_block_maxima(path_ == Path::kNucleus);  // for weight_ranked_above()
       nucleus_.reserve(vocab);
       break;
     case Path::kCandidates:

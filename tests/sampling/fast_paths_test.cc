@@ -177,6 +177,24 @@ TEST(FastPaths, TopPAndTypicalKeepExactlyTheOldSurvivors) {
   }
 }
 
+// weight_ranked_above() gives the same sums with and without the block maxima, for every token.
+TEST(FastPaths, BlockMaximaChangeNoRankedSum) {
+  for (int shape = 0; shape < kShapes; ++shape) {
+    std::vector<float> row = make_row(shape, 1000, 61 + shape);
+    DenseWeights plain, skipping;
+    plain.reserve(row.size());
+    skipping.reserve(row.size());
+    skipping.keep_block_maxima(true);
+    plain.compute(row, 0.7f, 0.0, nullptr, false);
+    skipping.compute(row, 0.7f, 0.0, nullptr, false);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto id = static_cast<std::int64_t>(i);
+      ASSERT_EQ(weight_ranked_above(plain, id, row, 0.7f), weight_ranked_above(skipping, id, row, 0.7f))
+          << "shape " << shape << " id " << i;
+    }
+  }
+}
+
 // The per-token tests of cut_test.h (what the sampler's rejection draws ask) keep exactly the
 // old survivors, token by token, on every row shape, with and without temperature.
 TEST(FastPaths, CutTestsKeepExactlyTheOldSurvivors) {
@@ -201,7 +219,10 @@ TEST(FastPaths, CutTestsKeepExactlyTheOldSurvivors) {
                 if (dense.weights()[i] > 0.0f && weight_scored_below(dense, f(y[i]), y, f) < need)
                   kept.insert(static_cast<TokenId>(i));
             } else {
+              // Half the rows with the block maxima (blocks below the token passed over).
+              dense.keep_block_maxima(shape % 2 == 0);
               dense.compute(raw, t, 0.0, nullptr, false);
+              ASSERT_EQ(dense.block_maxima().empty(), shape % 2 != 0);
               const double need = mass * dense.total();
               for (std::size_t i = 0; i < v; ++i)
                 if (dense.weights()[i] > 0.0f && weight_ranked_above(dense, static_cast<std::int64_t>(i), raw, t) < need)
