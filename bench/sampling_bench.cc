@@ -18,7 +18,8 @@
 // --batch adds what a decode step of the engine pays: its rows (16, one sampler each) sampled one
 // after another against the same rows sampled on a WorkPool of the machine's hardware threads (the
 // engine's sampling pool, base/work_pool.h); wall time per step, medians of alternating rounds.
-//   sampling_bench [--quick] [--rounds N] [--vocab V] [--batch]
+// --mode TEXT runs only the modes whose name contains TEXT.
+//   sampling_bench [--quick] [--rounds N] [--vocab V] [--mode TEXT] [--batch]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -222,6 +223,8 @@ std::vector<ogai::TokenId> history(std::size_t vocab) {
   return h;
 }
 
+std::string g_mode_filter;  // --mode
+
 void run_shape(const char* shape, const std::vector<std::vector<float>>& rows, int rounds) {
   const std::size_t vocab = rows.front().size();
   volatile double sink = 0;
@@ -229,6 +232,7 @@ void run_shape(const char* shape, const std::vector<std::vector<float>>& rows, i
   std::printf("  %-32s %9s %9s %9s %8s %9s\n", "mode", "floor", "old", "new", "old/new", "new/floor");
   const std::vector<ogai::TokenId> prompt = history(vocab);
   for (const Mode& mode : modes(vocab)) {
+    if (std::string(mode.name).find(g_mode_filter) == std::string::npos) continue;
     ogai::sampling::legacy::Sampler old_sampler(mode.params, static_cast<std::int64_t>(vocab));
     ogai::sampling::Sampler new_sampler(mode.params, static_cast<std::int64_t>(vocab));
     old_sampler.reset(prompt);
@@ -304,12 +308,14 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--rounds" && i + 1 < argc) {
       rounds = std::stoi(argv[++i]);
+    } else if (arg == "--mode" && i + 1 < argc) {
+      g_mode_filter = argv[++i];
     } else if (arg == "--batch") {
       batch = true;
     } else if (arg == "--vocab" && i + 1 < argc) {
       vocabs = {static_cast<std::size_t>(std::stoul(argv[++i]))};
     } else {
-      std::fprintf(stderr, "usage: sampling_bench [--quick] [--rounds N] [--vocab V] [--batch]\n");
+      std::fprintf(stderr, "usage: sampling_bench [--quick] [--rounds N] [--vocab V] [--mode TEXT] [--batch]\n");
       return 2;
     }
   }

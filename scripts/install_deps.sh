@@ -28,6 +28,7 @@ test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev protobuf-compiler
       haproxy nginx           # the load balancers of tests/deploy (run unprivileged by the tests)
       python3-pil             # the resize oracle (tests/media) and the chat page's screenshot check
       sox                     # the resampling reference of tests/media/audio_hf_features.cjs (SoX's rate effect)
+      zsh fish                # syntax checks of `ogai completion zsh|fish` (tests/e2e/cli_habits_test.py)
       chromium)               # headless browser: the cross-origin check (serve_auth_cors_e2e), the chat page (serve_webui_browser_e2e)
 [ "$runtime_only" = 1 ] || pkgs+=("${test_pkgs[@]}")
 missing=()

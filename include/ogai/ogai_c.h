@@ -158,8 +158,9 @@ OGAI_API ogai_status ogai_validate(const char* path, int* valid, char** problems
 
 /* --- Generation options -------------------------------------------------------------------- */
 
-/* New options with nothing set: every field takes the package's generation defaults, then ogai's
- * (greedy unless a temperature > 0 is set). Values are checked when generation starts: a value
+/* New options with nothing set: every field takes the package's generation defaults (its
+ * generation_config.json), then ogai's: sampling at temperature 1 with every filter off; a
+ * temperature of 0 is greedy. NULL options mean the same. Values are checked when generation starts: a value
  * out of range makes ogai_generate / ogai_engine_submit fail with OGAI_INVALID_ARGUMENT naming
  * the option. */
 OGAI_API ogai_status ogai_options_create(ogai_options** options);

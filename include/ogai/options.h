@@ -43,7 +43,7 @@ struct LoadOptions {
 };
 
 struct SamplingOptions {
-  std::optional<bool> do_sample;            // false = greedy; ogai default: true iff temperature > 0
+  std::optional<bool> do_sample;            // false = greedy; default: true iff temperature > 0, else default_do_sample
   std::optional<float> temperature;         // > 0 sharpens/flattens; 0 = greedy. ogai default 1.0
   std::optional<int> top_k;                 // keep the k most likely; 0 = off. ogai default 0
   std::optional<float> top_p;               // nucleus mass in (0, 1]; ogai default 1.0
@@ -54,6 +54,13 @@ struct SamplingOptions {
   std::optional<float> presence_penalty;    // OpenAI semantics, [-2, 2]; ogai default 0
   std::optional<std::uint64_t> seed;        // same seed, same options -> same tokens; default: random
   std::map<TokenId, float> logit_bias;      // added to the logits of these token ids
+  // Whether to sample when neither the request (do_sample, a temperature, a filter) nor the
+  // package (generation.defaults, generation_config.json do_sample) decides: false = greedy, as
+  // transformers' generate (the C++ API's default); true = sample at the package's temperature,
+  // else 1 (vLLM's and OpenAI's), which the ogai CLI, the C and Python APIs and the server set:
+  // docs/cli.md#sampling-default. A temperature of 0 is greedy either way; a package whose
+  // generation.overrides leave do_sample out keeps its own rule (greedy unless its defaults sample).
+  bool default_do_sample = false;
 };
 
 // Speculative decoding: a drafter proposes tokens, the model verifies them all in one step and

@@ -205,6 +205,7 @@ Prompt prompt_from(const char* function, py::handle prompt) {
 
 GenerateArgs generate_args(const char* function, const py::kwargs& kwargs) {
   GenerateArgs args;
+  args.options.sampling.default_do_sample = true;  // docs/cli.md#sampling-default, as the CLI and server
   if (kwargs.contains("stop") && kwargs.contains("stop_strings") && !kwargs["stop"].is_none() &&
       !kwargs["stop_strings"].is_none())
     throw py::type_error(std::string(function) + "(): give stop or stop_strings (the same option), not both");

@@ -100,7 +100,7 @@ ogai_status ogai_chat(const ogai_model* model, const char* messages_json, const 
     chat.tools = parse_tools(tools_json);
     chat.tool_choice = parse_choice(tool_choice);
     chat.template_kwargs = parse_kwargs(template_kwargs_json);
-    ogai::GenerationOptions o = options ? options->options : ogai::GenerationOptions{};
+    ogai::GenerationOptions o = options ? options->options : ogai::capi::front_end_options();
     const std::vector<ogai::ChatMessage> messages = ogai::capi::parse_messages(messages_json, &o.media);
     const ogai::ChatPrompt prompt = model->model->prepare_chat(messages, chat);
     o.media = prompt.media;  // the parts' clips, in conversation order (parse_messages took them from o.media)

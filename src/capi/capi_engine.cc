@@ -30,7 +30,7 @@ ogai_status ogai_engine_submit(ogai_engine* engine, const char* prompt, const og
   return guarded([&] {
     auto out = std::make_unique<ogai_request>();
     out->callback = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
-    const ogai::GenerationOptions defaults;
+    const ogai::GenerationOptions defaults = ogai::capi::front_end_options();
     out->handle = engine->engine->submit(std::string_view(prompt), options ? options->options : defaults,
                                          ogai::capi::stream_callback(out->callback));
     *request = out.release();
@@ -46,7 +46,7 @@ ogai_status ogai_engine_submit_ids(ogai_engine* engine, const int32_t* ids, size
   return guarded([&] {
     auto out = std::make_unique<ogai_request>();
     out->callback = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
-    const ogai::GenerationOptions defaults;
+    const ogai::GenerationOptions defaults = ogai::capi::front_end_options();
     out->handle = engine->engine->submit(std::span<const std::int32_t>(ids, count), options ? options->options : defaults,
                                          ogai::capi::stream_callback(out->callback));
     *request = out.release();

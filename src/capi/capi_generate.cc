@@ -66,7 +66,7 @@ ogai_status ogai_generate(const ogai_model* model, const char* prompt, const oga
   if (result == nullptr) return null_argument("result");
   return guarded([&] {
     auto target = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
-    const ogai::GenerationOptions defaults;
+    const ogai::GenerationOptions defaults = ogai::capi::front_end_options();
     auto out = std::make_unique<ogai_result>();
     out->result = model->model->generate(prompt, options ? options->options : defaults,
                                          ogai::capi::stream_callback(target));
@@ -82,7 +82,7 @@ ogai_status ogai_generate_ids(const ogai_model* model, const int32_t* ids, size_
   if (result == nullptr) return null_argument("result");
   return guarded([&] {
     auto target = std::make_shared<ogai::capi::CallbackTarget>(on_token, user_data);
-    const ogai::GenerationOptions defaults;
+    const ogai::GenerationOptions defaults = ogai::capi::front_end_options();
     auto out = std::make_unique<ogai_result>();
     out->result = model->model->generate(std::span<const std::int32_t>(ids, count),
                                          options ? options->options : defaults, ogai::capi::stream_callback(target));

@@ -16,8 +16,18 @@ struct ogai_model {
   std::shared_ptr<const ogai::Model> model;
 };
 
+namespace ogai::capi {
+// Options as the C API starts them: every field unset, and sampling at the package's temperature,
+// else 1, where neither the options nor the package decide (docs/cli.md#sampling-default).
+inline ogai::GenerationOptions front_end_options() {
+  ogai::GenerationOptions o;
+  o.sampling.default_do_sample = true;
+  return o;
+}
+}  // namespace ogai::capi
+
 struct ogai_options {
-  ogai::GenerationOptions options;
+  ogai::GenerationOptions options = ogai::capi::front_end_options();
 };
 
 struct ogai_result {

@@ -38,5 +38,8 @@ void add_run_command(CLI::App& app, CommandResult& result);
 void add_quantize_command(CLI::App& app, CommandResult& result);
 void add_compare_command(CLI::App& app, CommandResult& result);
 void add_preprocess_command(CLI::App& app, CommandResult& result);
+// Registered last: they read the whole command table (help_command.cc).
+void add_help_command(CLI::App& app, CommandResult& result);
+void add_completion_command(CLI::App& app, CommandResult& result);
 
 }  // namespace ogai::cli

@@ -241,14 +241,19 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("generate", "generate text from a prompt");
   add_model_flags(*cmd, flags->model);
   add_chat_template_flag(*cmd, flags->model);
-  auto* prompt = cmd->add_option("--prompt", flags->prompt,
+  auto* prompt = cmd->add_option("-p,--prompt", flags->prompt,
                                  "the prompt text; '-' reads it from standard input, as does leaving it out when "
                                  "standard input is not a terminal");
-  auto* file = cmd->add_option("--prompt-file", flags->prompt_file, "read the prompt from this file")->excludes(prompt);
+  // `ogai generate PKG "text"` (ollama's `run MODEL PROMPT`): the second positional is the prompt.
+  auto* positional = cmd->add_option("PROMPT", flags->prompt, "the prompt text, as --prompt (after PKG)")->excludes(prompt);
+  auto* file = cmd->add_option("--prompt-file", flags->prompt_file, "read the prompt from this file")
+                   ->excludes(prompt)
+                   ->excludes(positional);
   cmd->add_option("--prompt-ids", flags->prompt_ids,
                   "the prompt as a JSON array of token ids, fed exactly (no BOS added); the only prompt a package "
                   "without tokenizer.json takes")
       ->excludes(prompt)
+      ->excludes(positional)
       ->excludes(file);
   cmd->add_flag("--chat", flags->chat, "render the prompt through the chat template as one user turn");
   cmd->add_option("--system", flags->system, "system message (with --chat)");

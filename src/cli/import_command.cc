@@ -1,5 +1,6 @@
 // `ogai import PATH [--out FILE]`: turn an ONNX Runtime GenAI folder (genai_config.json beside its
-// decoder graph and tokenizer.json) into a v1 inference_metadata.yaml, checked by every rule
+// decoder graph and tokenizer.json) or a Hugging Face Optimum / onnx-community export (config.json
+// beside onnx/model.onnx; importer/optimum_import.h) into a v1 inference_metadata.yaml, checked by every rule
 // `ogai validate` applies before it is written. Prints the document on stdout, or writes FILE.
 // FILE is written through a sibling temporary renamed into place, and an existing FILE is replaced
 // only when ogai wrote it (it starts with the importer's header line; base/staged_output.h).
@@ -14,6 +15,8 @@
 #include "base/staged_output.h"
 #include "cli/command.h"
 #include "importer/import.h"
+#include "importer/optimum_import.h"
+#include "metadata/file_kind.h"
 #include "metadata/validate_import.h"
 #include "ogai/error.h"
 
@@ -42,7 +45,14 @@ void warn_if_not_standalone(const importer::ImportResult& result) {
 int run_import(const ImportArgs& args) {
   importer::ImportResult result;
   try {
-    result = importer::import_genai_folder(args.path);
+    if (importer::is_optimum_folder(args.path)) {
+      result = importer::import_optimum_folder(args.path);
+    } else {
+      if (!importer::is_genai_config_file(args.path) && !importer::is_genai_folder(args.path))
+        std::filesystem::is_directory(args.path) ? metadata::refuse_non_package_directory(args.path)
+                                                 : metadata::refuse_non_metadata_file(args.path);  // GGUF, weights: the next step
+      result = importer::import_genai_folder(args.path);
+    }
   } catch (const Error& e) {
     std::fprintf(stderr, "ogai import: %s\n", e.what());
     return e.code() == ErrorCode::kUnsupported ? kExitFailure : kExitUsage;
@@ -78,9 +88,12 @@ int run_import(const ImportArgs& args) {
 }  // namespace
 
 void add_import_command(CLI::App& app, CommandResult& result) {
-  auto* cmd = app.add_subcommand("import", "write the inference_metadata.yaml of an ONNX Runtime GenAI folder (genai_config.json)");
+  auto* cmd = app.add_subcommand("import", "write the inference_metadata.yaml of an ONNX Runtime GenAI folder "
+                                           "(genai_config.json) or an Optimum export (config.json, onnx/model.onnx)");
   auto args = std::make_shared<ImportArgs>();
-  cmd->add_option("PATH", args->path, "a folder with genai_config.json, the decoder graph and tokenizer.json")->required();
+  cmd->add_option("PATH", args->path,
+                  "a folder with genai_config.json, or config.json and onnx/model.onnx, beside tokenizer.json")
+      ->required();
   cmd->add_option("--out", args->out, "write the document to FILE instead of stdout");
   cmd->callback([&result, args] { result.exit_code = run_import(*args); });
 }

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/version.h"
 #include "cli/command.h"
+#include "cli/unexpected_arguments.h"
 #include "ogai/error.h"
 #include "ort/session.h"
 
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
   cli::add_quantize_command(app, result);
   cli::add_compare_command(app, result);
   cli::add_preprocess_command(app, result);
+  cli::add_help_command(app, result);
+  cli::add_completion_command(app, result);
 
   app.parse_complete_callback([&] {
     if (quiet) set_log_level(LogLevel::kError);
@@ -52,6 +55,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {  // CLI11 lists them last-first, without a hint
+    std::fputs(cli::unexpected_arguments_message(app).c_str(), stderr);
+    return cli::kExitUsage;
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return cli::kExitUsage;

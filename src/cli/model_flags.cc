@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <random>
 #include <cstdio>
@@ -29,20 +30,24 @@ std::uint64_t random_seed() {
   return (static_cast<std::uint64_t>(entropy()) << 32 | entropy()) & ((std::uint64_t{1} << 63) - 1);
 }
 
-// Sampling follows Hugging Face's rule: generation_config.json's do_sample and values, greedy without.
-constexpr const char* kPackageDefault = " (default: the package's generation_config.json, else greedy/off)";
+// The front ends' one default (docs/cli.md#sampling-default): generation_config.json's sampling,
+// else temperature 1 with every filter and penalty off.
+constexpr const char* kPackageDefault = " (default: the package's generation_config.json, else temperature 1, filters off)";
 
 }  // namespace
 
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
-  cmd.add_option("PKG", flags.package, "package directory (or its inference_metadata file)")->required();
+  cmd.add_option("PKG,-m,--model", flags.package,
+                 "package directory (or its inference_metadata file); an ONNX Runtime GenAI or Optimum export "
+                 "folder is imported in memory")
+      ->required();
   cmd.add_option("--ep", flags.ep, "execution provider: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   cmd.add_option("--threads", flags.threads, "ONNX Runtime intra-op threads (0 = its default)")
       ->check(CLI::Range(0, 4096))->capture_default_str();
   cmd.add_option("--device", flags.device, "accelerator index, with --ep cuda")
       ->check(CLI::Range(0, 1023))->capture_default_str();
-  cmd.add_option("--ctx-size", flags.ctx_size,
+  cmd.add_option("-c,--ctx-size", flags.ctx_size,
                  "cap the context (prompt + reply positions) below the package's (0 = the package's)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->capture_default_str();
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
@@ -62,7 +67,8 @@ void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags) {
 void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
   auto& o = flags.options;
   auto& s = o.sampling;
-  add_optional(cmd, "--max-new-tokens", o.max_new_tokens, "most tokens to generate");
+  s.default_do_sample = true;  // unset everywhere: sample at temperature 1, as the server and C/Python do
+  add_optional(cmd, "-n,--max-new-tokens,--max-tokens", o.max_new_tokens, "most tokens to generate");
   for (const SamplingField& field : kSamplingFields)
     std::visit([&](auto member) { add_optional(cmd, field.flag(), s.*member, std::string(field.help) + kPackageDefault); },
                field.member);
@@ -85,10 +91,16 @@ void add_sampling_flags(CLI::App& cmd, SamplingFlags& flags) {
 
 void add_speculative_flags(CLI::App& cmd, SpeculativeOptions& speculative) {
   using Drafter = SpeculativeOptions::Drafter;
-  const std::map<std::string, Drafter> drafters = {{"ngram", Drafter::kNgram}, {"assistant", Drafter::kAssistant}};
-  cmd.add_option("--speculative", speculative.drafter,
-                 "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
-      ->transform(CLI::CheckedTransformer(drafters, CLI::ignore_case).description(""))
+  cmd.add_option_function<std::string>(
+         "--speculative",
+         [&speculative](const std::string& v) {
+           std::string name = v;
+           for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+           if (name == "ngram") speculative.drafter = Drafter::kNgram;
+           else if (name == "assistant") speculative.drafter = Drafter::kAssistant;
+           else throw CLI::ValidationError("--speculative", "'" + v + "' is not a drafter; expected ngram or assistant");
+         },
+         "speculative decoding: 'ngram' (prompt lookup) or 'assistant' (the package's drafter)")
       ->type_name("ngram|assistant");
   cmd.add_option("--draft-tokens", speculative.max_draft_tokens,
                  "tokens proposed per speculative step (default: the package's max_proposal_width)")

@@ -15,7 +15,7 @@ constexpr const char* kEmptyKey = "is empty, which would serve without authentic
                                   "out to serve without one";
 
 // One flag per ogai/sampling_fields.h entry, plus --seed: the values of fields a request leaves
-// out (the server follows OpenAI's defaults, not the CLI's greedy one).
+// out (before the package's values and ogai's default, docs/cli.md#sampling-default).
 void add_sampling_default_flags(CLI::App& cmd, SamplingOptions& defaults) {
   constexpr const char* kServerDefault =
       " for requests that leave it out (default: the package's generation_config.json, else OpenAI's: temperature "

@@ -98,6 +98,7 @@ StepOutput BatchStep::execute(std::span<const TokenId> tokens, std::int64_t seq,
                                           : decoder_.run(inputs_, outputs_);
   cache.commit(presents, seq);
   out.logits = std::move(outputs_[0]);
+  out.locate(seq);  // every position: decode and verification read them all
   if (!spec.hidden_output.empty()) out.hidden = std::move(outputs_[1]);
   return out;
 }

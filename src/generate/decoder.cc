@@ -1,8 +1,15 @@
 #include "generate/decoder.h"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "base/error.h"
 #include "base/half.h"
+#include "base/log.h"
 #include "generate/index_feed.h"
+#include "onnx/logits_cut.h"
+#include "onnx/textproto.h"
+#include "ort/session_cache.h"
 
 namespace ogai::generate {
 namespace {
@@ -31,6 +38,56 @@ DataType require_index(const ort::PortInfo& port, const std::string& origin, int
   return port.dtype;
 }
 
+bool cut_enabled(const DecoderSpec& spec) {
+  if (!spec.cut_logits) return false;
+  const char* env = std::getenv("OGAI_LOGITS_CUT");
+  return env == nullptr || std::string_view(env) != "0";
+}
+
+// OGAI_SESSION_CACHE=DIR: ONNX Runtime's optimized, pre-packed graphs are saved there and loaded
+// from there on the next start (ort/session_cache.h); unset or empty: no cache.
+std::filesystem::path session_cache_dir() {
+  const char* env = std::getenv("OGAI_SESSION_CACHE");
+  return env == nullptr ? std::filesystem::path() : std::filesystem::path(env);
+}
+
+// A session on `bytes` (the graph as it will run), through the session cache when one is set.
+ort::Session session_on(std::string_view bytes, const DecoderSpec& spec, const ort::SessionOptions& options) {
+  const std::filesystem::path cache = session_cache_dir();
+  if (cache.empty()) return ort::Session::from_bytes(bytes, options, spec.artifact.parent_path(), spec.artifact.string());
+  return ort::open_cached(cache, bytes, spec.artifact.parent_path(), options, spec.artifact.string());
+}
+
+// The graph file as it is, through the session cache when one is set.
+ort::Session session_on_file(const DecoderSpec& spec, const ort::SessionOptions& options) {
+  std::error_code ec;
+  if (session_cache_dir().empty() || !std::filesystem::is_regular_file(spec.artifact, ec))
+    return ort::Session::open(spec.artifact, options);
+  return session_on(onnx::load_model_bytes(spec.artifact), spec, options);
+}
+
+// The decoder's session: over the graph with its logits cut (setting `keep_input`) when the
+// rewrite recognises it, else over the file as it is.
+ort::Session open_session(const DecoderSpec& spec, const ort::SessionOptions& options, std::string& keep_input) {
+  std::error_code ec;
+  if (!cut_enabled(spec) || !std::filesystem::is_regular_file(spec.artifact, ec))
+    return session_on_file(spec, options);
+  onnx::LogitsCut cut;
+  try {
+    cut = onnx::cut_logits(spec.artifact, spec.logits_output);
+  } catch (const Error& e) {
+    cut.declined = e.what();
+  }
+  if (!cut.model) {
+    log(LogLevel::kInfo, "{}: logits computed for every position (the graph was not cut: {})", spec.artifact.string(),
+        cut.declined);
+    return session_on_file(spec, options);
+  }
+  keep_input = onnx::kLogitsKeepInput;
+  log(LogLevel::kDebug, "{}: logits cut to the positions each run asks for ('{}')", spec.artifact.string(), keep_input);
+  return session_on(*cut.model, spec, options);
+}
+
 }  // namespace
 
 AttentionState::AttentionState(std::int64_t batch) : rows_(static_cast<std::size_t>(batch)) {
@@ -54,10 +111,33 @@ void AttentionState::truncate(std::int64_t length) {
   }
 }
 
+namespace {
+
+// The element offset of (row, pos)'s logits in a [batch, computed, vocab] tensor.
+std::size_t logits_offset(const ort::Tensor& logits, std::int64_t logits_from, std::int64_t row, std::int64_t pos) {
+  const auto& shape = logits.shape();
+  const std::int64_t at = pos - logits_from;
+  if (shape.size() != 3 || row < 0 || row >= shape[0] || at < 0 || at >= shape[1])
+    fail(ErrorCode::kInternal, "logits", "position {} of row {} was not computed (logits {} from position {})", pos,
+         row, ort::shape_string(shape), logits_from);
+  return static_cast<std::size_t>((row * shape[1] + at) * shape[2]);
+}
+
+}  // namespace
+
+void StepOutput::locate(std::int64_t fed) {
+  seq = fed;
+  const auto& shape = logits.shape();
+  if (shape.size() != 3 || shape[1] > fed || shape[1] < 1)
+    fail(ErrorCode::kInvalidPackage, "logits", "the logits are {} for a step of {} positions, expected "
+         "[batch, 1..{}, vocab]", ort::shape_string(shape), fed, fed);
+  logits_from = fed - shape[1];
+}
+
 std::span<float> StepOutput::row_logits(std::int64_t row, std::int64_t pos, std::vector<float>& scratch) {
   const auto& shape = logits.shape();
   const std::size_t vocab = static_cast<std::size_t>(shape[2]);
-  const std::size_t offset = static_cast<std::size_t>((row * shape[1] + pos) * shape[2]);
+  const std::size_t offset = logits_offset(logits, logits_from, row, pos);
   if (logits.dtype() == DataType::kFloat32) return logits.span<float>().subspan(offset, vocab);
   scratch.resize(vocab);
   const auto* raw = static_cast<const std::uint16_t*>(logits.raw_data()) + offset;
@@ -70,15 +150,13 @@ std::span<float> StepOutput::row_logits(std::int64_t row, std::int64_t pos, std:
 }
 
 std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos) const {
-  const auto& shape = logits.shape();
-  auto all = logits.span<float>();
-  std::size_t vocab = static_cast<std::size_t>(shape[2]);
-  return all.subspan(static_cast<std::size_t>((row * shape[1] + pos) * shape[2]), vocab);
+  const std::size_t offset = logits_offset(logits, logits_from, row, pos);
+  return logits.span<float>().subspan(offset, static_cast<std::size_t>(logits.shape()[2]));
 }
 
 Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
     : spec_(std::move(spec)),
-      session_(ort::Session::open(spec_.artifact, options)),
+      session_(open_session(spec_, options, keep_input_)),
       memory_(ort::Memory::of(session_)) {
   if (spec_.embedding) {
     const ort::PortInfo& embeds = require_port(session_, spec_.token_input, true, "inputs_embeds");
@@ -130,12 +208,14 @@ void Decoder::check_against_session() const {
   if (!spec_.cache_lengths_input.empty())
     require_int64(require_port(session_, spec_.cache_lengths_input, true, "kv_length"), origin, 1);
   std::size_t fed = 1 + !spec_.mask_input.empty() + !spec_.position_input.empty() + !spec_.write_indices_input.empty() +
-                    !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size() + spec_.encoder_inputs.size();
+                    !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size() + !keep_input_.empty() +
+                    spec_.encoder_inputs.size();
   if (fed != session_.inputs().size()) {
     std::string unfed;
     for (const auto& in : session_.inputs()) {
       bool known = in.name == spec_.token_input || in.name == spec_.mask_input || in.name == spec_.position_input ||
-                   in.name == spec_.write_indices_input || in.name == spec_.cache_lengths_input;
+                   in.name == spec_.write_indices_input || in.name == spec_.cache_lengths_input ||
+                   (!keep_input_.empty() && in.name == keep_input_);
       for (const auto& p : spec_.cache.pairs) known = known || p.input == in.name;
       for (const auto& e : spec_.encoder_inputs) known = known || e == in.name;
       if (!known) unfed += (unfed.empty() ? "'" : ", '") + in.name + "'";
@@ -146,7 +226,7 @@ void Decoder::check_against_session() const {
 
 StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                          AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows,
-                         const CrossState* cross) const {
+                         std::int64_t keep, const CrossState* cross) const {
   const std::int64_t batch = attention.batch();
   const std::int64_t past = attention.length();
   OGAI_CHECK(static_cast<std::int64_t>(tokens.size()) == batch * seq && cache.length() == past);
@@ -207,11 +287,12 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
     std::span<ort::Tensor> presents(outputs.data() + (outputs.size() - pasts.size()), pasts.size());
     cache.bind_presents(presents);
     ort::Binding binding(session_);
-    const double run_seconds = run(binding, inputs, outputs, ort::Location{});
+    const double run_seconds = run(binding, inputs, outputs, ort::Location{}, keep);
     cache.commit(presents, seq);
     StepOutput out;
     out.run_seconds = run_seconds + embed_seconds;
     out.logits = std::move(outputs[0]);
+    out.locate(seq);
     if (!spec_.hidden_output.empty()) out.hidden = std::move(outputs[1]);
     return out;
   } catch (...) {
@@ -230,22 +311,33 @@ std::vector<const ort::Tensor*> Decoder::embedded(std::span<const ort::Tensor* c
   return fed;
 }
 
-double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const {
+double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
+                    std::int64_t keep) const {
   OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
   ort::Tensor embeds;
   double seconds = 0;
-  const auto fed = embedded(inputs, embeds, seconds);
-  return seconds + session_.run_into(input_names_, fed, output_names_, outputs);
+  auto fed = embedded(inputs, embeds, seconds);
+  if (keep_input_.empty()) return seconds + session_.run_into(input_names_, fed, output_names_, outputs);
+  std::vector<std::string> names = input_names_;
+  ort::Tensor keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
+  names.push_back(keep_input_);
+  fed.push_back(&keep_tensor);
+  return seconds + session_.run_into(names, fed, output_names_, outputs);
 }
 
 double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
-                    ort::Location presents_at) const {
+                    ort::Location presents_at, std::int64_t keep) const {
   OGAI_CHECK(inputs.size() == input_names_.size() && outputs.size() == output_names_.size());
   ort::Tensor embeds;
   double embed_seconds = 0;
   const auto fed = embedded(inputs, embeds, embed_seconds);
   binding.clear();
   for (std::size_t i = 0; i < fed.size(); ++i) binding.bind_input(input_names_[i], *fed[i]);
+  ort::Tensor keep_tensor;  // lives through the run
+  if (!keep_input_.empty()) {
+    keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
+    binding.bind_input(keep_input_, keep_tensor);
+  }
   const std::size_t first_present = output_names_.size() - spec_.cache.pairs.size();
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].empty())

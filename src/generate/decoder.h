@@ -54,18 +54,35 @@ class AttentionState {
 };
 
 struct StepOutput {
-  ort::Tensor logits;  // [batch, seq, vocab]
+  // [batch, seq - logits_from, vocab]: the logits of the step's last positions, all of them
+  // unless the run asked for fewer (a cut graph, Decoder::step's `keep`).
+  ort::Tensor logits;
   ort::Tensor hidden;  // [batch, seq, hidden] when the spec has a hidden output, else empty
-  // Logits of position `pos` of row `row` as float32: a view into `logits` for float32 graphs
-  // (the caller may overwrite it), or converted into `scratch` for float16/bfloat16 ones.
+  std::int64_t seq = 0;          // positions the step fed per row
+  std::int64_t logits_from = 0;  // the step position of logits' first row
+  // Logits of position `pos` (0 .. seq - 1, at least logits_from) of row `row` as float32: a view
+  // into `logits` for float32 graphs (the caller may overwrite it), or converted into `scratch`
+  // for float16/bfloat16 ones. Throws ogai::Error (kInternal) for a position the run did not compute.
   std::span<float> row_logits(std::int64_t row, std::int64_t pos, std::vector<float>& scratch);
   // Read-only float32 view (float32 graphs only).
   std::span<const float> row_logits(std::int64_t row, std::int64_t pos) const;
+  std::int64_t last_position() const { return seq - 1; }
+  // Sets seq and logits_from from the logits' shape after a run that fed `fed` positions per row.
+  void locate(std::int64_t fed);
   double run_seconds = 0;  // time spent inside ONNX Runtime for this step
 };
 
+// Logits only where they are used: unless spec.cut_logits is false, the constructor rewrites the
+// graph (onnx/logits_cut.h) so that each run computes the logits of its last `keep` positions
+// only; a graph the rewrite does not recognise runs as it is (logged once, at info level, with the
+// reason) and every run then computes every position's logits, whatever `keep` says.
+// With OGAI_SESSION_CACHE=DIR set, the session is created through ONNX Runtime's optimized-model
+// cache in DIR (ort/session_cache.h: saved once, the next start skips optimizing and pre-packing).
 class Decoder {
  public:
+  // Every position's logits (keep = 0).
+  static constexpr std::int64_t kAllLogits = 0;
+
   Decoder(DecoderSpec spec, const ort::SessionOptions& options);
 
   const DecoderSpec& spec() const { return spec_; }
@@ -73,14 +90,19 @@ class Decoder {
   // Where the session runs: a decode batch's state is allocated there (kv::BatchCache).
   const ort::Memory& state_memory() const { return memory_; }
 
+  // The graph input the rewrite added (int64 [1], the `keep` of a run); empty when not cut.
+  const std::string& keep_input() const { return keep_input_; }
+
   // Runs one step over `tokens`, row-major [batch, seq]. `real` (same size, or empty = all real)
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
   // With an embedding graph, `rows` are the media feature rows of these positions (null: none).
   // `cross`: the row's encoder outputs (batch 1), required when spec().encoder_inputs is not empty.
+  // `keep` > 0 asks for the logits of the last `keep` positions only (StepOutput::logits_from
+  // says which the run computed: all of them when the graph was not cut).
   StepOutput step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                   AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows = nullptr,
-                  const CrossState* cross = nullptr) const;
+                  std::int64_t keep = kAllLogits, const CrossState* cross = nullptr) const;
   // The embedding graph in front of the decoder (multimodal packages), or null.
   const EmbeddingStage* embedding() const { return embedding_.get(); }
 
@@ -90,13 +112,15 @@ class Decoder {
   // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
   // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
   // Host outputs, no IO binding: the reference the bound run is tested against.
-  double run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs) const;
+  // `keep` as in step() (the caller locates the logits: StepOutput::locate).
+  double run(std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
+             std::int64_t keep = kAllLogits) const;
   // Same through `binding` (io_binding.h): inputs stay where they are; a non-empty output slot
   // is bound as the destination; empty ones are allocated by ORT, logits and hidden states on
   // the host (the sampler reads them there), presents at `presents_at` (the state's location,
   // so that device-resident KV never crosses to the host). Identical bytes to run() on CPU.
   double run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
-             ort::Location presents_at) const;
+             ort::Location presents_at, std::int64_t keep = kAllLogits) const;
   std::size_t output_count() const { return output_names_.size(); }
 
  private:
@@ -106,6 +130,7 @@ class Decoder {
                                            double& seconds) const;
 
   DecoderSpec spec_;
+  std::string keep_input_;                 // set by the logits cut (before session_ is opened)
   ort::Session session_;
   std::unique_ptr<EmbeddingStage> embedding_;  // multimodal packages: ids -> inputs_embeds
   ort::Memory memory_;                     // session_'s device (declared after it)

@@ -49,6 +49,10 @@ struct DecoderSpec {
   // Whether rows of a batch may be left-padded (attention reads the mask per position). False for
   // explicit-length attention (GroupQueryAttention), which treats the mask as a length.
   bool left_padding = true;
+  // Whether the Decoder may rewrite the graph at load so that a run computes the logits of the
+  // last K positions only (onnx/logits_cut.h; K per run, Decoder::step). The environment variable
+  // OGAI_LOGITS_CUT=0 turns it off in the whole process (the benchmark's baseline, diagnostics).
+  bool cut_logits = true;
 };
 
 }  // namespace ogai::generate

@@ -102,7 +102,7 @@ void Embedder::run(std::span<const std::vector<TokenId>> inputs, std::span<const
   Feeds f = build_feeds(inputs, rows, seq);
   std::vector<std::string> names;
   std::vector<ort::Tensor> owned;
-  owned.reserve(5);
+  owned.reserve(6);
   names.push_back(spec.token_input);
   owned.push_back(ids_feed(spec.token_dtype, {batch, seq}, f.tokens, f.wide_ids, spec.token_input));
   if (!spec.mask_input.empty()) {
@@ -120,6 +120,11 @@ void Embedder::run(std::span<const std::vector<TokenId>> inputs, std::span<const
   if (!spec.cache_lengths_input.empty()) {
     names.push_back(spec.cache_lengths_input);
     owned.push_back(ort::Tensor::view(DataType::kInt64, {batch}, f.lengths.data() + batch));
+  }
+  std::int64_t one_row = 1;  // a cut graph computes one row of logits (unread; the hidden state is)
+  if (!decoder_.keep_input().empty()) {
+    names.push_back(decoder_.keep_input());
+    owned.push_back(ort::Tensor::view(DataType::kInt64, {1}, &one_row));
   }
   kv::KvCache cache(spec.cache, batch);  // empty pasts; the presents are produced and dropped
   cache.reserve(seq);

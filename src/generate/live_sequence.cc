@@ -90,7 +90,8 @@ void LiveSequence::prefill(std::size_t budget) {
       prompt_logprobs_->observe(out, base + begin, count);
     };
   StepOutput out = feed(model_.decoder, state(), std::span(result_.prompt_ids).subspan(base, n), request_.prefill_chunk,
-                        times_.run_seconds, hook, request_.media.get());
+                        times_.run_seconds, hook, request_.media.get(),
+                        prompt_logprobs_ ? Logits::kAll : Logits::kLast);
   fed_ += n;
   if (fed_ < result_.prompt_ids.size()) return;
   times_.prefilled = times_.first_token = Clock::now();
@@ -102,7 +103,7 @@ void LiveSequence::prefill(std::size_t budget) {
 }
 
 void LiveSequence::sample_first(StepOutput& out) {
-  const std::int64_t position = out.logits.shape()[1] - 1;  // the last prompt token's logits
+  const std::int64_t position = out.last_position();  // the last prompt token's logits
   phase_ = Phase::kDecode;
   std::span<float> row = out.row_logits(0, position, scratch_);
   if (!forks_.empty()) first_logits_.assign(row.begin(), row.end());

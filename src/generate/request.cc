@@ -49,7 +49,15 @@ T pick(const std::optional<R>& request, const std::optional<P>& package, T fallb
   return fallback;
 }
 
-sampling::SamplingParams resolve_sampling(const SamplingOptions& r, const GenerationDefaults& d) {
+// ogai's fallback when neither the request nor the package's defaults decide whether to sample
+// (SamplingOptions::default_do_sample); a package whose generation.overrides leave do_sample out
+// fixes it: greedy unless its defaults say otherwise.
+bool fallback_samples(const SamplingOptions& r, const PackageGeneration& package) {
+  return r.default_do_sample && (!package.overrides_declared || package.overrides.contains("do_sample"));
+}
+
+sampling::SamplingParams resolve_sampling(const SamplingOptions& r, const PackageGeneration& package) {
+  const GenerationDefaults& d = package.defaults;
   sampling::SamplingParams p;
   p.temperature = pick(r.temperature, d.temperature, 1.0);
   p.top_k = pick(r.top_k, d.top_k, std::int64_t{0});
@@ -62,7 +70,7 @@ sampling::SamplingParams resolve_sampling(const SamplingOptions& r, const Genera
   for (const auto& [id, bias] : r.logit_bias) p.logit_bias[id] = bias;
   p.seed = r.seed;
   p.do_sample = sampling::request_samples(r.do_sample, r.temperature, r.top_k || r.top_p || r.min_p || r.typical_p,
-                                          d.do_sample.value_or(false));
+                                          d.do_sample.value_or(fallback_samples(r, package)));
   return p;
 }
 
@@ -109,7 +117,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
   }
   check_overrides(options, package);
   ResolvedRequest r;
-  r.sampling = resolve_sampling(options.sampling, package.defaults);
+  r.sampling = resolve_sampling(options.sampling, package);
   r.sampling.validate("request");
   if (options.max_new_tokens) {
     if (*options.max_new_tokens < 0)

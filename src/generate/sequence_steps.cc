@@ -49,8 +49,9 @@ std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt, 
 }
 
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
-                double& run_seconds, const StepHook& on_step, const PromptMedia* media) {
+                double& run_seconds, const StepHook& on_step, const PromptMedia* media, Logits logits) {
   const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
+  const std::int64_t keep = logits == Logits::kLast ? 1 : Decoder::kAllLogits;
   StepOutput out;
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
@@ -58,7 +59,7 @@ StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const To
     std::optional<FeatureRows> rows;
     if (media && decoder.embedding()) rows = media->rows(at, at + n, decoder.embedding()->ports());
     out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache,
-                       rows ? &*rows : nullptr, state.cross.get());
+                       rows ? &*rows : nullptr, keep, state.cross.get());
     if (media) add_marks(state.media, media->marks, at, at + n);
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);

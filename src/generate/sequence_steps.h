@@ -28,12 +28,16 @@ std::size_t reuse_prefix(SequenceState& state, std::span<const TokenId> prompt, 
 // Called with each step's output and the range of `tokens` that step fed: [begin, begin + n).
 using StepHook = std::function<void(StepOutput& out, std::size_t begin, std::size_t n)>;
 
+// Which logits a feed needs: every fed position's (prompt log-probabilities, verification), or the
+// last position's only (a prompt before its first token; earlier chunks then ask for one row).
+enum class Logits { kAll, kLast };
+
 // Feeds tokens (in chunks of at most `chunk`, 0 = all) and returns the last step's output;
 // adds the time spent inside ONNX Runtime to `run_seconds`. `on_step` (may be empty) sees every step.
 // `media` (may be null): the prompt's media; `tokens` start at prompt position
 // state.tokens.size(), and each chunk gets the feature rows of its positions.
 StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const TokenId> tokens, int chunk,
-                double& run_seconds, const StepHook& on_step = {}, const PromptMedia* media = nullptr);
+                double& run_seconds, const StepHook& on_step = {}, const PromptMedia* media = nullptr, Logits logits = Logits::kAll);
 
 // Keeps the first `length` positions of the state (KV, attention rows and tokens).
 void truncate_state(SequenceState& state, std::size_t length);

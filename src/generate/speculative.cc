@@ -20,8 +20,8 @@ std::int64_t keep_fed(const SequenceModel& model, SequenceState& state, std::opt
     return static_cast<std::int64_t>(used.size()) - 1;
   }
   state = std::move(*snapshot);
-  out = feed(model.decoder, state, used, 0, run_seconds);
-  return out.logits.shape()[1] - 1;
+  out = feed(model.decoder, state, used, 0, run_seconds, {}, nullptr, Logits::kLast);  // for its hidden state
+  return out.last_position();
 }
 
 }  // namespace

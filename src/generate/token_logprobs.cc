@@ -78,6 +78,51 @@ void select_top(std::span<const float> row, std::size_t n, std::vector<TokenLogp
   }
 }
 
+// One pass over the row for LogprobRecorder::observe(): copies it into `copy`, returns its max and
+// leaves the n best (logit, id) pairs in `heap`, as select_top() and row_max() would (a block of
+// 64 whose maximum cannot enter the heap is only copied). NaN is skipped by the max, as there.
+OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy, std::size_t n,
+                                         std::vector<TokenLogprob>& heap) {
+  heap.clear();
+  const std::size_t first = std::min(n, row.size());
+  for (std::size_t i = 0; i < first; ++i) heap.push_back({static_cast<TokenId>(i), row[i]});
+  std::make_heap(heap.begin(), heap.end(), better);
+  float threshold = heap.empty() ? std::numeric_limits<float>::infinity() : heap.front().logprob;
+  float lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  constexpr std::size_t kBlock = 64;
+  std::size_t begin = 0;
+  for (; begin + kBlock <= row.size(); begin += kBlock) {
+    const float* x = row.data() + begin;
+    float block[kLanes];
+    std::fill(block, block + kLanes, -std::numeric_limits<float>::infinity());
+    for (std::size_t i = 0; i < kBlock; i += kLanes) {
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        copy[begin + i + l] = x[i + l];
+        block[l] = std::max(block[l], x[i + l]);
+      }
+    }
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] = std::max(lane[l], block[l]);
+    if (!(*std::max_element(block, block + kLanes) > threshold)) continue;
+    for (std::size_t i = std::max(begin, first); i < begin + kBlock; ++i) {
+      if (x[i - begin] > threshold) {
+        replace_worst(heap, static_cast<TokenId>(i), x[i - begin]);
+        threshold = heap.front().logprob;
+      }
+    }
+  }
+  float max = *std::max_element(lane, lane + kLanes);
+  for (std::size_t i = begin; i < row.size(); ++i) {
+    copy[i] = row[i];
+    max = std::max(max, row[i]);
+    if (i >= first && row[i] > threshold) {
+      replace_worst(heap, static_cast<TokenId>(i), row[i]);
+      threshold = heap.front().logprob;
+    }
+  }
+  return max;
+}
+
 // Turns the heap of raw logits into the sorted top list of logprobs.
 void finish_top(std::vector<TokenLogprob>& heap, float max, float log_sum, std::vector<TokenLogprob>& top) {
   std::sort_heap(heap.begin(), heap.end(), better);  // best first
@@ -102,9 +147,8 @@ TokenLogprobs compute_token_logprobs(std::span<const float> logits, TokenId chos
 std::span<float> LogprobRecorder::observe(std::span<float> raw) {
   if (!top_n_) return raw;
   raw_ = raw;
-  copy_.assign(raw.begin(), raw.end());
-  select_top(raw, static_cast<std::size_t>(*top_n_), heap_);
-  max_ = row_max(raw);
+  copy_.resize(raw.size());
+  max_ = copy_max_select(raw, copy_.data(), static_cast<std::size_t>(*top_n_), heap_);
   log_sum_ = log_sum_exp_shifted(raw, max_);
   return copy_;
 }

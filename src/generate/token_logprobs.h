@@ -5,10 +5,11 @@
 // float32 with the sum accumulated in double (a stable log-sum-exp; -inf logits contribute 0).
 // The top-N alternatives are ranked by logit, ties by the lower id.
 //
-// Cost: off, nothing (observe() returns the row itself). On, per token: a copy of the row for the
-// sampler (which overwrites its input), a vectorized max, a partial selection of the N best (a heap
-// of N; blocks of 64 whose maximum cannot enter it are skipped) and a vectorized exp sum: linear
-// streaming passes, no sort. Allocates only on first use (and the top list of each entry).
+// Cost: off, nothing (observe() returns the row itself). On, per token: one vectorized pass that
+// copies the row for the sampler (which overwrites its input), takes its max and selects the N
+// best (a heap of N; blocks of 64 whose maximum cannot enter it are only copied), then a
+// vectorized exp sum: two streaming passes, no sort. Allocates only on first use (and the top
+// list of each entry).
 // Not thread-safe; one per sequence (or batch row).
 #pragma once
 

@@ -15,9 +15,10 @@ std::string scalar(const nlohmann::ordered_json& v) {
     for (const auto& item : v) text += (text.empty() ? "" : ", ") + scalar(item);
     return "[" + text + "]";
   }
-  if (v.is_number_float()) {  // a float that reads back as one (1.0, not 1)
+  if (v.is_number_float()) {  // a float that reads back as one (1.0, not 1; 1.0e-05, which YAML 1.1 readers need)
     std::string text = v.dump();
-    if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+    const std::size_t exponent = text.find_first_of("eE");
+    if (text.find('.') == std::string::npos) text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
     return text;
   }
   return v.dump();

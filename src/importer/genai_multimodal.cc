@@ -15,7 +15,8 @@ using Names = std::vector<std::pair<std::string, std::string>>;
 void read_names(const JsonReader& r, const Json& value, const std::string& path, Names& names) {
   for (const auto& [key, v] : r.object(value, path).items()) {
     const std::string at = join_path(path, key);
-    auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == key; });
+    const std::string& name = key;  // a structured binding is not captured (clang)
+    auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
     if (it == names.end()) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n.first;

@@ -135,7 +135,7 @@ std::vector<ProgramTarget> targets(const SessionSection& section, const std::vec
     std::string field;
     for (const auto& [key, name] : section.inputs)
       if (name == v.name) field = field.empty() ? key : field;
-    out.push_back({field.empty() ? v.name : field, prefix + "." + v.name, v.dtype});
+    out.push_back({field.empty() ? v.name : field, prefix + "." + v.name, v.dtype, v.has_shape ? v.rank() : -1});
   }
   return out;
 }

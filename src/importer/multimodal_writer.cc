@@ -80,7 +80,8 @@ void write_manifest_abis(YamlLines& y, const MultimodalPlan& plan) {
 void write_media_inputs(YamlLines& y, const MultimodalPlan& plan) {
   for (const EncoderPlan* e : encoders(plan)) {
     if (e->program) {
-      media_input(y, e->request_input, "{dtype: uint8, rank: 1, shape: [encoded_bytes]}");
+      // One byte-count dimension per medium: a shared name would bind the image's and the clip's sizes.
+      media_input(y, e->request_input, "{dtype: uint8, rank: 1, shape: [" + e->prefix + "_bytes]}");
       continue;
     }
     for (const onnx::ValueInfo& v : e->inputs) media_input(y, "request." + v.name, contract(v, kNoBatch));

@@ -1,7 +1,7 @@
 // The multimodal parts of an imported document (internal to the importer; document_writer.h
 // writes the rest): `preprocessing.image` / `preprocessing.audio`, the media request inputs, the
 // components before the decoder and their invokes. The shape, catalogue document 03's:
-//  - request.image / request.audio: uint8 [encoded_bytes], role media, required (as catalogue 03
+//  - request.image / request.audio: uint8 [image_bytes] / [audio_bytes], role media, required (as catalogue 03
 //    and the standard's vlm fixture declare media; v1's optional form needs a presence flag and a
 //    branch whose cases all produce the features), read by the adapter component image_preprocess / audio_preprocess
 //    (onnx-genai.image-preprocess@1 / audio-preprocess@1) that runs the program; without a

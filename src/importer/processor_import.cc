@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "importer/json_reader.h"
+#include "importer/processor_fields.h"
 
 namespace ogai::importer {
 namespace {
@@ -22,7 +23,7 @@ struct Builder {
   explicit Builder(const JsonReader& reader) : r(reader) {}
   const JsonReader& r;
   OJson transforms = OJson::array();
-  std::vector<std::pair<std::string, OJson>> made;  // field -> {content, source}
+  std::vector<MadeField> made;  // field -> {content, source}
   std::vector<std::string> notes;
   bool decoded = false, bgr = false, patched = false;
 
@@ -34,20 +35,6 @@ struct Builder {
   }
   std::string last() const { return transforms.back()["outputs"][0].get<std::string>(); }
 };
-
-// The operation's attrs against a closed list of names; returns {} when there are none.
-Json attrs(const JsonReader& r, const Json& op, const std::string& path, std::initializer_list<std::string_view> known) {
-  if (!op.contains("attrs")) return Json::object();
-  const Json& a = r.object(op["attrs"], path + ".attrs");
-  for (const auto& [key, value] : a.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string names;
-    for (auto k : known) names += (names.empty() ? "" : ", ") + std::string(k);
-    r.refuse(path + ".attrs." + key, "'" + value.dump() + "' is not an attribute ogai translates (known: " +
-                                         (names.empty() ? std::string("none") : names) + ")");
-  }
-  return a;
-}
 
 std::int64_t positive(const JsonReader& r, const Json& a, const std::string& path, const char* key, std::int64_t fallback) {
   if (!a.contains(key)) return fallback;
@@ -67,7 +54,7 @@ void need_decoded(Builder& b, const std::string& path, const std::string& type) 
 }
 
 void decode_image(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"color_space"});
+  const Json a = operation_attrs(b.r, op, path, {"color_space"});
   if (b.decoded) b.r.refuse(path + ".type", "'DecodeImage' twice");
   std::string space = a.contains("color_space") ? b.r.string(a["color_space"], path + ".attrs.color_space") : "BGR";
   std::transform(space.begin(), space.end(), space.begin(), [](unsigned char ch) { return std::toupper(ch); });
@@ -89,7 +76,7 @@ std::string interpolation(const JsonReader& r, const Json& a, const std::string&
 }
 
 void resize(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"height", "width", "keep_aspect_ratio", "interpolation", "smart_resize",
+  const Json a = operation_attrs(b.r, op, path, {"height", "width", "keep_aspect_ratio", "interpolation", "smart_resize",
                                        "min_pixels", "max_pixels", "patch_size", "merge_size"});
   need_decoded(b, path, "Resize");
   OJson t = {{"op", "resize"}, {"interpolation", interpolation(b.r, a, path)}};
@@ -114,7 +101,7 @@ void resize(Builder& b, const Json& op, const std::string& path) {
 }
 
 void rescale(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"rescale_factor"});
+  const Json a = operation_attrs(b.r, op, path, {"rescale_factor"});
   need_decoded(b, path, "Rescale");
   const double scale = a.contains("rescale_factor") ? b.r.number(a["rescale_factor"], path + ".attrs.rescale_factor")
                                                     : 1.0 / 255.0;
@@ -132,7 +119,7 @@ std::vector<double> three(const JsonReader& r, const Json& a, const std::string&
 }
 
 void normalize(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"mean", "std", "qwen2_5_vl", "qwen3_vl"});
+  const Json a = operation_attrs(b.r, op, path, {"mean", "std", "qwen2_5_vl", "qwen3_vl"});
   need_decoded(b, path, "Normalize");
   // onnxruntime-extensions' defaults (CLIP's).
   OJson t = {{"op", "normalize"},
@@ -156,7 +143,7 @@ void check_rgb(const Builder& b, const std::string& path) {
 }
 
 void patch_image(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"patch_size", "temporal_patch_size", "merge_size"});
+  const Json a = operation_attrs(b.r, op, path, {"patch_size", "temporal_patch_size", "merge_size"});
   need_decoded(b, path, "PatchImage");
   check_rgb(b, path + ".type");
   const std::string pixels = b.add({{"op", "patchify"},
@@ -172,7 +159,7 @@ void patch_image(Builder& b, const Json& op, const std::string& path) {
 }
 
 void gemma4_transform(Builder& b, const Json& op, const std::string& path) {
-  const Json a = attrs(b.r, op, path, {"patch_size", "max_soft_tokens", "pooling_kernel_size"});
+  const Json a = operation_attrs(b.r, op, path, {"patch_size", "max_soft_tokens", "pooling_kernel_size"});
   need_decoded(b, path, "Gemma4ImageTransform");
   check_rgb(b, path + ".type");
   const std::int64_t patch = positive(b.r, a, path, "patch_size", 16);
@@ -193,17 +180,43 @@ void gemma4_transform(Builder& b, const Json& op, const std::string& path) {
   b.patched = true;
   made(b, "pixel_values", "pixels", pixels);
   made(b, "pixel_position_ids", "patch_coordinates", b.add({{"op", "emit_patch_coordinates"}, {"inputs", OJson::array({pixels})}}));
-  b.notes.push_back(path + " Gemma4ImageTransform: resized with ogai's 8-bit (Pillow) bicubic resize; Hugging Face "
-                           "and onnxruntime-extensions resample in float without clipping (within 1/255 before "
-                           "rescaling; equal when the image is already at its target size)");
 }
 
-[[noreturn]] void phi3_transform(const Builder& b, const std::string& path) {
-  b.r.refuse(path + ".type",
-             "'Phi3ImageTransform' (Phi-3-V's HD transform) has no ogai image op yet: missing steps 'phi3v_hd' = the "
-             "crop-count search up to num_crops, a bilinear resize to scale x 336 wide, centred white padding to "
-             "multiples of 336, CLIP normalization, a 336 x 336 bicubic global image of the normalized pixels, the "
-             "336 x 336 crops padded with zero crops to num_crops + 1, and image_sizes [height, width]");
+// Phi-3-V's HD transform as Hugging Face's Phi3VImageProcessor (docs/media.md): alpha over
+// white, the hd_transform tiles (336, num_crops, bilinear, white canvas, the global image first),
+// CLIP normalization, the canvas size (image_sizes), the token count and the crops padded to
+// num_crops + 1. It reads the decoded image, so it must follow DecodeImage (and ConvertRGB) only.
+void phi3_transform(Builder& b, const Json& op, const std::string& path) {
+  const Json a = operation_attrs(b.r, op, path, {"num_crops", "num_img_tokens"});
+  need_decoded(b, path, "Phi3ImageTransform");
+  check_rgb(b, path + ".type");
+  if (b.transforms.size() != 1)
+    b.r.refuse(path + ".type", "'Phi3ImageTransform' after another pixel operation: the HD transform reads the decoded image");
+  if (!a.contains("num_crops"))
+    b.r.refuse(path + ".attrs.num_crops", "missing: Hugging Face's processor defaults to 1 crop and onnxruntime-extensions "
+                                          "uses 16, so ogai does not guess the crop count");
+  const std::int64_t crops = positive(b.r, a, path, "num_crops", 4);
+  const std::int64_t tokens = positive(b.r, a, path, "num_img_tokens", 144);
+  const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(tokens))));
+  if (side * side != tokens)
+    b.r.refuse(path + ".attrs.num_img_tokens", fmt::format("is {}; Phi-3-V's token count needs a square (144 = 12 x 12)", tokens));
+  if (crops > 64) b.r.refuse(path + ".attrs.num_crops", fmt::format("is {}; at most 64 crops", crops));
+  b.transforms[0] = {{"op", "decode"}, {"outputs", b.transforms[0]["outputs"]}};
+  b.add({{"op", "convert_rgb"}, {"background", {255, 255, 255}}});
+  b.add({{"op", "tile"}, {"mode", "hd_transform"}, {"tile_size", 336}, {"max_tiles", crops}, {"interpolation", "bilinear"},
+         {"canvas_pad_value", 255}, {"thumbnail_order", "prepend"}, {"include_thumbnail", true}});
+  b.add({{"op", "rescale"}, {"scale", 1.0 / 255.0}});
+  const std::string pixels = b.add({{"op", "normalize"}, {"mean", {0.48145466, 0.4578275, 0.40821073}},
+                                    {"std", {0.26862954, 0.26130258, 0.27577711}}});
+  made(b, "image_sizes", "transformed_size", b.add({{"op", "emit_transformed_size"}, {"inputs", OJson::array({pixels})}}));
+  made(b, "num_img_tokens", "token_count",
+       b.add({{"op", "emit_token_count"}, {"inputs", OJson::array({pixels})}, {"tokens_per_tile", tokens}}));
+  made(b, "pixel_values", "pixels",
+       b.add({{"op", "pad"}, {"inputs", OJson::array({pixels})}, {"target_length", crops + 1}, {"pad_value", 0.0}}));
+  b.patched = true;
+  b.notes.push_back(path + " Phi3ImageTransform: Hugging Face's Phi3VImageProcessor with num_crops " + std::to_string(crops) +
+                    "; onnxruntime-extensions' kernel (read at its 2026 head) pads to 16 + 1 crops whatever num_crops says "
+                    "and makes the global image with Pillow's bicubic instead of PyTorch's");
 }
 
 void image_operation(Builder& b, const Json& entry, const std::string& path) {
@@ -214,7 +227,7 @@ void image_operation(Builder& b, const Json& entry, const std::string& path) {
   const std::string type = b.r.string(op["type"], at + ".type");
   if (type == "DecodeImage") decode_image(b, op, at);
   else if (type == "ConvertRGB") {
-    attrs(b.r, op, at, {});
+    operation_attrs(b.r, op, at, {});
     need_decoded(b, at, type);
     b.bgr = !b.bgr;  // onnxruntime-extensions swaps the channels whatever they are
   } else if (type == "Resize") resize(b, op, at);
@@ -222,32 +235,13 @@ void image_operation(Builder& b, const Json& entry, const std::string& path) {
   else if (type == "Normalize") normalize(b, op, at);
   else if (type == "PatchImage") patch_image(b, op, at);
   else if (type == "Gemma4ImageTransform") gemma4_transform(b, op, at);
-  else if (type == "Phi3ImageTransform") phi3_transform(b, at);
+  else if (type == "Phi3ImageTransform") phi3_transform(b, op, at);
   else
     b.r.refuse(at + ".type", "'" + type + "' is not an image operation ogai translates (DecodeImage, ConvertRGB, "
-                             "Resize, Rescale, Normalize, PatchImage, Gemma4ImageTransform)");
+                             "Resize, Rescale, Normalize, PatchImage, Gemma4ImageTransform, Phi3ImageTransform)");
 }
 
 std::string file_name(const JsonReader& r) { return r.origin().filename().string(); }
-
-// The program's outputs: one per target, from the value carrying its field.
-OJson outputs(const Builder& b, const std::vector<ProgramTarget>& targets, std::vector<std::string>& fields) {
-  OJson out = OJson::array();
-  for (const auto& [field, _] : b.made) fields.push_back(field);
-  for (const ProgramTarget& t : targets) {
-    auto it = std::find_if(b.made.begin(), b.made.end(), [&](const auto& m) { return m.first == t.field; });
-    if (it == b.made.end()) {
-      std::string listed;
-      for (const auto& f : fields) listed += (listed.empty() ? "" : ", ") + f;
-      fail(ErrorCode::kUnsupported, b.r.origin().string(), "the graph takes '{}', which {} does not make (it makes {})",
-           t.field, file_name(b.r), listed.empty() ? std::string("nothing") : listed);
-    }
-    OJson o = {{"name", t.output}, {"content", it->second["content"]}, {"dtype", std::string(dtype_name(t.dtype))},
-              {"source", it->second["source"]}};
-    out.push_back(std::move(o));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -267,57 +261,13 @@ ProcessorProgram parse_image_processor(const std::string& text, const std::files
   for (std::size_t i = 0; i < list.size(); ++i) image_operation(b, list[i], fmt::format("processor.transforms[{}]", i));
   if (!b.decoded) r.refuse("processor.transforms", "no DecodeImage: the program starts from the encoded image");
   ProcessorProgram p;
-  p.program = {{"transforms", b.transforms}, {"outputs", outputs(b, targets, p.fields)}};
+  p.program = {{"transforms", b.transforms}, {"outputs", bind_outputs(r, b.made, targets, p.fields)}};
   for (auto& n : b.notes) p.notes.push_back(file_name(r) + " " + n);
   return p;
 }
 
 ProcessorProgram import_image_processor(const std::filesystem::path& file, const std::vector<ProgramTarget>& targets) {
   return parse_image_processor(read_file(file), file, targets);
-}
-
-ProcessorProgram parse_audio_processor(const std::string& text, const std::filesystem::path& origin,
-                                       const std::vector<ProgramTarget>& targets) {
-  JsonReader r(origin);
-  const Json root = r.parse(text);
-  r.closed(r.object(root, "(top level)"), "", {"feature_extraction"});
-  if (!root.contains("feature_extraction")) r.refuse("feature_extraction", "missing");
-  const Json& fe = r.object(root["feature_extraction"], "feature_extraction");
-  r.closed(fe, "feature_extraction", {"sequence"});
-  if (!fe.contains("sequence") || !fe["sequence"].is_array() || fe["sequence"].empty())
-    r.refuse("feature_extraction.sequence", "must list the operations");
-  const Json& list = fe["sequence"];
-  bool decoded = false;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string path = fmt::format("feature_extraction.sequence[{}].operation", i);
-    const Json& op = r.object(r.object(list[i], path).contains("operation") ? list[i]["operation"] : list[i], path);
-    r.closed(op, path, {"name", "type", "domain", "attrs"});
-    const std::string type = op.contains("type") ? r.string(op["type"], path + ".type") : "";
-    if (type == "AudioDecoder") {
-      attrs(r, op, path, {});
-      decoded = true;
-    } else if (type == "Gemma4LogMel") {
-      attrs(r, op, path, {"feature_size", "sampling_rate", "frame_length_ms", "hop_length_ms", "min_frequency",
-                          "max_frequency", "preemphasis", "preemphasis_htk_flavor", "fft_overdrive", "mel_floor",
-                          "per_bin_mean", "per_bin_stddev"});
-      r.refuse(path + ".type",
-               "'Gemma4LogMel' (Gemma-4's log-mel) has no ogai audio op yet: missing steps 'semicausal_frames' = "
-               "frame_length / 2 zeros before the clip only and (samples + frame_length / 2 - frame_length - 1) / hop "
-               "+ 1 frames, frames whose last sample is padding zeroed, and the features written time-major "
-               "[frames, feature_size] (ogai's log_mel writes [mels, frames])");
-    } else {
-      r.refuse(path + ".type", "'" + type + "' is not an audio operation ogai translates (AudioDecoder, Gemma4LogMel)");
-    }
-  }
-  if (!decoded) r.refuse("feature_extraction.sequence", "no AudioDecoder: the program starts from the encoded audio");
-  // Reached only by a sequence without a feature operation.
-  r.refuse("feature_extraction.sequence", "no feature operation after AudioDecoder: nothing for '" +
-                                              (targets.empty() ? std::string("the speech graph") : targets.front().field) +
-                                              "'");
-}
-
-ProcessorProgram import_audio_processor(const std::filesystem::path& file, const std::vector<ProgramTarget>& targets) {
-  return parse_audio_processor(read_file(file), file, targets);
 }
 
 }  // namespace ogai::importer

@@ -22,8 +22,13 @@
 //  - Gemma4ImageTransform -> resize aspect_ratio_patch_budget (max_patches = max_soft_tokens x
 //    pooling_kernel_size^2) bicubic, rescale 1/255, patchify (channels last, raster order) and
 //    emit_patch_coordinates (x, y), unpadded, as ONNX Runtime GenAI trims them for the vision graph.
-// Refused, naming the missing step: Phi3ImageTransform (Phi-3-V's HD transform), Gemma4LogMel
-// (Gemma-4's semicausal log-mel), any other type.
+//  - AudioDecoder (target_sample_rate, stereo_to_mono 1, max_samples) + Gemma4LogMel -> Hugging
+//    Face's Gemma4AudioFeatureExtractor as docs/media.md writes it (decode, downmix, resample,
+//    trim 480000, pad to a multiple of 128, the semicausal log_mel, transpose, emit_validity_mask,
+//    emit_token_count); the speech graph's audio_embeds, attention_mask and audio_sizes take the
+//    features, the frame mask and the soft-token count (audio_processor_import.cc).
+// Refused, naming the missing step: Phi3ImageTransform (Phi-3-V's HD transform), Gemma4LogMel's
+// per_bin_mean / per_bin_stddev and its non-HTK pre-emphasis, any other type.
 //
 // Pure functions of the file's text. Thread safety: none needed.
 #pragma once
@@ -44,6 +49,7 @@ struct ProgramTarget {
   std::string field;   // what the processor makes: pixel_values, pixel_position_ids, image_grid_thw, image_sizes, ...
   std::string output;  // the program output's name, e.g. "image.pixel_values"
   DataType dtype = DataType::kFloat32;  // the graph input's dtype
+  int rank = -1;                        // the graph input's rank (-1: unknown)
 };
 
 struct ProcessorProgram {

@@ -12,4 +12,14 @@ namespace ogai::metadata {
 // ONNX graph or its external data; returns for anything else. Reads at most 4 KiB.
 void refuse_non_metadata_file(const std::filesystem::path& file);
 
+// Throws ogai::Error kNotFound naming `dir` and the next step when the directory, which has no
+// metadata, is a format ogai does not run: it holds a GGUF file (llama.cpp's), or it is a Hugging
+// Face checkpoint (config.json with *.safetensors or pytorch_model.bin, no ONNX graph). Returns
+// for anything else. Lists at most 4096 entries of the directory and opens no file.
+void refuse_non_package_directory(const std::filesystem::path& dir);
+
+// The next step for a model in a format ogai does not run: the exporters that write an ONNX
+// folder ogai runs (Optimum, ONNX Runtime GenAI's model builder).
+extern const char* const kExportHint;
+
 }  // namespace ogai::metadata

@@ -4,6 +4,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "importer/import.h"
+#include "importer/optimum_import.h"
 #include "metadata/admission.h"
 #include "metadata/parse.h"
 #include "metadata/runnable.h"
@@ -51,6 +52,15 @@ ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
   return validate_imported_text(imported);
 }
 
+// An Optimum / onnx-community export (config.json beside onnx/model.onnx), imported in memory.
+ValidationReport validate_imported_optimum(const std::filesystem::path& dir) {
+  importer::ImportResult imported = importer::import_optimum_folder(dir);
+  log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported the Optimum export ({}, {}) in memory (`ogai import "
+      "{}` writes it)", dir.string(), importer::kHfConfigName,
+      importer::optimum_decoder_graph(dir).value_or("?").generic_string(), dir.string());
+  return validate_imported_text(imported);
+}
+
 void check_package(ValidationReport& report, const std::filesystem::path& file) {
   Package& package = *report.package;
   package.files = resolve_package_files(package.document, file, report.diagnostics);
@@ -82,11 +92,18 @@ bool imports_genai_config(const std::filesystem::path& dir_or_file) {
          (importer::is_genai_folder(dir_or_file) && !has_metadata_file(dir_or_file));
 }
 
+bool imports_optimum_export(const std::filesystem::path& dir) {
+  return !has_metadata_file(dir) && importer::is_optimum_folder(dir);
+}
+
 ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
   std::filesystem::path file;
   ValidationReport report;
   if (imports_genai_config(dir_or_file)) {
     report = validate_imported(dir_or_file);
+    file = *report.imported_from;
+  } else if (imports_optimum_export(dir_or_file)) {
+    report = validate_imported_optimum(dir_or_file);
     file = *report.imported_from;
   } else {
     file = find_metadata_file(dir_or_file);

@@ -55,6 +55,11 @@ struct ValidationReport {
 // folder whatever else the folder holds.
 bool imports_genai_config(const std::filesystem::path& dir_or_file);
 
+// True when `dir` is a Hugging Face Optimum / onnx-community export (config.json beside a decoder
+// graph such as onnx/model.onnx; importer/optimum_import.h) with no inference_metadata and no
+// genai_config.json: validate_package() then imports it in memory and says so once on stderr.
+bool imports_optimum_export(const std::filesystem::path& dir);
+
 // Throws ogai::Error: kNotFound when no metadata file exists, kParse when its text is unreadable
 // (not UTF-8, malformed YAML/JSON, duplicate keys, over the size limits), kUnsupported when an
 // imported genai_config.json is refused (importer/import.h). Every other problem is a diagnostic

@@ -23,6 +23,7 @@ fs::path find_metadata_file(const fs::path& dir_or_file) {
   }
   for (const char* name : {"inference_metadata.yaml", "inference_metadata.yml", "inference_metadata.json"})
     if (fs::is_regular_file(dir_or_file / name, ec)) return dir_or_file / name;
+  refuse_non_package_directory(dir_or_file);  // a GGUF file or a Hugging Face checkpoint: the next step
   fail(ErrorCode::kNotFound, dir_or_file.string(),
        "no inference_metadata.yaml, inference_metadata.yml or inference_metadata.json in this directory");
 }

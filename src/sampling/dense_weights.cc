@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "base/error.h"
 #include "sampling/candidates.h"
 #include "sampling/fast_exp.h"
 #include "sampling/lanes.h"
 #include "sampling/vector_clones.h"
+
+// The vector helpers below are inline and internal: the ABI note about AVX vectors does not
+// concern them.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace ogai::sampling {
 namespace {
@@ -117,6 +123,49 @@ inline double sum64(const float* w, std::size_t n) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+// Sum of w[j] * (y[j] - max) for j < n (n <= 64) in 8 double lanes, then pairwise; a token of
+// weight 0 adds 0 (its y - max may be -inf: clamped to the lowest float first).
+inline double moment64(const float* y, const float* w, std::size_t n, float max) {
+  double lane[8] = {};
+  const float lowest = -std::numeric_limits<float>::max();
+  if (n == kBlock) {
+    // Four-lane vectors (GCC leaves the array form scalar); lanes 0-3 in lo, 4-7 in hi.
+    using F4 = float __attribute__((vector_size(16)));
+    using D4 = double __attribute__((vector_size(32)));
+    auto load = [](const float* p) {
+      F4 v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    };
+    const F4 m = {max, max, max, max}, low = {lowest, lowest, lowest, lowest};
+    D4 lo = {0.0, 0.0, 0.0, 0.0}, hi = lo;
+    for (std::size_t i = 0; i < kBlock; i += 8) {
+      F4 a = load(y + i) - m, b = load(y + i + 4) - m;
+      a = a < low ? low : a;
+      b = b < low ? low : b;
+      lo += __builtin_convertvector(load(w + i), D4) * __builtin_convertvector(a, D4);
+      hi += __builtin_convertvector(load(w + i + 4), D4) * __builtin_convertvector(b, D4);
+    }
+    for (int l = 0; l < 4; ++l) lane[l] = lo[l], lane[l + 4] = hi[l];
+  } else {
+    for (std::size_t j = 0; j < n; ++j)
+      lane[j % 8] += static_cast<double>(w[j]) * static_cast<double>(std::max(y[j] - max, lowest));
+  }
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// The largest of w[0, n) (n <= 64; weights are never NaN).
+inline float block_max(const float* w, std::size_t n) {
+  if (n == kBlock) {
+    lanes::MaxScan scan;
+    lanes::scan_all(w, kBlock, scan);
+    return scan.max();
+  }
+  float m = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) m = std::max(m, w[j]);
+  return m;
+}
+
 }  // namespace
 
 double block_sum(const float* w, std::size_t n) { return sum64(w, n); }
@@ -127,8 +176,9 @@ void DenseWeights::reserve(std::size_t vocab_size) {
 }
 
 OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float temperature, double min_p,
-                                              const AllowedTokens* allowed, bool write_processed) {
-  OGAI_CHECK(weights_.size() >= logits.size() && temperature > 0.0f);
+                                              const AllowedTokens* allowed, bool write_processed,
+                                              bool logit_moment) {
+  OGAI_CHECK(weights_.size() >= logits.size() && temperature > 0.0f && (!logit_moment || write_processed));
   if (chunks_.size() * kChunk < logits.size()) chunks_.resize((logits.size() + kChunk - 1) / kChunk);
   const float raw_max = allowed ? checked_max(logits, *allowed) : checked_max(logits);
   if (raw_max == -INFINITY) fail_all_forbidden();
@@ -140,11 +190,12 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
         fail_bad_logit(logits[i] / temperature, i);
   }
   size_ = logits.size();
+  if (keep_maxima_ && maxima_.size() * kBlock < size_) maxima_.resize((size_ + kBlock - 1) / kBlock);
   Kernel kernel{temperature, max_, min_p > 0.0 ? static_cast<float>(min_p) : 0.0f, write_processed};
   float* w = weights_.data();
   float* x = logits.data();
   alignas(64) float masked[kBlock];
-  double chunk = 0.0;
+  double chunk = 0.0, moment = 0.0;
   for (std::size_t begin = 0; begin < size_; begin += kBlock) {
     const std::size_t n = std::min(kBlock, size_ - begin);
     std::uint64_t m = ~std::uint64_t{0};
@@ -165,11 +216,15 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
       if (!write_processed) std::copy_n(masked, n, x + begin);  // the row of materialize()
     }
     chunk += sum64(w + begin, n);  // while the block is in cache (sum_chunks()'s order)
+    if (logit_moment) moment += moment64(x + begin, w + begin, n, max_);
+    if (keep_maxima_) maxima_[begin / kBlock] = block_max(w + begin, n);
     if (begin + n == size_ || (begin + n) % kChunk == 0) {
       chunks_[begin / kChunk] = chunk;
       chunk = 0.0;
     }
   }
+  has_moment_ = logit_moment;
+  moment_ = moment;
 }
 
 void DenseWeights::compute(std::span<const float> logits) {

@@ -41,6 +41,9 @@ class DenseWeights {
   static constexpr std::size_t kChunk = 1024;
 
   void reserve(std::size_t vocab_size);
+  // With `on`, compute() also keeps each 64-id block's largest weight (block_maxima()), so that a
+  // pass looking for weights above a bound can pass over whole blocks (cut_test.h).
+  void keep_block_maxima(bool on) { keep_maxima_ = on; }
   std::size_t capacity() const { return weights_.size(); }
 
   // One row's weights. y = x / temperature (temperature > 0; 1 leaves x), forbidden ids of
@@ -48,8 +51,10 @@ class DenseWeights {
   // min_p > 0, w < min_p set to 0 (HF MinP with min_tokens_to_keep 1: w is p / p_max). When
   // write_processed, `logits` receives y (and -inf over forbidden ids); otherwise it is only read.
   // Throws ogai::Error on a NaN or +inf logit (an allowed one) or when every y is -inf.
+  // With logit_moment (and write_processed), the same pass also sums w * (y - max y) over the
+  // tokens with a weight (logit_moment()): typical-p's entropy without a pass of its own.
   void compute(std::span<float> logits, float temperature, double min_p, const AllowedTokens* allowed,
-               bool write_processed);
+               bool write_processed, bool logit_moment = false);
   // The earlier forms: weights of `logits` as given; with `allowed`, forbidden ids -inf in the row.
   void compute(std::span<const float> logits);
   void compute(std::span<float> logits, const AllowedTokens& allowed);
@@ -72,6 +77,14 @@ class DenseWeights {
 
   std::span<const float> weights() const { return {weights_.data(), size_}; }
   float max_logit() const { return max_; }  // max y
+  // The largest weight of each 64-id block (ceil(V / 64)), when keep_block_maxima(true) was set
+  // before the last compute(); empty otherwise.
+  std::span<const float> block_maxima() const {
+    return keep_maxima_ ? std::span<const float>(maxima_.data(), (size_ + kBlock - 1) / kBlock) : std::span<const float>();
+  }
+  // sum of w * (y - max y) over the ids with w > 0, when the last compute() was asked for it.
+  bool has_logit_moment() const { return has_moment_; }
+  double logit_moment() const { return moment_; }
 
  private:
   void sum_chunks();
@@ -80,6 +93,10 @@ class DenseWeights {
   std::vector<double> chunks_;  // [ceil(V / kChunk)] weight per chunk
   std::size_t size_ = 0;
   float max_ = 0.0f;
+  bool keep_maxima_ = false;
+  std::vector<float> maxima_;   // [ceil(V / kBlock)] when keep_maxima_
+  bool has_moment_ = false;
+  double moment_ = 0.0;
 };
 
 // Sum of w[0, n) (n <= 64) in the blocks' order: 8 double lanes, then pairwise.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "sampling/cut_test.h"
 #include "sampling/lanes.h"
 #include "sampling/vector_clones.h"
 
@@ -171,34 +172,20 @@ OGAI_VECTOR_CLONES double NucleusCut::top_p(const DenseWeights& dense, std::span
   return mass;
 }
 
-OGAI_VECTOR_CLONES double NucleusCut::typical_p(const DenseWeights& dense, std::span<const float> y, double mass,
+double NucleusCut::typical_p(const DenseWeights& dense, std::span<const float> y, double mass,
                              std::span<float> scores, KeptSet& kept) {
+  return typical_p(dense, y, typical_score(dense, y), mass, scores, kept);
+}
+
+OGAI_VECTOR_CLONES double NucleusCut::typical_p(const DenseWeights& dense, std::span<const float> y,
+                                                const TypicalScore& f, double mass, std::span<float> scores,
+                                                KeptSet& kept) {
   std::span<const float> w = dense.weights();
   const std::size_t v = w.size();
   OGAI_CHECK(scores.size() >= v && y.size() == v);
   const double total = dense.total();
-  const double log_total = std::log(total);
-  const float max = dense.max_logit();
   kept.score_cut = false;
-  // H = -sum p log p over p > 0, with log p as filter_typical_p computes it; 8 lanes.
-  double lane[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= v; i += 8) {
-    for (std::size_t l = 0; l < 8; ++l) {
-      const float log_p = static_cast<float>(static_cast<double>(y[i + l] - max) - log_total);
-      lane[l] += w[i + l] > 0.0f ? static_cast<double>(w[i + l]) * log_p : 0.0;
-    }
-  }
-  for (; i < v; ++i) {
-    const float log_p = static_cast<float>(static_cast<double>(y[i] - max) - log_total);
-    lane[0] += w[i] > 0.0f ? static_cast<double>(w[i]) * log_p : 0.0;
-  }
-  const double weighted = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-  const float entropy = static_cast<float>(-weighted / total);
-  for (std::size_t j = 0; j < v; ++j) {
-    const float log_p = static_cast<float>(static_cast<double>(y[j] - max) - log_total);
-    scores[j] = std::fabs(-log_p - entropy);
-  }
+  for (std::size_t j = 0; j < v; ++j) scores[j] = f(y[j]);
   // Level 1: the score's top bits (bits >> 21: a quarter octave, below 1024 for scores <= inf),
   // better (lower) scores in higher buckets; weight 0 adds nothing. Four copies in turn.
   for (auto& copy : level1_) copy.fill(0.0);

@@ -34,6 +34,7 @@
 #include <span>
 #include <vector>
 
+#include "sampling/cut_test.h"
 #include "sampling/dense_weights.h"
 
 namespace ogai::sampling {
@@ -50,6 +51,9 @@ class NucleusCut {
   // `kept` (score_cut) and returns the total weight it keeps.
   double typical_p(const DenseWeights& dense, std::span<const float> y, double mass, std::span<float> scores,
                    KeptSet& kept);
+  // The same with the score function (entropy) already computed (cut_test.h's typical_score()).
+  double typical_p(const DenseWeights& dense, std::span<const float> y, const TypicalScore& f, double mass,
+                   std::span<float> scores, KeptSet& kept);
 
  private:
   static constexpr std::size_t kBuckets = 4096;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "sampling/cut_test.h"
 #include "sampling/lanes.h"
 #include "sampling/penalties.h"
 #include "sampling/warpers.h"
@@ -142,6 +143,7 @@ void Sampler::plan_chain() {
       [[fallthrough]];
     case Path::kNucleus:
       dense_.reserve(vocab);
+      dense_.keep_block_maxima(path_ == Path::kNucleus);  // for weight_ranked_above()
       nucleus_.reserve(vocab);
       break;
     case Path::kCandidates:
@@ -261,24 +263,44 @@ TokenId Sampler::sample_top_k(std::span<float> logits, const AllowedTokens* allo
   return draw();
 }
 
-// Top-p (then min-p) without top-k: the cut by histograms, the draw through the kept mask.
+// Top-p (then min-p) without top-k. A draw from all weights stands when the token is kept (min-p
+// in O(1), top-p by one masked pass: cut_test.h), which it is with probability kept / total (at
+// least top_p): rejection, so the accepted draws follow the kept tokens' distribution exactly.
+// After kCutTests passes (a kept set of little mass) the cut by histograms decides the rest.
 TokenId Sampler::sample_nucleus(std::span<float> logits, const AllowedTokens* allowed) {
   const auto temperature = static_cast<float>(params_.temperature);
   dense_.compute(logits, temperature, 0.0, allowed, false);  // ties at the cut divide the raw row
-  KeptSet kept;
-  nucleus_.top_p(dense_, logits, temperature, params_.top_p, kept);
   // Min-p after top-p: both keep rank prefixes (w is p / p_max, p_max the top token's), so the
   // tokens both keep are the shorter prefix.
-  if (params_.min_p > 0.0) kept.min_w = static_cast<float>(params_.min_p);
+  const float min_w = params_.min_p > 0.0 ? static_cast<float>(params_.min_p) : 0.0f;
+  const double need = params_.top_p * dense_.total();
+  std::span<const float> w = dense_.weights();
+  for (int tests = 0, tries = 0; tests < kCutTests && tries < kTries; ++tries) {
+    const std::int64_t id = dense_.draw(rng_.uniform());
+    if (w[static_cast<std::size_t>(id)] < min_w) continue;
+    ++tests;
+    if (weight_ranked_above(dense_, id, logits, temperature) < need) return static_cast<TokenId>(id);
+  }
+  KeptSet kept;
+  nucleus_.top_p(dense_, logits, temperature, params_.top_p, kept);
+  kept.min_w = min_w;
   if (!kept.rank_cut && kept.min_w == 0.0f) return static_cast<TokenId>(dense_.draw(rng_.uniform()));
   return draw_kept(kept, logits);
 }
 
+// Typical-p alone: the same rejection, the test one masked pass over the scores (cut_test.h).
 TokenId Sampler::sample_typical(std::span<float> logits, const AllowedTokens* allowed) {
   const auto temperature = static_cast<float>(params_.temperature);
-  dense_.compute(logits, temperature, 0.0, allowed, true);  // the scores read y
+  dense_.compute(logits, temperature, 0.0, allowed, true, true);  // the scores read y; H
+  const TypicalScore f = typical_score(dense_, logits);
+  const double need = params_.typical_p * dense_.total();
+  for (int tests = 0; tests < kCutTests; ++tests) {
+    const std::int64_t id = dense_.draw(rng_.uniform());
+    const float score = f(logits[static_cast<std::size_t>(id)]);
+    if (weight_scored_below(dense_, score, logits, f) < need) return static_cast<TokenId>(id);
+  }
   KeptSet kept;
-  nucleus_.typical_p(dense_, logits, params_.typical_p, scores_, kept);
+  nucleus_.typical_p(dense_, logits, f, params_.typical_p, scores_, kept);
   if (!kept.score_cut) return static_cast<TokenId>(dense_.draw(rng_.uniform()));
   return draw_kept(kept, logits);
 }
@@ -289,7 +311,6 @@ TokenId Sampler::sample_typical(std::span<float> logits, const AllowedTokens* al
 // follows the kept tokens' distribution exactly, so after kTries refusals (a kept set of little
 // mass, as min-p can leave) the walk over the kept tokens gives the same distribution.
 TokenId Sampler::draw_kept(const KeptSet& kept, std::span<const float> y) {
-  constexpr int kTries = 64;
   for (int i = 0; i < kTries; ++i) {
     const std::int64_t id = dense_.draw(rng_.uniform());
     if (dense_.keeps(kept, id, y, scores_)) return static_cast<TokenId>(id);

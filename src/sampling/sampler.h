@@ -21,8 +21,10 @@
 //     an exp pass with block and chunk sums; dense_weights.h), a draw through the chunk sums;
 //   top-k: one pass that skips every 64-id block below the heap's floor (Candidates), then the
 //     later filters on the k survivors;
-//   top-p or typical-p without top-k (min_tokens_to_keep 1, typical-p alone): dense weights, the
-//     cut found by histograms of the weights' (scores') bits (nucleus.h), a masked draw in id order;
+//   top-p or typical-p without top-k (min_tokens_to_keep 1, typical-p alone): dense weights, a
+//     draw from all of them kept when one masked pass shows the token survives the cut
+//     (cut_test.h; rejection), and after kCutTests refusals the cut found by histograms of the
+//     weights' (scores') bits (nucleus.h) and a masked draw in id order;
 //   anything else (min_tokens_to_keep > 1 with a rank filter, top-p with typical-p): the candidate
 //     list of the whole vocabulary with prefix sorts, as distribution() always builds.
 // Temperature is applied inside those passes (the same float32 quotient x / T).
@@ -104,6 +106,11 @@ class Sampler {
   TokenId sample_nucleus(std::span<float> logits, const AllowedTokens* allowed);
   TokenId sample_typical(std::span<float> logits, const AllowedTokens* allowed);
   TokenId draw_kept(const KeptSet& kept, std::span<const float> y);
+
+  // Draws tested against the cut one at a time before the cut is found for the whole row
+  // (sample_nucleus, sample_typical), and draws in all before the masked walk (draw_kept).
+  static constexpr int kCutTests = 3;
+  static constexpr int kTries = 64;
 
   // How sample() runs the warpers (see the cost note above).
   enum class Path { kDense, kTopK, kNucleus, kTypical, kCandidates };

@@ -22,17 +22,17 @@ bool overridable(const ModelInfo& info, std::string_view field) {
 }
 
 // The server's value for each sampling field the request leaves out (those the package lets a
-// request set); then OpenAI's rule: sampled unless the temperature is 0 (an unset temperature
-// resolves to generation_config.json's, else 1, in generate/request.cc), so `top_p: 1` alone
-// changes nothing. A package that fixes do_sample keeps its own rule.
+// request set); then the front ends' rule: sampled unless the temperature is 0 or the package's
+// generation_config.json says do_sample false (an unset temperature resolves to the package's,
+// else 1, in generate/request.cc), so `top_p: 1` alone changes nothing. A package that fixes
+// do_sample keeps its own rule.
 void apply_sampling_defaults(SamplingOptions& request, const SamplingOptions& server, const ModelInfo& info) {
   for (const SamplingField& field : kSamplingFields)
     std::visit([&](auto member) {
       if (!(request.*member) && overridable(info, field.name)) request.*member = server.*member;
     }, field.member);
   if (!request.seed && overridable(info, "seed")) request.seed = server.seed;
-  if (!request.do_sample && overridable(info, "do_sample"))
-    request.do_sample = !request.temperature || *request.temperature > 0;
+  request.default_do_sample = true;  // the front ends' default (docs/cli.md#sampling-default)
 }
 
 }  // namespace

@@ -23,12 +23,21 @@ OGAI = sys.argv.pop(1)
 GOLDEN_IDS, GOLDEN_TEXT = stories_golden()
 
 
+# The CLI samples at temperature 1 when nothing says otherwise (docs/cli.md#sampling-default);
+# these checks are of greedy output, so a call that names no sampling flag asks for greedy.
+SAMPLING_FLAGS = ("--temperature", "--top-k", "--top-p", "--min-p", "--typical-p", "--speculative")
+
+
+def greedy_unless_sampling(flags):
+    return tuple(flags) if any(str(f).split("=")[0] in SAMPLING_FLAGS for f in flags) else (*flags, "--temperature", "0")
+
+
 def chat(package, lines, *flags):
-    return run(OGAI, "chat", package, *flags, stdin="".join(l + "\n" for l in lines))
+    return run(OGAI, "chat", package, *greedy_unless_sampling(flags), stdin="".join(l + "\n" for l in lines))
 
 
 def generate_text(package, prompt, *flags):
-    r = run(OGAI, "generate", package, "--prompt", prompt, "--json", *flags)
+    r = run(OGAI, "generate", package, "--prompt", prompt, "--json", *greedy_unless_sampling(flags))
     if r.returncode != 0:
         raise AssertionError(r.stderr)
     return json.loads(r.stdout)["text"]
@@ -158,7 +167,7 @@ class TerminalTest(unittest.TestCase):
 
     def test_interactive_session(self):
         primary, secondary = pty.openpty()
-        proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20"], stdin=secondary,
+        proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20", "--temperature", "0"], stdin=secondary,
                                 stdout=secondary, stderr=secondary, close_fds=True)
         os.close(secondary)
         term = Terminal(self, primary)
@@ -186,7 +195,8 @@ class TerminalTest(unittest.TestCase):
             os.setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-        proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20"], stdin=secondary, stdout=secondary,
+        proc = subprocess.Popen([OGAI, "chat", STORIES, "--max-new-tokens", "20", "--temperature", "0"], stdin=secondary,
+                                stdout=secondary,
                                 stderr=secondary, close_fds=True, preexec_fn=controlling_terminal)
         os.close(secondary)
         term = Terminal(self, primary)

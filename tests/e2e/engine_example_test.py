@@ -21,7 +21,8 @@ class EngineExampleTest(unittest.TestCase):
         lines = r.stdout.splitlines()
         self.assertEqual(len(lines), len(PROMPTS) + 1, r.stdout)
         for i, prompt in enumerate(PROMPTS):
-            alone = json_line(self, run(OGAI, "generate", STORIES, "--prompt", prompt, "--max-new-tokens", "24", "--json"))
+            alone = json_line(self, run(OGAI, "generate", STORIES, "--prompt", prompt, "--max-new-tokens", "24",
+                                               "--temperature", "0", "--json"))
             self.assertEqual(lines[i], f"[{i}] {prompt}{alone['text']} ({alone['finish_reason']}, {len(alone['ids'])} tokens)")
         m = re.fullmatch(r"engine: (\d+) decode steps, (\d+) rows, largest batch (\d+)", lines[-1])
         self.assertIsNotNone(m, lines[-1])

@@ -23,8 +23,17 @@ def ogai(*args, **kw):
     return run(OGAI, *args, **kw)
 
 
+# The CLI samples at temperature 1 when nothing says otherwise (docs/cli.md#sampling-default);
+# these checks are of greedy output, so a call that names no sampling flag asks for greedy.
+SAMPLING_FLAGS = ("--temperature", "--top-k", "--top-p", "--min-p", "--typical-p", "--speculative")
+
+
+def greedy_unless_sampling(flags):
+    return tuple(flags) if any(str(f).split("=")[0] in SAMPLING_FLAGS for f in flags) else (*flags, "--temperature", "0")
+
+
 def generate(*flags, package=STORIES, prompt=STORIES_PROMPT, env=None):
-    return ogai("generate", package, "--prompt", prompt, *flags, env=env)
+    return ogai("generate", package, "--prompt", prompt, *greedy_unless_sampling(flags), env=env)
 
 
 def generate_json(test, *flags, **kw):
@@ -251,7 +260,8 @@ class PromptSourcesAndFlagsTest(unittest.TestCase):
     def test_prompt_from_standard_input(self):
         for flags in ((), ("--prompt", "-")):
             with self.subTest(flags=flags):
-                r = ogai("generate", STORIES, "--max-new-tokens", "60", *flags, stdin=STORIES_PROMPT + "\n")
+                r = ogai("generate", STORIES, "--max-new-tokens", "60", "--temperature", "0", *flags,
+                         stdin=STORIES_PROMPT + "\n")
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout, GOLDEN_TEXT)
 
@@ -259,7 +269,7 @@ class PromptSourcesAndFlagsTest(unittest.TestCase):
         path = os.path.join(temp_dir(self), "prompt.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write(STORIES_PROMPT)
-        r = ogai("generate", STORIES, "--prompt-file", path, "--max-new-tokens", "60")
+        r = ogai("generate", STORIES, "--prompt-file", path, "--max-new-tokens", "60", "--temperature", "0")
         self.assertEqual((r.returncode, r.stdout), (0, GOLDEN_TEXT), r.stderr)
         missing = ogai("generate", STORIES, "--prompt-file", path + ".missing")
         self.assertEqual(missing.returncode, 1)
@@ -272,7 +282,8 @@ class PromptSourcesAndFlagsTest(unittest.TestCase):
         self.assertIn("--prompt", r.stderr)
 
     def test_stop_does_not_swallow_the_package(self):
-        r = ogai("generate", "--stop", "named Lily", STORIES, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60")
+        r = ogai("generate", "--stop", "named Lily", STORIES, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60",
+                 "--temperature", "0")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, GOLDEN_TEXT[:GOLDEN_TEXT.index("named Lily")])
 

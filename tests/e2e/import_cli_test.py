@@ -116,12 +116,12 @@ class FolderCommandsTest(unittest.TestCase):
 
     def test_generate_equals_the_golden(self):
         folder = genai_folder(self)
-        r = ogai("generate", folder, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60")
+        r = ogai("generate", folder, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60", "--temperature", "0")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, GOLDEN_TEXT)
         self.assertEqual(r.stderr.count(IMPORTED), 1, r.stderr)
         doc = json.loads(ogai("-q", "generate", folder, "--prompt", STORIES_PROMPT, "--max-new-tokens", "60",
-                              "--json").stdout)
+                              "--temperature", "0", "--json").stdout)
         self.assertEqual(doc["ids"], GOLDEN_IDS)
 
     def test_generate_refuses_a_refused_folder(self):

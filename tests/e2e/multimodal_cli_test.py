@@ -39,7 +39,7 @@ def clip(directory, name, seconds, hz):
 
 
 def generate(*flags):
-    return run(OGAI, "generate", VLM, "--json", "--max-new-tokens", "8", *flags)
+    return run(OGAI, "generate", VLM, "--json", "--max-new-tokens", "8", "--temperature", "0", *flags)
 
 
 class MultimodalCliTest(unittest.TestCase):
@@ -84,9 +84,9 @@ class MultimodalCliTest(unittest.TestCase):
 
     def test_chat_attaches_images_to_the_next_message(self):
         lines = ["/image " + self.red, "describe", "/image " + self.blue, "and this"]
-        r = run(OGAI, "chat", VLM, "--max-new-tokens", "6", stdin="".join(l + "\n" for l in lines))
+        r = run(OGAI, "chat", VLM, "--max-new-tokens", "6", "--temperature", "0", stdin="".join(l + "\n" for l in lines))
         self.assertEqual(r.returncode, 0, r.stderr)
-        other = run(OGAI, "chat", VLM, "--max-new-tokens", "6",
+        other = run(OGAI, "chat", VLM, "--max-new-tokens", "6", "--temperature", "0",
                     stdin="".join(l + "\n" for l in ["/image " + self.blue, "describe"]))
         self.assertEqual(other.returncode, 0, other.stderr)
         self.assertNotEqual(r.stdout.splitlines()[0], other.stdout.splitlines()[0])

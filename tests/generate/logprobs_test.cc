@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <span>
 
 #include "generate/decoder.h"
 #include "generate/package_config.h"
@@ -261,6 +263,60 @@ TEST(LogprobsTest, ComputationRanksTiesByLowerIdAndIgnoresMinusInfinity) {
   auto big = generate::compute_token_logprobs(std::vector<float>{1000.0f, 1000.0f}, 1, 1);
   EXPECT_NEAR(big.logprob, -std::log(2.0), 1e-6);
   EXPECT_EQ(big.top[0].id, 0);
+}
+
+// LogprobRecorder scans the row in one pass (copy, max, top-N); its entries equal the reference
+// computation bit for bit, and the copy it hands the sampler equals the row, on rows with ties,
+// -inf, a late maximum and lengths that are not multiples of its blocks.
+TEST(LogprobsTest, RecorderEqualsTheReferenceComputation) {
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  for (std::size_t v : {1u, 7u, 64u, 100u, 1000u, 4161u}) {
+    for (int shape = 0; shape < 4; ++shape) {
+      std::vector<float> row(v);
+      for (std::size_t i = 0; i < v; ++i) {
+        const double u = next();
+        row[i] = shape == 0 ? static_cast<float>(u * 8.0)                       // spread
+                 : shape == 1 ? static_cast<float>(static_cast<int>(u * 4.0))  // many ties
+                 : shape == 2 ? (u < 0.3 ? -INFINITY : static_cast<float>(u))  // -inf
+                              : static_cast<float>(u) - 20.0f;                   // low, max at the end
+      }
+      if (shape == 3) row[v - 1] = 5.0f;
+      for (int top : {0, 1, 5, 20}) {
+        generate::LogprobRecorder recorder(top);
+        std::vector<float> raw = row;
+        std::span<float> copy = recorder.observe(raw);
+        ASSERT_TRUE(std::equal(copy.begin(), copy.end(), row.begin(), row.end(),
+                               [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }));
+        const TokenId chosen = static_cast<TokenId>(v / 2);
+        std::fill(copy.begin(), copy.end(), 0.0f);  // the sampler overwrites its copy
+        const TokenLogprobs* got = recorder.entry(chosen);
+        const TokenLogprobs want = generate::compute_token_logprobs(row, chosen, top);
+        SCOPED_TRACE("v " + std::to_string(v) + " shape " + std::to_string(shape) + " top " + std::to_string(top));
+        ASSERT_NE(got, nullptr);
+        EXPECT_EQ(got->id, want.id);
+        EXPECT_EQ(got->logprob, want.logprob);
+        // And within float rounding of a log-softmax in double (the one-pass sum rescales).
+        double max = -INFINITY, sum = 0;
+        for (float x : row) max = std::max(max, static_cast<double>(x));
+        for (float x : row) sum += std::exp(static_cast<double>(x) - max);
+        const double exact = (row[static_cast<std::size_t>(chosen)] - max) - std::log(sum);
+        if (std::isfinite(exact)) {
+          EXPECT_NEAR(got->logprob, exact, 4e-7 * (1.0 + std::fabs(exact)));
+        } else {
+          EXPECT_EQ(got->logprob, -INFINITY);
+        }
+        ASSERT_EQ(got->top.size(), want.top.size());
+        for (std::size_t k = 0; k < want.top.size(); ++k) {
+          EXPECT_EQ(got->top[k].id, want.top[k].id);
+          EXPECT_EQ(got->top[k].logprob, want.top[k].logprob);
+        }
+      }
+    }
+  }
 }
 
 TEST(LogprobsTest, TokenBytesAreTheTokensTextInContext) {

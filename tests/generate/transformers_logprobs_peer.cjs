@@ -25,7 +25,7 @@ const CASES = [
 
 function ogaiLogprobs(prompt, tokens) {
   const out = execFileSync(ogaiBin, ['generate', pkg, '--prompt', prompt, '--max-new-tokens', String(tokens),
-    '--threads', '1', '--json', '--logprobs', String(TOP), '--prompt-logprobs'], { encoding: 'utf8' });
+    '--threads', '1', '--temperature', '0', '--json', '--logprobs', String(TOP), '--prompt-logprobs'], { encoding: 'utf8' });
   return JSON.parse(out);
 }
 

@@ -51,7 +51,7 @@ function golden() {
 
 function ogaiGenerate(prompt, tokens) {
   const out = execFileSync(ogaiBin, ['generate', pkg, '--prompt', prompt, '--max-new-tokens', String(tokens),
-    '--threads', '1', '--json'], { encoding: 'utf8' });
+    '--threads', '1', '--temperature', '0', '--json'], { encoding: 'utf8' });
   return JSON.parse(out);
 }
 

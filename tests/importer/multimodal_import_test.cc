@@ -2,110 +2,18 @@
 // importer/processor_import.h): the shared gemma4 / phi3-v / multimodal-decoder-with-input-ids
 // folders (../shared/ortgenai, read in place or linked into the build tree beside the files
 // ORT GenAI's snapshot lacks) and the computing stand-ins tools/genai/multimodal.py writes
-// (CTest fixture `importer_multimodal_folders`). Each imported document is checked by ogai's own
+// (CTest fixture `importer_multimodal_folders`); Gemma-4's audio is audio_import_test.cc's. Each imported document is checked by ogai's own
 // validator and its concrete facts (ports, dtypes, the programs' ops and parameters) are read back
 // from the text; every processor step or key the importer cannot express is refused by name.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <fstream>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "base/file.h"
-#include "importer/import.h"
-#include "importer/processor_import.h"
-#include "metadata/package.h"
-#include "metadata/tree.h"
-#include "ogai/error.h"
+#include "multimodal_support.h"
 
 namespace ogai::importer {
 namespace {
-
-namespace fs = std::filesystem;
-using nlohmann::json;
-
-const fs::path kShared = fs::path(OGAI_SHARED_DIR) / "ortgenai";
-const fs::path kGenerated = fs::path(OGAI_BINARY_DIR) / "importer_folders" / "multimodal";
-
-json to_json(const metadata::Node& n) {
-  using K = metadata::Node::Kind;
-  switch (n.kind) {
-    case K::kNull: return nullptr;
-    case K::kBool: return n.boolean;
-    case K::kInt: return n.integer;
-    case K::kFloat: return n.number;
-    case K::kString: return n.text;
-    case K::kSeq: {
-      json a = json::array();
-      for (const auto& item : n.items) a.push_back(to_json(*item));
-      return a;
-    }
-    case K::kMap: {
-      json o = json::object();
-      for (const auto& [key, v] : n.entries) o[key] = to_json(*v);
-      return o;
-    }
-  }
-  return nullptr;
-}
-
-// The import of `dir`, validated as a package at the folder, as JSON.
-json imported(const fs::path& dir, std::string* text = nullptr) {
-  ImportResult r = import_genai_folder(dir);
-  metadata::ValidationReport report = metadata::validate_package_text(r.document, r.config_file);
-  EXPECT_TRUE(report.valid()) << report.diagnostics.text() << "\n" << r.document;
-  if (text) *text = r.document;
-  return to_json(*metadata::parse_yaml(r.document, dir.string()));
-}
-
-void expect_refused(const std::function<void()>& f, const std::vector<std::string>& fragments,
-                    ErrorCode code = ErrorCode::kUnsupported) {
-  try {
-    f();
-    ADD_FAILURE() << "not refused";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& s : fragments) EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what() << "\nmissing: " << s;
-  }
-}
-
-// A build-tree folder hard-linking every file of `source` but `skip`, with `config` as genai_config.json.
-fs::path linked_folder(const std::string& name, const fs::path& source, const json& config,
-                       const std::vector<std::string>& skip = {}) {
-  const fs::path dir = kGenerated / "linked" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& entry : fs::directory_iterator(source)) {
-    const std::string file = entry.path().filename().string();
-    if (file == "genai_config.json" || std::find(skip.begin(), skip.end(), file) != skip.end()) continue;
-    // A hard link (a symbolic one resolves outside the folder, which the importer refuses), else a copy.
-    std::error_code ec;
-    fs::create_hard_link(fs::canonical(entry.path()), dir / file, ec);
-    if (ec) fs::copy_file(fs::canonical(entry.path()), dir / file);
-  }
-  std::ofstream(dir / "genai_config.json") << config.dump(2);
-  return dir;
-}
-
-json config_of(const fs::path& dir) { return json::parse(read_file(dir / "genai_config.json")); }
-
-const json& workflow(const json& doc) { return doc["pipeline"]["workflow"]; }
-
-std::vector<std::string> ops(const json& program) {
-  std::vector<std::string> out;
-  for (const auto& t : program["transforms"]) out.push_back(t["op"]);
-  return out;
-}
-
-std::vector<std::string> step_components(const json& doc) {
-  std::vector<std::string> out;
-  for (const auto& s : workflow(doc)["steps"]) out.push_back(s.value("component", "emit"));
-  return out;
-}
 
 // ---- the shared folders -------------------------------------------------------------------
 
@@ -184,41 +92,68 @@ TEST(MultimodalImport, SharedGemma4VisionPipeline) {
   EXPECT_EQ(wf["inputs"]["request.accepted_len"]["source"]["name"], "accepted_len");
   EXPECT_EQ(doc["model"]["vocab_size"], 262144);
   EXPECT_EQ(doc["package"]["tokenizer"]["special_tokens"]["eos"]["id"], 1);
-  EXPECT_NE(text.find("8-bit (Pillow) bicubic resize"), std::string::npos) << text;
+  // The program is Hugging Face's (docs/media.md): no processor difference in the header.
+  EXPECT_EQ(text.find("# multimodal: processor_config.json"), std::string::npos) << text;
 }
 
-// The audio feature extraction Gemma-4 ships has no program form yet: refused naming the step.
-TEST(MultimodalImport, Gemma4LogMelIsRefusedNamingTheMissingStep) {
-  expect_refused([] { import_audio_processor(kShared / "gemma4" / "audio_feature_extraction.json", {}); },
-                 {"audio_feature_extraction.json", "feature_extraction.sequence[1].operation.type", "Gemma4LogMel",
-                  "semicausal_frames", "time-major"});
+// phi3-v: Phi3ImageTransform becomes Hugging Face's Phi3VImageProcessor as a program (the HD
+// transform tiles, CLIP normalization, the canvas size, crops padded to num_crops + 1), in the
+// vision graph's float16; the program is procimage's (docs/media.md) op for op.
+TEST(MultimodalImport, SharedPhi3vBecomesTheHdProgram) {
+  std::string text;
+  const json doc = imported(kShared / "phi3-v", &text);
+  const json& image = doc["preprocessing"]["image"];
+  EXPECT_EQ(ops(image), (std::vector<std::string>{"decode", "convert_rgb", "tile", "rescale", "normalize",
+                                                  "emit_transformed_size", "emit_token_count", "pad"}));
+  const json& t = image["transforms"];
+  EXPECT_EQ(t[1]["background"], json({255, 255, 255}));
+  EXPECT_EQ(t[2]["mode"], "hd_transform");
+  EXPECT_EQ(t[2]["tile_size"], 336);
+  EXPECT_EQ(t[2]["max_tiles"], 4);  // num_crops
+  EXPECT_EQ(t[2]["interpolation"], "bilinear");
+  EXPECT_EQ(t[2]["canvas_pad_value"], 255);
+  EXPECT_EQ(t[2]["thumbnail_order"], "prepend");
+  EXPECT_NEAR(t[3]["scale"].get<double>(), 1.0 / 255.0, 1e-12);
+  EXPECT_NEAR(t[4]["mean"][0].get<double>(), 0.48145466, 1e-9);
+  EXPECT_NEAR(t[4]["std"][2].get<double>(), 0.27577711, 1e-9);
+  EXPECT_EQ(t[6]["tokens_per_tile"], 144);  // num_img_tokens
+  EXPECT_EQ(t[7]["target_length"], 5);      // num_crops + 1
+  ASSERT_EQ(image["outputs"].size(), 2u);
+  EXPECT_EQ(image["outputs"][0]["name"], "image.pixel_values");
+  EXPECT_EQ(image["outputs"][0]["dtype"], "float16");
+  EXPECT_EQ(image["outputs"][0]["source"], t[7]["outputs"][0]);
+  EXPECT_EQ(image["outputs"][0]["contract"]["shape"], json({"num_images", "max_num_crops", 3, "height", "width"}));
+  EXPECT_EQ(image["outputs"][1]["name"], "image.image_sizes");
+  EXPECT_EQ(image["outputs"][1]["content"], "transformed_size");
+  EXPECT_EQ(image["outputs"][1]["source"], t[5]["outputs"][0]);
+  EXPECT_EQ(step_components(doc), (std::vector<std::string>{"image_preprocess", "vision", "embedding", "decoder", "emit"}));
+  EXPECT_NE(text.find("# multimodal: processor_config.json processor.transforms[2].operation Phi3ImageTransform: "
+                      "Hugging Face's Phi3VImageProcessor with num_crops 4"), std::string::npos) << text;
 }
 
-// A speech session whose graphs fit (the embedding takes audio_features) gets as far as its
-// processor: Gemma4LogMel is refused by name; without the processor file the import says so.
-TEST(MultimodalImport, SpeechSessionReachesItsProcessor) {
-  expect_refused([] { import_genai_folder(kGenerated / "mm-gemma4-audio"); },
-                 {"audio_feature_extraction.json", "Gemma4LogMel", "semicausal_frames"});
-  const fs::path source = kGenerated / "mm-gemma4-audio";
-  expect_refused([&] {
-    import_genai_folder(linked_folder("no-audio-config", source, config_of(source), {"audio_feature_extraction.json"}));
-  }, {"audio_feature_extraction.json", "model.speech.config_filename", "not found"}, ErrorCode::kNotFound);
-  json config = config_of(source);
-  config["model"]["embedding"]["inputs"].erase("audio_features");
-  config["model"]["embedding"]["inputs"]["audio_features"] = "sound";
-  expect_refused([&] { import_genai_folder(linked_folder("audio-name", source, config)); },
-                 {"embedding.onnx", "graph input 'audio_features' is not one ogai feeds"});
-  config = config_of(source);
-  config["model"].erase("speech");
-  expect_refused([&] { import_genai_folder(linked_folder("no-speech", source, config)); },
-                 {"model.embedding", "'audio_features'", "no model.speech session"});
-}
-
-// phi3-v: Phi-3-V's HD transform has no image op yet; the import names the step.
-TEST(MultimodalImport, SharedPhi3vNamesTheHdTransform) {
-  expect_refused([] { import_genai_folder(kShared / "phi3-v"); },
-                 {"processor_config.json", "processor.transforms[2].operation.type", "'Phi3ImageTransform'", "phi3v_hd",
-                  "num_crops"});
+TEST(MultimodalImport, Phi3TransformSettingsAreRefusedByName) {
+  const json shared = json::parse(read_file(kShared / "phi3-v" / "processor_config.json"));
+  const auto refused = [](const json& p, const std::vector<std::string>& fragments) {
+    expect_refused([&] {
+      parse_image_processor(p.dump(), "dir/processor_config.json", {{"pixel_values", "image.pixel_values", DataType::kFloat16}});
+    }, fragments);
+  };
+  json p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"].erase("num_crops");
+  refused(p, {"processor.transforms[2].operation.attrs.num_crops", "missing", "16"});
+  p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"]["num_img_tokens"] = 150;
+  refused(p, {"processor.transforms[2].operation.attrs.num_img_tokens", "150", "square"});
+  p = shared;
+  p["processor"]["transforms"][2]["operation"]["attrs"]["hd_num"] = 4;
+  refused(p, {"processor.transforms[2].operation.attrs.hd_num", "num_crops, num_img_tokens"});
+  p = shared;
+  p["processor"]["transforms"].erase(1);  // BGR reaches the HD transform
+  refused(p, {"processor.transforms[1].operation.type", "BGR order"});
+  p = shared;
+  p["processor"]["transforms"].insert(p["processor"]["transforms"].begin() + 2,
+                                      json::object({{"operation", {{"type", "Rescale"}}}}));
+  refused(p, {"processor.transforms[3].operation.type", "after another pixel operation"});
 }
 
 // Without a processor config its vision inputs are request inputs (preprocessed by the caller).

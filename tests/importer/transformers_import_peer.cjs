@@ -45,7 +45,7 @@ async function main() {
     const out = await model.generate({ ...inputs, max_new_tokens: TOKENS, do_sample: false });
     const all = Array.from(out.data, Number);
     const ours = JSON.parse(execFileSync(ogaiBin, ['-q', 'generate', folder, '--prompt', prompt, '--max-new-tokens',
-      String(TOKENS), '--threads', '1', '--json'], { encoding: 'utf8' }));
+      String(TOKENS), '--threads', '1', '--temperature', '0', '--json'], { encoding: 'utf8' }));
     assert.deepStrictEqual(ours.prompt_ids, all.slice(0, n), `${prompt}: prompt ids`);
     assert.deepStrictEqual(ours.ids, all.slice(n), `${prompt}: generated ids`);
     console.log(`${JSON.stringify(prompt)}: ${ours.ids.length} ids identical`);

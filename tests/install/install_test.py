@@ -48,7 +48,7 @@ class InstallTest(unittest.TestCase):
         cls.lib = os.path.join(cls.prefix, "lib")
         cls.version = project_version()
         reference = check_run(os.path.join(cls.prefix, "bin", "ogai"), "generate", STORIES, "--prompt", STORIES_PROMPT,
-                              "--max-new-tokens", NEW_TOKENS, "--json")
+                              "--max-new-tokens", NEW_TOKENS, "--temperature", "0", "--json")
         cls.reference = json.loads(reference)
 
     @classmethod

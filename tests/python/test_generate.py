@@ -179,3 +179,13 @@ def test_truncate_prompt_keeps_the_end_as_the_cli_does(stories):
     assert len(result.prompt_token_ids) + 4 <= context
     with pytest.raises(TypeError, match="truncate_prompt must be a bool"):
         stories.generate(ids, max_new_tokens=4, truncate_prompt="yes")
+
+
+def test_unset_sampling_is_the_cli_default(stories):
+    """docs/cli.md#sampling-default: nothing set samples (the package has no do_sample) as the CLI does."""
+    a = stories.generate(PROMPT, max_new_tokens=20, seed=1)
+    assert a.token_ids != stories.generate(PROMPT, max_new_tokens=20, seed=2).token_ids
+    assert a.token_ids == cli_generate(STORIES, PROMPT, "--max-new-tokens", "20", "--seed", "1")["ids"]
+    greedy = stories.generate(PROMPT, max_new_tokens=20, temperature=0).token_ids
+    assert greedy == cli_generate(STORIES, PROMPT, "--max-new-tokens", "20", "--temperature", "0")["ids"]
+    assert greedy != a.token_ids

@@ -30,12 +30,13 @@ def png(tmp_path, name, seed):
 
 def test_images_as_paths_and_bytes_equal_the_cli(vlm, tmp_path):
     a, b = png(tmp_path, "a.png", 1), png(tmp_path, "b.png", 2)
-    by_path = vlm.generate(PROMPT, max_new_tokens=6, images=[a])
-    by_bytes = vlm.generate(PROMPT, max_new_tokens=6, images=[a.read_bytes()])
-    other = vlm.generate(PROMPT, max_new_tokens=6, images=[str(b)])
+    by_path = vlm.generate(PROMPT, max_new_tokens=6, images=[a], temperature=0)
+    by_bytes = vlm.generate(PROMPT, max_new_tokens=6, images=[a.read_bytes()], temperature=0)
+    other = vlm.generate(PROMPT, max_new_tokens=6, images=[str(b)], temperature=0)
     assert by_path.token_ids == by_bytes.token_ids
     assert by_path.token_ids != other.token_ids
-    out = cli("generate", VLM, "--prompt", PROMPT, "--image", str(a), "--max-new-tokens", "6", "--json")
+    out = cli("generate", VLM, "--prompt", PROMPT, "--image", str(a), "--max-new-tokens", "6", "--temperature", "0",
+              "--json")
     assert json.loads(out.stdout)["ids"] == by_path.token_ids
 
 

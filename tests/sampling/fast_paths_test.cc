@@ -4,7 +4,8 @@
 //   - temperature + top-k lists equal the old lists (also where division rounds two logits
 //     onto the k-th value);
 //   - the tokens top-p and typical-p keep are exactly the old survivors, on peaked, Gaussian,
-//     uniform, constant and two-valued rows, with -inf and with masks;
+//     uniform, constant and two-valued rows, with -inf and with masks, both by the histogram cut
+//     (nucleus.h) and by the per-token tests the rejection draws ask (cut_test.h);
 //   - every sampled mode's draws fit the old distribution() (chi-square, alpha 0.001, over
 //     several seeds) and never pick a token the old chain gives probability 0.
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <set>
 
+#include "sampling/cut_test.h"
 #include "sampling/dense_weights.h"
 #include "sampling/nucleus.h"
 #include "sampling/sampler.h"
@@ -175,6 +177,91 @@ TEST(FastPaths, TopPAndTypicalKeepExactlyTheOldSurvivors) {
   }
 }
 
+// weight_ranked_above() gives the same sums with and without the block maxima, for every token.
+TEST(FastPaths, BlockMaximaChangeNoRankedSum) {
+  for (int shape = 0; shape < kShapes; ++shape) {
+    std::vector<float> row = make_row(shape, 1000, 61 + shape);
+    DenseWeights plain, skipping;
+    plain.reserve(row.size());
+    skipping.reserve(row.size());
+    skipping.keep_block_maxima(true);
+    plain.compute(row, 0.7f, 0.0, nullptr, false);
+    skipping.compute(row, 0.7f, 0.0, nullptr, false);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const auto id = static_cast<std::int64_t>(i);
+      ASSERT_EQ(weight_ranked_above(plain, id, row, 0.7f), weight_ranked_above(skipping, id, row, 0.7f))
+          << "shape " << shape << " id " << i;
+    }
+  }
+}
+
+// The per-token tests of cut_test.h (what the sampler's rejection draws ask) keep exactly the
+// old survivors, token by token, on every row shape, with and without temperature.
+TEST(FastPaths, CutTestsKeepExactlyTheOldSurvivors) {
+  for (std::size_t v : {64u, 1000u, 2051u}) {
+    for (int shape = 0; shape < kShapes; ++shape) {
+      for (float t : {1.0f, 0.6f}) {
+        const std::vector<float> row = make_row(shape, v, 700 + v + shape);
+        for (double mass : {0.05, 0.5, 0.9, 0.999}) {
+          for (bool typical : {false, true}) {
+            SamplingParams p;
+            p.temperature = t;
+            (typical ? p.typical_p : p.top_p) = mass;
+            std::vector<float> y = row, raw = row;
+            DenseWeights dense;
+            dense.reserve(v);
+            std::set<TokenId> kept;
+            if (typical) {
+              dense.compute(y, t, 0.0, nullptr, true);
+              const TypicalScore f = typical_score(dense, y);
+              const double need = mass * dense.total();
+              for (std::size_t i = 0; i < v; ++i)
+                if (dense.weights()[i] > 0.0f && weight_scored_below(dense, f(y[i]), y, f) < need)
+                  kept.insert(static_cast<TokenId>(i));
+            } else {
+              // Half the rows with the block maxima (blocks below the token passed over).
+              dense.keep_block_maxima(shape % 2 == 0);
+              dense.compute(raw, t, 0.0, nullptr, false);
+              ASSERT_EQ(dense.block_maxima().empty(), shape % 2 != 0);
+              const double need = mass * dense.total();
+              for (std::size_t i = 0; i < v; ++i)
+                if (dense.weights()[i] > 0.0f && weight_ranked_above(dense, static_cast<std::int64_t>(i), raw, t) < need)
+                  kept.insert(static_cast<TokenId>(i));
+            }
+            EXPECT_EQ(kept, old_support(p, row))
+                << "v " << v << " shape " << shape << " T " << t << " mass " << mass << " typical " << typical;
+          }
+        }
+      }
+    }
+  }
+}
+
+// weight_scored_below() finds the tokens by an interval of logits; it equals the sum over the
+// tokens whose score is below, one score at a time, for every token's score (and ones between).
+TEST(FastPaths, ScoredBelowEqualsTheScoreByScoreSum) {
+  for (int shape = 0; shape < kShapes; ++shape) {
+    for (float t : {1.0f, 0.45f, 2.5f}) {
+      std::vector<float> y = make_row(shape, 700, 31 + shape);
+      DenseWeights dense;
+      dense.reserve(y.size());
+      dense.compute(y, t, 0.0, nullptr, true);
+      const TypicalScore f = typical_score(dense, y);
+      std::vector<float> probes;
+      for (float v : y) probes.push_back(f(v));
+      for (float s : {0.0f, 1e-6f, 0.5f, 3.0f, 1e9f, INFINITY}) probes.push_back(s);
+      for (std::size_t i = 0; i < y.size(); i += 3) probes.push_back(std::nextafter(f(y[i]), INFINITY));
+      for (float s : probes) {
+        double expected = 0.0;
+        for (std::size_t j = 0; j < y.size(); ++j)
+          if (f(y[j]) < s) expected += dense.weights()[j];
+        ASSERT_NEAR(weight_scored_below(dense, s, y, f), expected, 1e-12 * (1.0 + expected))
+            << "shape " << shape << " T " << t << " score " << s;
+      }
+    }
+  }
+}
+
 struct Mode {
   const char* name;
   SamplingParams params;
@@ -193,6 +280,9 @@ std::vector<Mode> sampled_modes() {
       {"top_p", make([](auto& p) { p.temperature = 0.8, p.top_p = 0.9; })},
       {"top_p + min_p", make([](auto& p) { p.top_p = 0.95, p.min_p = 0.1; })},
       {"typical", make([](auto& p) { p.temperature = 1.2, p.typical_p = 0.8; })},
+      {"typical 0.2 (cut tests refuse often)", make([](auto& p) { p.typical_p = 0.2; })},
+      {"top_p 0.1 (cut tests refuse often)", make([](auto& p) { p.top_p = 0.1; })},
+      {"top_p + min_p 0.5", make([](auto& p) { p.top_p = 0.9, p.min_p = 0.5; })},
       {"top_k + top_p", make([](auto& p) { p.temperature = 0.8, p.top_k = 30, p.top_p = 0.9; })},
       {"penalties + bias + top_p", make([](auto& p) {
          p.top_p = 0.9, p.repetition_penalty = 1.3, p.frequency_penalty = 0.5, p.presence_penalty = 0.3;

@@ -21,7 +21,7 @@ const PROMPT = 'Once upon a time, there was a little dog';
 
 async function cli(prompt, tokens, top) {
   const { stdout } = await promisify(execFile)(ogai, ['generate', stories, '--prompt', prompt, '--max-new-tokens',
-    String(tokens), '--json', '--logprobs', String(top), '--prompt-logprobs'], { encoding: 'utf8' });
+    String(tokens), '--temperature', '0', '--json', '--logprobs', String(top), '--prompt-logprobs'], { encoding: 'utf8' });
   return JSON.parse(stdout);
 }
 

@@ -19,9 +19,11 @@ const MODEL = 'stories260k';
 const PROMPT = 'Once upon a time';
 
 // Asynchronous so the event loop (and the client's keep-alive bookkeeping) keeps running meanwhile.
+// Greedy unless `extra` sets a temperature, as the tests' servers (server_harness.cjs) are.
 async function cliLogprobs(prompt, tokens, top, extra = []) {
+  const greedy = extra.includes('--temperature') ? [] : ['--temperature', '0'];
   const { stdout } = await promisify(execFile)(ogai, ['generate', stories, '--prompt', prompt, '--max-new-tokens',
-    String(tokens), '--json', '--logprobs', String(top), ...extra], { encoding: 'utf8' });
+    String(tokens), '--json', '--logprobs', String(top), ...greedy, ...extra], { encoding: 'utf8' });
   return JSON.parse(stdout);
 }
 

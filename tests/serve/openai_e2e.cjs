@@ -35,8 +35,11 @@ function goldenText() {
 // `ogai generate PKG --json` with the given flags. Asynchronous: a synchronous child would block the
 // event loop, so the client's pooled keep-alive connection could outlive the server's idle timeout
 // unnoticed and the next request would go out on a closed socket.
+// Greedy unless the flags set a temperature, as the tests' servers (server_harness.cjs) are.
 async function cliGenerate(pkg, prompt, flags) {
-  const { stdout } = await promisify(execFile)(ogai, ['generate', pkg, '--prompt', prompt, '--json', ...flags], { encoding: 'utf8' });
+  const greedy = flags.includes('--temperature') ? [] : ['--temperature', '0'];
+  const { stdout } = await promisify(execFile)(ogai, ['generate', pkg, '--prompt', prompt, '--json', ...greedy, ...flags],
+                                               { encoding: 'utf8' });
   return JSON.parse(stdout);
 }
 

@@ -1,7 +1,8 @@
 // The server's sampling defaults (issue 26 item 1), through the real `openai` client:
 // - a request that leaves the sampling fields out is sampled at OpenAI's defaults (temperature 1):
 //   unseeded repeats differ, a seed repeats its answer and equals temperature 1 spelled out, and
-//   `top_p: 1` (OpenAI's "off") changes nothing; `temperature: 0` is greedy;
+//   `top_p: 1` (OpenAI's "off") changes nothing; `temperature: 0` is greedy; `ogai generate` with no
+//   sampling flag samples the same way (the same seed, the same text: one default);
 // - with a generation_config.json that sets sampling values, a request that leaves them out gets
 //   them: a seeded run equals the same request with those values spelled out;
 // - `ogai serve --temperature/--top-k/--seed` set the values of fields a request leaves out, and a
@@ -70,10 +71,18 @@ describe('sampling defaults: OpenAI\'s where the package sets none', () => {
     const greedy = await complete(client, { temperature: 0 });
     assert.equal(await complete(client, { temperature: 0, seed: 5 }), greedy);
     assert.equal(await complete(client, { temperature: 0, top_p: 1 }), greedy);
-    const cli = spawnSync(ogai, ['generate', stories, '--prompt', PROMPT, '--max-new-tokens', '24', '--json'],
+    const cli = spawnSync(ogai, ['generate', stories, '--prompt', PROMPT, '--max-new-tokens', '24', '--temperature', '0',
+                                 '--json'], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(JSON.parse(cli.stdout).text, greedy, 'the CLI at --temperature 0');
+  });
+
+  it('is the CLI\'s default too: the same seed, the same sampled answer (docs/cli.md#sampling-default)', async () => {
+    const served = await complete(client, { seed: 5 });
+    const cli = spawnSync(ogai, ['generate', stories, '--prompt', PROMPT, '--max-new-tokens', '24', '--seed', '5', '--json'],
                           { encoding: 'utf8' });
     assert.equal(cli.status, 0, cli.stderr);
-    assert.equal(JSON.parse(cli.stdout).text, greedy, 'the CLI stays greedy by default (Hugging Face\'s rule)');
+    assert.equal(JSON.parse(cli.stdout).text, served, 'the CLI samples by default as the server does');
   });
 });
 

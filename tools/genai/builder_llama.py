@@ -1,6 +1,6 @@
 """Writes a tiny Llama folder in the form ONNX Runtime GenAI's model builder exports for CPU.
 
-    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON [--mha] [--bench] [--vocab N]
+    /usr/bin/python3 tools/genai/builder_llama.py OUT_DIR TOKENIZER_JSON [--mha] [--bench] [--vocab N] [--context N]
 
 The graph uses the builder's com.microsoft operators: SimplifiedLayerNormalization for the first
 norm, SkipSimplifiedLayerNormalization for the residual adds and later norms, RotaryEmbedding on
@@ -14,7 +14,8 @@ key_padding_mask, as many KV heads as query heads), the form the builder uses wh
 is not available.
 With --bench, the same graph at ~100M parameters (hidden 768, 12 heads, 4 KV heads, 16 layers,
 FFN 2048; bench/quantize_bench.py). --vocab N widens the embedding and the lm-head to N ids (ids
-beyond the tokenizer's have no text: for benches that read ids, not text).
+beyond the tokenizer's have no text: for benches that read ids, not text). --context N sets the
+context (default 256 positions; the rotary tables' length), e.g. for bench/logits_cut_bench's long prompts.
 Beside it: genai_config.json as the builder writes it, and TOKENIZER_JSON copied as
 tokenizer.json (its vocabulary must cover VOCAB ids). Written by this project; no third-party file.
 """
@@ -168,10 +169,12 @@ def genai_config():
     }
 
 
-def main(out_dir, tokenizer, mha=False, bench=False, vocab=None):
-    global MHA, KV_HEADS, HIDDEN, HEADS, HEAD, LAYERS, FFN, VOCAB
+def main(out_dir, tokenizer, mha=False, bench=False, vocab=None, context=None):
+    global MHA, KV_HEADS, HIDDEN, HEADS, HEAD, LAYERS, FFN, VOCAB, CONTEXT
     if vocab:
         VOCAB = vocab
+    if context:
+        CONTEXT = context
     if bench:
         HIDDEN, HEADS, HEAD, LAYERS, FFN = 768, 12, 64, 16, 2048
     MHA, KV_HEADS = mha, HEADS if mha else (4 if bench else 2)
@@ -188,13 +191,14 @@ def main(out_dir, tokenizer, mha=False, bench=False, vocab=None):
 
 if __name__ == "__main__":
     flags = sys.argv[3:]
-    vocab = None
-    if "--vocab" in flags:
-        i = flags.index("--vocab")
-        if i + 1 >= len(flags) or not flags[i + 1].isdigit():
-            sys.exit("--vocab needs a number of ids")
-        vocab = int(flags[i + 1])
-        del flags[i:i + 2]
+    numbers = {}
+    for name in ("--vocab", "--context"):
+        if name in flags:
+            i = flags.index(name)
+            if i + 1 >= len(flags) or not flags[i + 1].isdigit():
+                sys.exit(f"{name} needs a number")
+            numbers[name] = int(flags[i + 1])
+            del flags[i:i + 2]
     if len(sys.argv) < 3 or any(f not in ("--mha", "--bench") for f in flags):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], "--mha" in flags, "--bench" in flags, vocab)
+    main(sys.argv[1], sys.argv[2], "--mha" in flags, "--bench" in flags, numbers.get("--vocab"), numbers.get("--context"))

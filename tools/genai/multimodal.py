@@ -18,8 +18,10 @@ Graphs that compute, with the ports and dtypes of the shared dummies, at toy siz
     KV layer of 2 heads x 8: presents are past ++ projections of the input, logits read the input
     and the masked mean of the values).
   OUT_DIR/mm-gemma4-audio: the same plus a speech session (audio_embeds [batch, frames, 128],
-    audio_sizes -> audio_features) with a Gemma4LogMel audio_feature_extraction.json, and an
-    embedding that also scatters audio features at AUDIO_ID.
+    input_features_mask, audio_sizes -> audio_features [num_audio_tokens, 32], see speech()) with
+    the Gemma4LogMel audio_feature_extraction.json ORT GenAI's gemma4 folder has, and an embedding
+    that also scatters audio features at AUDIO_ID (the k-th AUDIO_ID takes row k); its tokenizer
+    has Gemma-4's audio markers (58 <|audio>, 59 <audio|>, 63 <|audio|>).
   OUT_DIR/mm-phi3v: type phi3v without a processor config; vision takes float16 pixel_values
     [num_images, max_num_crops, 3, height, width] and image_sizes, makes float16 image_features;
     the embedding takes them; its decoder has no position_ids.
@@ -162,14 +164,37 @@ def embedding(path, features_dtype=FLOAT, audio=False):
     save(nodes, inputs, [value("inputs_embeds", FLOAT, [b, s, HIDDEN])], inits, path)
 
 
-def speech(path):
-    """audio_embeds [b, frames, 128] + audio_sizes [b] -> audio_features [b, frames, H]."""
-    nodes = [node("MatMul", ["audio_embeds", "wa"], ["proj"]),
+def speech(path, mask=True):
+    """Gemma-4's speech ports: audio_embeds [b, frames, 128] float, input_features_mask [b, frames]
+    bool, audio_sizes [b] int64 -> audio_features [num_audio_tokens, H]: a projection of each frame,
+    zeroed where the mask is false, through two depthwise 1-D convolutions (kernel 3, stride 2,
+    padding 1: Gemma-4's frame-to-token arithmetic), the first audio_sizes rows (the soft tokens of
+    the valid frames; batch 1) plus audio_sizes times a learned row. Without `mask` the graph has
+    the shared gemma4 dummy's two inputs (the features of invalid frames are zero anyway)."""
+    conv = dict(group=HIDDEN, kernel_shape=[3], strides=[2], pads=[1, 1])
+    nodes = [node("MatMul", ["audio_embeds", "wa"], ["proj"])]
+    if mask:
+        nodes += [node("Cast", ["input_features_mask"], ["mask_f"], to=FLOAT),
+                  node("Unsqueeze", ["mask_f", "axis2"], ["mask_u"]),
+                  node("Mul", ["proj", "mask_u"], ["masked"])]
+    nodes += [node("Transpose", ["masked" if mask else "proj"], ["channels"], perm=[0, 2, 1]),
+             node("Conv", ["channels", "k1"], ["conv1"], **conv),
+             node("Conv", ["conv1", "k2"], ["conv2"], **conv),
+             node("Transpose", ["conv2"], ["tokens"], perm=[0, 2, 1]),
+             node("Reshape", ["tokens", "rows"], ["all_rows"]),
+             node("Slice", ["all_rows", "zero1", "audio_sizes", "zero1"], ["token_rows"]),
              node("Cast", ["audio_sizes"], ["sizes_f"], to=FLOAT),
              node("ReduceSum", ["sizes_f"], ["size_sum"], keepdims=0),
-             node("Add", ["proj", "size_sum"], ["audio_features"])]
-    save(nodes, [value("audio_embeds", FLOAT, ["batch_size", "num_frames", 128]), value("audio_sizes", INT64, ["batch_size"])],
-         [value("audio_features", FLOAT, ["batch_size", "num_audio_tokens", HIDDEN])], [weight("wa", [128, HIDDEN])], path)
+             node("Mul", ["size_sum", "wsize"], ["size_row"]),
+             node("Add", ["token_rows", "size_row"], ["audio_features"])]
+    inits = [weight("wa", [128, HIDDEN]), weight("k1", [HIDDEN, 1, 3]), weight("k2", [HIDDEN, 1, 3]),
+             weight("wsize", [HIDDEN]), const("axis2", np.array([2], np.int64)),
+             const("rows", np.array([-1, HIDDEN], np.int64)), const("zero1", np.array([0], np.int64))]
+    inputs = [value("audio_embeds", FLOAT, ["batch_size", "num_frames", 128])]
+    if mask:
+        inputs.append(value("input_features_mask", TensorProto.BOOL, ["batch_size", "num_frames"]))
+    inputs.append(value("audio_sizes", INT64, ["batch_size"]))
+    save(nodes, inputs, [value("audio_features", FLOAT, ["num_audio_tokens", HIDDEN])], inits, path)
 
 
 def gemma4_vision(path, patch, pooling):
@@ -315,11 +340,13 @@ def mm_qwen(out):
 
 
 def mm_gemma4_audio(out):
-    """mm-gemma4 plus a speech session (audio_feature_extraction.json: Gemma4LogMel, whose framing
-    the importer refuses by name) and an embedding that takes audio_features too."""
+    """mm-gemma4 plus a speech session (audio_feature_extraction.json: Gemma4LogMel, as in the
+    shared gemma4 folder) and an embedding that takes audio_features too."""
     mm_gemma4(out)
+    tokenizer(os.path.join(out, "tokenizer.json"), {**SPECIALS, 58: "<|audio>", 59: "<audio|>", AUDIO_ID: "<|audio|>"})
     embedding(os.path.join(out, "embedding.onnx"), audio=True)
     speech(os.path.join(out, "speech.onnx"))
+    speech(os.path.join(out, "speech_nomask.onnx"), mask=False)  # the shared dummy's two inputs
     write_json(os.path.join(out, "audio_feature_extraction.json"), {"feature_extraction": {"sequence": [
         operation("audio_decoder", "AudioDecoder"),
         operation("gemma4_log_mel", "Gemma4LogMel", feature_size=128, sampling_rate=16000, frame_length_ms=20.0,

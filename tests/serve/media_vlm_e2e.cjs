@@ -1,0 +1,122 @@
+// Images and audio answered, end to end: `ogai serve` on tiny-vlm (tools/fixtures/multimodal_package.py:
+// stand-in vision / audio encoders and an embedding graph that COMPUTE) with the clients users call.
+// Greedy answers: the same image gives the same reply and another image another one; the same
+// conversation through chat image_url, Responses input_image and an Anthropic image block gives one
+// reply (one request model, one prompt); two requests with different images in flight together
+// each equal their answer alone, asked in either order (batching and the prefix cache never mix
+// images); input_audio is answered; /metrics counts the media.
+//   node media_vlm_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
+'use strict';
+const { describe, it, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('path');
+const zlib = require('zlib');
+const peer = require('../peers/peers.cjs');
+const { OpenAI } = peer('openai');
+const Anthropic = peer('@anthropic-ai/sdk');
+const { startServer, stopServer, http } = require('./server_harness.cjs');
+
+const ogai = process.argv[2];
+const vlm = path.join(process.env.OGAI_BINARY_DIR, 'multimodal', 'tiny-vlm');
+
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type, data) {
+  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+// An 8x8 RGB PNG whose pixels depend on `seed`.
+function png(seed) {
+  const w = 8, h = 8, rows = [];
+  for (let y = 0; y < h; ++y) {
+    const row = [0];
+    for (let x = 0; x < w; ++x) row.push((x * 37 + seed * 91) % 256, (y * 53 + seed * 17) % 256, (x * y + seed * 7) % 256);
+    rows.push(Buffer.from(row));
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4); ihdr[8] = 8; ihdr[9] = 2;
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
+                        chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
+// A 16 kHz mono 16-bit WAV: `seconds` of a sine at `hz`.
+function wav(seconds, hz) {
+  const n = Math.round(seconds * 16000), b = Buffer.alloc(44 + n * 2);
+  b.write('RIFF', 0); b.writeUInt32LE(36 + n * 2, 4); b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(16000, 24);
+  b.writeUInt32LE(32000, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; ++i) b.writeInt16LE(Math.round(12000 * Math.sin(2 * Math.PI * hz * i / 16000)), 44 + 2 * i);
+  return b;
+}
+
+const QUESTION = 'describe the image';
+const dataUrl = (buf) => 'data:image/png;base64,' + buf.toString('base64');
+
+describe('images and audio answered by a multimodal package', () => {
+  let server, client, anthropic;
+  const chat = async (image) => (await client.chat.completions.create({
+    model: 'vlm', max_tokens: 6, temperature: 0,
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: dataUrl(image) } }, { type: 'text', text: QUESTION }] }],
+  })).choices[0].message.content;
+
+  before(async () => {
+    server = await startServer(ogai, vlm, ['--model-name', 'vlm']);
+    client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'x', maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: server.url, apiKey: 'x', maxRetries: 0 });
+  });
+  after(async () => { await stopServer(server); });
+
+  it('the same image the same reply, another image another one (openai chat image_url)', async () => {
+    const a1 = await chat(png(1)), b = await chat(png(2)), a2 = await chat(png(1));
+    assert.ok(a1.length > 0, 'an empty reply');
+    assert.equal(a2, a1, 'the same image answered differently (a prefix-cache entry of another image?)');
+    assert.notEqual(b, a1, 'two different images gave one reply: the image did not reach the model');
+  });
+
+  it('Responses input_image and an Anthropic image block give the chat reply (one request model)', async () => {
+    const expected = await chat(png(3));
+    const r = await client.responses.create({
+      model: 'vlm', max_output_tokens: 6, temperature: 0,
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: dataUrl(png(3)) }, { type: 'input_text', text: QUESTION }] }],
+    });
+    assert.equal(r.output_text, expected);
+    const m = await anthropic.messages.create({
+      model: 'vlm', max_tokens: 6, temperature: 0,
+      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(3).toString('base64') } },
+                                           { type: 'text', text: QUESTION }] }],
+    });
+    assert.equal(m.content.filter((c) => c.type === 'text').map((c) => c.text).join(''), expected);
+  });
+
+  it('requests with different images in flight together equal each alone', async () => {
+    const seeds = [4, 5, 6, 7];
+    const alone = [];
+    for (const s of seeds) alone.push(await chat(png(s)));
+    const together = await Promise.all(seeds.map((s) => chat(png(s))));
+    assert.deepEqual(together, alone);
+    const reversed = await Promise.all([...seeds].reverse().map((s) => chat(png(s))));
+    assert.deepEqual(reversed.reverse(), alone);
+  });
+
+  it('input_audio is answered, and /metrics counts the media by kind', async () => {
+    const reply = await client.chat.completions.create({
+      model: 'vlm', max_tokens: 4, temperature: 0,
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: wav(0.3, 440).toString('base64'), format: 'wav' } },
+                                           { type: 'text', text: 'what is this' }] }],
+    });
+    assert.equal(reply.choices[0].finish_reason, 'length');
+    const metrics = (await http(server.url + '/metrics')).text;
+    const count = (kind) => Number((new RegExp(`ogai_media_inputs_total\\{kind="${kind}"\\} (\\d+)`).exec(metrics) || [])[1]);
+    assert.ok(count('image') >= 14, metrics);
+    assert.ok(count('audio') >= 1, metrics);
+  });
+});
