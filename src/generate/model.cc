@@ -331,6 +331,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.has_chat_template = impl->chat_template.has_value();
   info.has_tokenizer = impl->tokenizer.has_value();
   info.runs_workflow = interpreted;
+  info.encoder_decoder = impl->encoder != nullptr;
   if (const auto& g = impl->config.generation; g.overrides_declared) {
     info.overridable_fields.emplace();
     for (const auto& [field, _] : g.overrides) info.overridable_fields->push_back(field);

@@ -2,9 +2,11 @@
 // multipart form becomes a chat request whose user turn holds the audio, admitted like a chat
 // completion (the package's chat template places the audio; its prompt expansion and encoder run
 // in the generate stage), and answered whole in the asked response_format (transcript_render.h).
+// An encoder-decoder package (Whisper) gets the decoder's task prompt instead (task_prompt.h).
 // A package that takes no audio answers 400 naming `file`.
 #include <string>
 
+#include "serve/audio/task_prompt.h"
 #include "serve/audio/transcript_render.h"
 #include "serve/audio/transcription_request.h"
 #include "serve/common/prompt.h"
@@ -27,6 +29,7 @@ void Server::Impl::handle_transcription(bool translate, const std::shared_ptr<ht
     ApiRequest request = parse_transcription_request(req.header("content-type"), req.body, translate, request_limits);
     apply_surface(request, *exchange);
     if (!serves(request.model)) throw model_not_found(request.model, name);
+    if (model->info().encoder_decoder) to_task_prompt(*model, request);
     admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
     exchange->respond(error_response(e, exchange->request()));
