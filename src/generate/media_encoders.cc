@@ -62,6 +62,13 @@ const MediaEncoders::Encoder* MediaEncoders::find(bool audio) const {
 
 bool MediaEncoders::accepts(MediaInput::Kind kind) const { return find(kind == MediaInput::Kind::kAudio) != nullptr; }
 
+bool MediaEncoders::hd_tiles() const {
+  if (!image_) return false;
+  for (const auto& t : image_->transforms())
+    if (t.op == media::ImageProgram::Op::kTile && t.tiling.mode == media::TileSpec::Mode::kHdTransform) return true;
+  return false;
+}
+
 std::vector<ort::Tensor> MediaEncoders::image_feeds(const Encoder& e, const MediaInput& media,
                                                     const std::string& what) const {
   auto produced = image_->run(bytes_of(media), what, image_limits);
