@@ -13,6 +13,7 @@
 //    (portrait transposed, scale, width s * 336, height padded to 336, (rows * columns + 1) * 144
 //    + 1 + (rows + 1) * 12), which portrait images need: transformers.js does not transpose them
 //    (it gives a 200 x 900 image a zero width).
+// A chat turn's image parts become the tags, in order, before its text.
 // Another image of the same size changes the first token's log-probability (the features reach
 // the decoder); prompt log-probabilities are null at the image's soft tokens; tags that do not
 // number the images 1, 2, ... in order, and counts that differ, are refused naming the tag.
@@ -139,6 +140,16 @@ function firstDifference(a, b) {
   const expected = pythonRule(two, [await countOf(a), handCount(200, 900)]);
   const gotTwo = reply(generate(two, [a, b]), 'two images');
   if (gotTwo) check(same(gotTwo.prompt_ids, expected), `two images: prompt ids differ (${firstDifference(gotTwo.prompt_ids, expected)})`);
+
+  // A chat turn with image parts: Phi-3-V's template reads text, so each image part is written as
+  // "<|image_N|>\n" (N counting the conversation's images) before the text; no BOS (chat prompts
+  // carry the template's own tokens).
+  const chatTurn = reply(generate('compare them.', [a, b], ['--chat']), 'chat');
+  if (chatTurn) {
+    const text = '<|user|>\n<|image_1|>\n<|image_2|>\ncompare them.<|end|>\n<|assistant|>\n';
+    const noBos = pythonRule(text, [await countOf(a), handCount(200, 900)]).slice(1);
+    check(same(chatTurn.prompt_ids, noBos), `chat: prompt ids differ (${firstDifference(chatTurn.prompt_ids, noBos)})`);
+  }
 
   // The features reach the decoder; prompt log-probabilities skip the soft tokens.
   const c = noiseImage('other.png', 500, 300, 99);
