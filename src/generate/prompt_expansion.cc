@@ -98,6 +98,10 @@ std::vector<TokenId> PromptExpander::expand_numbered(std::span<const TokenId> pr
 
 std::vector<TokenId> PromptExpander::expand(std::span<const TokenId> prompt, PromptMedia& media) const {
   if (numbered_) return expand_numbered(prompt, media);
+  for (std::size_t i = 0; i < prompt.size(); ++i)  // negative ids are Phi-3-V's image tags only
+    if (prompt[i] < 0)
+      fail(ErrorCode::kInvalidArgument, "prompt_ids", "id {} at position {} is negative; only Phi-3-V packages take "
+           "negative ids (their <|image_N|> tags)", prompt[i], i);
   // Each kind's items, in request order.
   std::vector<std::size_t> queue[2];
   for (std::size_t i = 0; i < media.items.size(); ++i) queue[media.items[i].audio ? 1 : 0].push_back(i);

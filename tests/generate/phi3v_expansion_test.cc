@@ -92,5 +92,13 @@ TEST(PhiExpansionTest, TagsMustNumberTheImagesInOrder) {
   EXPECT_NE(error_of([&] { e.expand(std::vector<TokenId>{-1}, audio); }).find("images only"), std::string::npos);
 }
 
+TEST(PhiExpansionTest, OtherFamiliesRefuseNegativeIds) {
+  // A negative id reaches no vocabulary row: outside Phi-3-V it is an error, not a silent skip.
+  const PromptExpander e = PromptExpander::for_vocabulary(nullptr);
+  PromptMedia media;
+  const std::string err = error_of([&] { e.expand(std::vector<TokenId>{1, -3, 2}, media); });
+  EXPECT_NE(err.find("id -3 at position 1 is negative"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace ogai::generate
