@@ -166,6 +166,10 @@ describe('http(s) media URLs', () => {
     await refused(strict, `http://[::1]:${site.address().port}/image1.png`, /private or local address|could not be fetched/);
   });
 
+  it('--allow-private-media-urls alone is refused at start', async () => {
+    await assert.rejects(startServer(ogai, vlm, ['--allow-private-media-urls']), /widens --allow-media-urls/);
+  });
+
   it('without --allow-media-urls a URL is refused as before', async () => {
     const r = await chat(closed, base + '/image1.png');
     assert.equal(r.status, 400, r.text);
