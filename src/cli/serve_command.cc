@@ -227,9 +227,17 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
                   "most images and audio clips one request may carry (more get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd->add_option("--max-media-bytes", s.max_media_bytes,
-                  "largest image or audio clip in a request, decoded, in bytes (larger get 400; http(s) URLs are "
-                  "not fetched)")
+                  "largest image or audio clip in a request, decoded or fetched, in bytes (larger get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))->capture_default_str();
+  cmd->add_flag("--allow-media-urls", s.allow_media_urls,
+                "fetch http(s) image URLs of requests (OpenAI image_url, Responses input_image, Anthropic url "
+                "sources; off: data URLs only), within --max-media-bytes, --media-url-timeout, 3 redirects, and "
+                "never from private or local addresses unless --allow-private-media-urls");
+  cmd->add_flag("--allow-private-media-urls", s.allow_private_media_urls,
+                "with --allow-media-urls: also fetch from loopback, private and link-local addresses (only where "
+                "every client may reach what the server can)");
+  cmd->add_option("--media-url-timeout", s.media_url_timeout, "seconds one media URL fetch may take in all")
+      ->check(CLI::Range(0.001, 600.0))->capture_default_str();
   cmd->add_option("--pooling", flags->pooling,
                   "how POST /v1/embeddings reduces an input's hidden states to one vector: the last token's (usual "
                   "for decoder LLMs) or the mean over its tokens; L2-normalized either way")

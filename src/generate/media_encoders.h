@@ -33,6 +33,9 @@ class MediaEncoders {
                 const EmbeddingStage& embedding, const ort::SessionOptions& options);
 
   bool accepts(MediaInput::Kind kind) const;
+  // Whether the image program tiles with Phi-3-V's HD transform (its prompts number the images:
+  // image_tags.h).
+  bool hd_tiles() const;
   // Decodes, preprocesses and encodes `media`; `what` names it in errors ("media[0]", ...).
   EncodedMedia encode(const MediaInput& media, const std::string& what) const;
 

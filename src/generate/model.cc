@@ -11,6 +11,7 @@
 #include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
 #include "generate/engine.h"
+#include "generate/image_tags.h"
 #include "generate/kept_specials.h"
 #include "generate/model_impl.h"
 #include "generate/ngram_drafter.h"
@@ -314,7 +315,9 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     if (impl->config.multimodal) {
       impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
                                                               *impl->decoder->embedding(), so);
-      impl->expander = generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
+      impl->expander = impl->media->hd_tiles()
+                           ? generate::PromptExpander::numbered_images()
+                           : generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
     }
     attach_embedder(*impl);
     if (impl->config.assistant)
@@ -354,6 +357,8 @@ std::string onnxruntime_version() { return ort::runtime_version(); }
 const ModelInfo& Model::info() const { return impl_->info; }
 
 std::vector<TokenId> Model::tokenize(std::string_view text, bool add_special_tokens) const {
+  if (impl_->media && impl_->expander.numbered())  // Phi-3-V: <|image_N|> becomes -N (image_tags.h)
+    return generate::encode_with_image_tags(impl_->text(), text, add_special_tokens);
   return impl_->text().encode(text, add_special_tokens);
 }
 

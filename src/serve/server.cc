@@ -143,6 +143,11 @@ void check_options(const ServerOptions& o) {
     fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
   if (o.max_media_parts < 1 || o.max_media_bytes < 1)
     fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
+  if (o.allow_private_media_urls && !o.allow_media_urls)
+    fail(ErrorCode::kInvalidArgument, "allow_private_media_urls",
+         "--allow-private-media-urls widens --allow-media-urls, which is not given (no URL is fetched without it)");
+  if (!(o.media_url_timeout > 0) || o.media_url_timeout > 600)
+    fail(ErrorCode::kInvalidArgument, "media_url_timeout", "{} is not in (0, 600] seconds", o.media_url_timeout);
   if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
   if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
     fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
@@ -244,6 +249,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     else if (!serves(alias)) names.push_back(alias);
   request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
   request_limits.media = {options.max_media_parts, options.max_media_bytes};
+  request_limits.media.urls = {options.allow_media_urls, options.allow_private_media_urls,
+                               static_cast<long>(options.media_url_timeout * 1000.0)};
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
