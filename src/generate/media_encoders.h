@@ -30,7 +30,8 @@ namespace ogai::generate {
 class MediaEncoders {
  public:
   MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann::json& preprocessing,
-                const EmbeddingStage& embedding, const ort::SessionOptions& options);
+                const EmbeddingStage& embedding, const ort::SessionOptions& options,
+                SessionPreload* preload = nullptr);  // session_preload.h
 
   bool accepts(MediaInput::Kind kind) const;
   // Decodes, preprocesses and encodes `media`; `what` names it in errors ("media[0]", ...).
