@@ -154,7 +154,7 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
   return logits.span<float>().subspan(offset, static_cast<std::size_t>(logits.shape()[2]));
 }
 
-Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
+Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options, SessionPreload* preload)
     : spec_(std::move(spec)),
       session_(open_session(spec_, options, keep_input_)),
       memory_(ort::Memory::of(session_)) {
@@ -164,7 +164,7 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
       fail(ErrorCode::kInvalidPackage, session_.origin(),
            "the inputs_embeds port '{}' is {} of rank {}, expected a float [batch, sequence, hidden]", embeds.name,
            dtype_name(embeds.dtype), embeds.shape.size());
-    embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype);
+    embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype, preload);
   }
   check_against_session();
   spec_.token_dtype = embedding_ ? embedding_->ids_dtype() : session_.find_input(spec_.token_input)->dtype;

@@ -83,7 +83,8 @@ class Decoder {
   // Every position's logits (keep = 0).
   static constexpr std::int64_t kAllLogits = 0;
 
-  Decoder(DecoderSpec spec, const ort::SessionOptions& options);
+  // `preload` (optional): the embedding stage's session started in parallel (session_preload.h).
+  Decoder(DecoderSpec spec, const ort::SessionOptions& options, SessionPreload* preload = nullptr);
 
   const DecoderSpec& spec() const { return spec_; }
   const ort::Session& session() const { return session_; }

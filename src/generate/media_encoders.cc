@@ -29,7 +29,8 @@ const ort::PortInfo& input_port(const ort::Session& s, const std::string& name) 
 }  // namespace
 
 MediaEncoders::MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann::json& preprocessing,
-                             const EmbeddingStage& embedding, const ort::SessionOptions& options) {
+                             const EmbeddingStage& embedding, const ort::SessionOptions& options,
+                             SessionPreload* preload) {
   for (const auto& e : abi.encoders) {
     const bool audio = e.kind == metadata::MediaKind::kAudio;
     if (find(audio) != nullptr) continue;  // the first encoder of a kind serves it
@@ -39,7 +40,7 @@ MediaEncoders::MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann:
     const auto at = std::find(ports.begin(), ports.end(), e.embedding_input);
     OGAI_CHECK(at != ports.end());
     const auto port = static_cast<std::size_t>(at - ports.begin());
-    Encoder enc{e, ort::Session::open(e.artifact, options), port, embedding.feature_dtype(port),
+    Encoder enc{e, open_graph(preload, e.artifact, options), port, embedding.feature_dtype(port),
                 embedding.feature_width(port)};
     const ort::PortInfo* out = enc.session.find_output(e.output);
     if (out == nullptr) fail(ErrorCode::kInvalidPackage, enc.session.origin(), "the encoder has no output '{}'", e.output);

@@ -30,7 +30,8 @@ namespace ogai::generate {
 class MediaEncoders {
  public:
   MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann::json& preprocessing,
-                const EmbeddingStage& embedding, const ort::SessionOptions& options);
+                const EmbeddingStage& embedding, const ort::SessionOptions& options,
+                SessionPreload* preload = nullptr);  // session_preload.h
 
   bool accepts(MediaInput::Kind kind) const;
   // Whether the image program tiles with Phi-3-V's HD transform (its prompts number the images:

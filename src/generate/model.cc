@@ -18,6 +18,7 @@
 #include "generate/package_config.h"
 #include "generate/sequence.h"
 #include "generate/sequence_factory.h"
+#include "generate/session_preload.h"
 #include "generate/session_settings.h"
 #include "generate/workflow_engine.h"
 #include "ort/session.h"
@@ -278,6 +279,24 @@ void attach_embedder(Model::Impl& impl) {
   }
 }
 
+// The graphs a native package opens besides its decoder's, created in parallel with it
+// (generate/session_preload.h): the embedding stage, the first media encoder of each kind (the one
+// MediaEncoders uses), the assistant drafter.
+std::vector<std::filesystem::path> secondary_graphs(const generate::PackageConfig& config) {
+  std::vector<std::filesystem::path> graphs;
+  if (config.decoder.embedding) graphs.push_back(config.decoder.embedding->artifact);
+  if (config.multimodal) {
+    bool image = false, audio = false;
+    for (const auto& e : config.multimodal->encoders) {
+      bool& seen = e.kind == metadata::MediaKind::kAudio ? audio : image;
+      if (!seen) graphs.push_back(e.artifact);
+      seen = true;
+    }
+  }
+  if (config.assistant) graphs.push_back(config.assistant->artifact);
+  return graphs;
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
@@ -307,21 +326,24 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   if (interpreted) {
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
   } else {
-    impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    std::optional<generate::SessionPreload> preload;
+    if (generate::SessionPreload::enabled()) preload.emplace(secondary_graphs(impl->config), so);
+    generate::SessionPreload* started = preload ? &*preload : nullptr;
+    impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so, started);
     if (impl->config.encoder) {
       impl->encoder = std::make_unique<generate::EncoderStage>(std::move(*impl->config.encoder), *impl->decoder, so);
       impl->config.generation.accepts_audio = impl->encoder->takes_audio();
     }
     if (impl->config.multimodal) {
       impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
-                                                              *impl->decoder->embedding(), so);
+                                                              *impl->decoder->embedding(), so, started);
       impl->expander = impl->media->hd_tiles()
                            ? generate::PromptExpander::numbered_images()
                            : generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
     }
     attach_embedder(*impl);
     if (impl->config.assistant)
-      impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
+      impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so, started);
   }
   if (impl->tokenizer) impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(*impl->tokenizer);
   if (impl->tokenizer) impl->config.generation.kept_specials = reply_markers(*impl);
