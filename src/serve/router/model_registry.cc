@@ -1,6 +1,7 @@
 #include "serve/router/model_registry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/error.h"
 #include "base/log.h"
@@ -65,17 +66,20 @@ void ModelRegistry::release(const std::string& id) {
   e.last_used = ++clock_;
 }
 
-void ModelRegistry::acquire(const std::string& id, GrantFn done) {
+void ModelRegistry::acquire(const std::string& id, GrantFn done, bool may_load) {
   std::unique_lock lock(mutex_);
   const auto it = entries_.find(id);
   if (it == entries_.end()) {
     lock.unlock();
-    return done(refused(refusal(404, "model_not_found", fmt::format("model '{}' is not served here", id))));
+    return done(refused(refusal(404, "model_not_found", fmt::format("model '{}' is not served here; it serves {}", id,
+                                                                    fmt::join(order_, ", ")))));
   }
   Entry& e = it->second;
-  if (stopped_) {
+  if (stopped_ || (!may_load && e.state != ModelState::kLoaded)) {
     lock.unlock();
-    return done(refused(refusal(503, "shutting_down", "the server is shutting down")));
+    return done(refused(refusal(503, "shutting_down",
+                                stopped_ ? "the server is shutting down"
+                                         : fmt::format("the server is draining; model '{}' is not loaded", id))));
   }
   if (e.state == ModelState::kLoaded || e.state == ModelState::kFailed) {
     Grant g = e.state == ModelState::kLoaded ? grant_locked(e) : refused(failed_refusal(e));

@@ -103,7 +103,8 @@ class ModelRegistry {
   // A lease on `id`, loading it first when needed. Refusals: 404 model_not_found (unknown id),
   // 500 model_load_failed (its load failed: the error), 429 model_queue_full, 503 model_capacity
   // (no room: the other models are busy), 503 shutting_down (after stop()).
-  void acquire(const std::string& id, GrantFn done);
+  // With `may_load` false, a model that is not loaded is refused 503 shutting_down instead (a drain).
+  void acquire(const std::string& id, GrantFn done, bool may_load = true);
   // acquire(), but a failed model is loaded again (its error is forgotten first).
   void load(const std::string& id, GrantFn done);
   // Unloads `id` (on the Executor) when it is idle; a failed one forgets its error. nullopt when done
