@@ -10,6 +10,8 @@
 // - `--models-memory-mb`: a model over the budget fails with the budget named; models that fit
 //   evict the least recently used idle one.
 // - `--api-key`: /models/load and /models/unload need the key like every route.
+// - an Optimum export and an ONNX Runtime GenAI folder in --models-dir, imported at load, answer
+//   as `ogai generate` does on them; with one package, a request without "model" reaches it.
 //   node router_e2e.cjs OGAI_EXE   (through tests/peers/run_node.sh)
 'use strict';
 const { describe, it, before, after } = require('node:test');
@@ -288,5 +290,57 @@ describe('ogai serve PKG PKG --api-key', () => {
     assert.equal(loaded.json.state, 'loaded');
     const r = await client(server, 'k1').completions.create(completion('tiny-e2b', 'hello'));
     assert.equal(r.model, 'tiny-e2b');
+  });
+});
+
+describe('ogai serve --models-dir with an Optimum export and an ONNX Runtime GenAI folder', () => {
+  const optimum = path.join(process.env.OGAI_BINARY_DIR, 'optimum_folders/optimum-llama');
+  const genai = path.join(process.env.OGAI_BINARY_DIR, 'importer_folders/builder-llama');
+  let server;
+  let dir;
+  before(async () => {
+    dir = modelsDir('formats', { optimum, genai });
+    server = await startServer(ogai, `--models-dir=${dir}`);
+  });
+  after(async () => {
+    await stopServer(server);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('imports each in memory at load and answers as ogai generate does on the folder', async () => {
+    assert.deepEqual(await states(server), { genai: 'not_loaded', optimum: 'not_loaded' });
+    for (const [id, folder] of [['optimum', optimum], ['genai', genai]]) {
+      const r = await client(server).completions.create(completion(id, 'Once upon a time'));
+      assert.equal(r.choices[0].text, await cliGenerate(folder, 'Once upon a time', ['--max-new-tokens', '16']), id);
+    }
+    assert.deepEqual(await states(server), { genai: 'loaded', optimum: 'loaded' });
+  });
+});
+
+describe('ogai serve --models-dir holding one package', () => {
+  let server;
+  let dir;
+  before(async () => {
+    dir = modelsDir('one', { stories });
+    server = await startServer(ogai, `--models-dir=${dir}`);
+  });
+  after(async () => {
+    await stopServer(server);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers as the one-model server does: requests without model go to it, unknown ids are refused', async () => {
+    const r = await client(server).completions.create(completion('stories', 'Once upon a time'));
+    assert.equal(r.choices[0].text, await cliGenerate(stories, 'Once upon a time', ['--max-new-tokens', '16']));
+    const tokens = await postJson(server.url + '/tokenize', { content: 'Once upon a time' });  // no model field
+    assert.equal(tokens.status, 200, tokens.text);
+    const { stdout } = await promisify(execFile)(ogai, ['tokenize', stories, '--text', 'Once upon a time', '--no-special']);
+    assert.deepEqual(tokens.json.tokens, JSON.parse(stdout));
+    const missing = await postJson(server.url + '/v1/completions', { prompt: 'x' });  // its parser: model required
+    assert.equal(missing.status, 400);
+    assert.match(missing.json.error.message, /model: required \(the id GET \/v1\/models lists\)/);
+    const unknown = await postJson(server.url + '/v1/completions', completion('other', 'x'));
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.code, 'model_not_found');
   });
 });
