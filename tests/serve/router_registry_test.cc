@@ -233,6 +233,26 @@ TEST(ModelRegistry, UnloadFreesAnIdleModelOnTheExecutor) {
   EXPECT_EQ(h.registry->unload("a")->code, "model_loading");
 }
 
+TEST(ModelRegistry, ASnapshotHandsItsReferencesToTheExecutor) {
+  Harness h;
+  std::vector<Grant> grants;
+  h.acquire("a", grants);
+  h.run_jobs();
+  grants.clear();
+  {
+    const LoadedModels view = h.registry->loaded();
+    ASSERT_EQ(view.size(), 1u);
+    EXPECT_EQ(view.begin()->first, "a");
+    EXPECT_FALSE(h.registry->unload("a"));
+    h.run_jobs();
+    EXPECT_EQ(h.alive, 1);  // the snapshot still holds it
+  }
+  EXPECT_EQ(h.alive, 1);  // not destroyed on this thread...
+  h.run_jobs();
+  EXPECT_EQ(h.alive, 0);  // ...but on the executor
+  EXPECT_EQ(h.registry->loaded().size(), 0u);
+}
+
 TEST(ModelRegistry, StopAnswersWaitingRequestsAndRefusesLaterOnes) {
   Harness h;
   std::vector<Grant> grants;

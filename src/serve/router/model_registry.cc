@@ -237,12 +237,17 @@ std::vector<ModelStatus> ModelRegistry::list() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Served>>> ModelRegistry::loaded() const {
+LoadedModels::~LoadedModels() {
+  if (items_.empty() || !executor_) return;
+  executor_([items = std::move(items_)] {});  // the last reference may be one of these
+}
+
+LoadedModels ModelRegistry::loaded() const {
   std::lock_guard lock(mutex_);
-  std::vector<std::pair<std::string, std::shared_ptr<Served>>> out;
+  std::vector<LoadedModels::Item> out;
   for (const std::string& id : order_)
     if (const Entry& e = entries_.at(id); e.state == ModelState::kLoaded) out.emplace_back(id, e.unit);
-  return out;
+  return LoadedModels(std::move(out), executor_);
 }
 
 bool ModelRegistry::loading() const {

@@ -83,6 +83,26 @@ struct Grant {
 };
 using GrantFn = std::function<void(Grant)>;
 
+// A snapshot of the loaded models, for reading (metrics, states, stored responses, drain). When it
+// goes, its references are handed to the Executor, so that a model evicted meanwhile is destroyed
+// (its threads joined) there, never on the reader's thread. Move-only.
+class LoadedModels {
+ public:
+  using Item = std::pair<std::string, std::shared_ptr<Served>>;
+  using Executor = std::function<void(std::function<void()>)>;
+  LoadedModels(std::vector<Item> items, Executor executor) : items_(std::move(items)), executor_(std::move(executor)) {}
+  ~LoadedModels();
+  LoadedModels(LoadedModels&&) = default;
+  LoadedModels& operator=(LoadedModels&&) = delete;
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+  std::size_t size() const { return items_.size(); }
+
+ private:
+  std::vector<Item> items_;
+  Executor executor_;
+};
+
 struct RegistryOptions {
   ResidencyLimits limits;
   std::size_t max_waiting = 64;  // requests waiting for one model's load; one more -> 429
@@ -114,9 +134,8 @@ class ModelRegistry {
   std::vector<ModelStatus> list() const;  // in the order the models were given
   std::size_t size() const { return order_.size(); }
   const std::vector<std::string>& ids() const { return order_; }
-  // The loaded models, for reading (metrics, stored responses). A copy held past an eviction
-  // keeps that model alive until it is dropped.
-  std::vector<std::pair<std::string, std::shared_ptr<Served>>> loaded() const;
+  // The loaded models, in the order given.
+  LoadedModels loaded() const;
   bool loading() const;  // a load is running or queued
 
   // Refuses every later acquire() with 503 and answers the waiting ones so; idempotent.

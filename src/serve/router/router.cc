@@ -70,10 +70,9 @@ Router::Impl::Impl(RouterOptions o, LoadModel l)
     : options(std::move(o)),
       load(std::move(l)),
       gate(options.server.surface),
-      loader(std::make_unique<router::ModelLoader>()),
       registry(checked_models(options.models), options.registry,
                [this](const router::ModelSpec& spec) { return load_unit(spec); },
-               [this](std::function<void()> job) { loader->post(std::move(job)); }),
+               [this](std::function<void()> job) { loader.post(std::move(job)); }),
       http(limits_of(options.server), {[this](std::shared_ptr<http::Exchange> e) { route(std::move(e)); },
                                        [](const http::Failure& f) { return transport_failure_response(f); },
                                        [this](const std::string& path, int status) {
@@ -88,9 +87,9 @@ Router::Impl::Impl(RouterOptions o, LoadModel l)
 }
 
 Router::Impl::~Impl() {
-  registry.stop();
-  loader.reset();  // runs the jobs posted (loads now refuse; unloads free their model), joins
-  registry.take_all().clear();  // every loaded model's threads joined here
+  dispatch_pool.join();  // no request step is left to reach a model
+  registry.stop();  // loads still queued on the loader now return at once
+  registry.take_all().clear();  // every loaded model's threads joined here; the loader is joined next
 }
 
 std::shared_ptr<router::Served> Router::Impl::load_unit(const router::ModelSpec& spec) {
@@ -198,8 +197,9 @@ void Router::stop() {
 
 void Router::begin_drain() {
   if (impl_->draining.exchange(true)) return;
-  for (auto& [id, unit] : impl_->registry.loaded()) static_cast<router::ModelUnit&>(*unit).drain();
-  log(LogLevel::kInfo, "serve: draining {} loaded models", impl_->registry.loaded().size());
+  const router::LoadedModels models = impl_->registry.loaded();
+  for (auto& [id, unit] : models) static_cast<router::ModelUnit&>(*unit).drain();
+  log(LogLevel::kInfo, "serve: draining {} loaded models", models.size());
 }
 
 bool Router::idle() const {

@@ -54,8 +54,8 @@ struct Router::Impl {
   std::atomic<bool> stopping{false};
   Metrics metrics;  // HTTP requests, replica (the models' generation series are their units')
   RequestGate gate;
-  std::unique_ptr<router::ModelLoader> loader;  // reset before `registry` goes (its jobs use it)
   router::ModelRegistry registry;
+  router::ModelLoader loader;  // after registry: joined (its last jobs run) while the registry lives
   http::HttpServer http;
   boost::asio::thread_pool dispatch_pool{2};  // after http: joined first
 };

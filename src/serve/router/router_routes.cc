@@ -45,8 +45,9 @@ nlohmann::json Router::Impl::model_entry(const router::ModelStatus& status) cons
                           {"in_flight", status.in_flight}, {"waiting", status.waiting},
                           {"bytes", status.spec.bytes}};
   if (status.state == router::ModelState::kFailed) entry["error"] = without_absolute_paths(status.error);
-  for (auto& [id, unit] : registry.loaded())
-    if (id == status.spec.id) entry["context_length"] = unit_of(unit).context_length();
+  if (status.state == router::ModelState::kLoaded)
+    for (auto& [id, unit] : registry.loaded())
+      if (id == status.spec.id) entry["context_length"] = unit_of(unit).context_length();
   return entry;
 }
 
