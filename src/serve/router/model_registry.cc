@@ -185,6 +185,7 @@ void ModelRegistry::finish_load(const std::string& id, std::shared_ptr<Served> u
       e.state = ModelState::kNotLoaded;
       unused = std::move(unit);
     } else if (unit != nullptr) {
+      log(LogLevel::kInfo, "serve: model '{}' loaded", id);
       e.state = ModelState::kLoaded;
       e.unit = std::move(unit);
       for (GrantFn& w : e.waiters) answers.emplace_back(std::move(w), grant_locked(e));

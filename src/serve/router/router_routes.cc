@@ -123,6 +123,11 @@ void Router::Impl::handle_model_control(bool load_it, const std::shared_ptr<http
     if (std::optional<router::Refusal> r = registry.unload(id)) return exchange->respond(refusal_response(*r, req));
     return respond_control(exchange, id, false, {});
   }
+  if (draining) {
+    ApiError e = shutting_down();
+    e.message = "the server is draining: no model is loaded now";
+    return exchange->respond(error_response(e));
+  }
   registry.load(id, [this, exchange, id](router::Grant grant) { respond_control(exchange, id, true, std::move(grant)); });
 }
 
