@@ -42,7 +42,7 @@ std::vector<fs::path> packages_in(const fs::path& dir) {
     const std::string name = entry.path().filename().string();
     if (name.starts_with(".") || !fs::is_directory(entry.path(), ec)) continue;
     if (is_package(entry.path())) found.push_back(entry.path());
-    else log(LogLevel::kInfo, "serve: --models-dir: skipping {}: no inference_metadata.yaml, genai_config.json or "
+    else log(LogLevel::kWarn, "serve: --models-dir: skipping {}: no inference_metadata.yaml, genai_config.json or "
              "Optimum export in it", entry.path().string());
   }
   if (ec) fail(ErrorCode::kNotFound, dir.string(), "--models-dir: cannot list it: {}", ec.message());

@@ -50,38 +50,6 @@ void check_sampling_defaults(const SamplingOptions& d) {
   p.validate("");
 }
 
-void check_options(const ServerOptions& o) {
-  if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
-  if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
-    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", o.max_concurrent, kMaxConcurrentLimit);
-  if (o.queue < 0 || o.queue > kQueueLimit)
-    fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
-  if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
-  if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
-    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
-         kMaxConnectionsLimit);
-  if (o.max_connections_per_peer < 0 || o.max_connections_per_peer > kMaxConnectionsLimit)
-    fail(ErrorCode::kInvalidArgument, "max_connections_per_peer", "{} is not in [0, {}]", o.max_connections_per_peer,
-         kMaxConnectionsLimit);
-  check_seconds(o.idle_timeout_s, "idle_timeout");
-  check_seconds(o.header_timeout_s, "header_timeout");
-  check_seconds(o.body_timeout_s, "body_timeout");
-  if (o.grammar.threads < 1 || o.grammar.threads > 64)
-    fail(ErrorCode::kInvalidArgument, "grammar_threads", "{} is not in [1, 64]", o.grammar.threads);
-  if (o.grammar.queue < 0 || o.grammar.queue > kQueueLimit)
-    fail(ErrorCode::kInvalidArgument, "grammar_queue", "{} is not in [0, {}]", o.grammar.queue, kQueueLimit);
-  if (!(o.grammar.seconds >= 0) || o.grammar.seconds > 86400)
-    fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
-  if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
-    fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
-  if (o.max_media_parts < 1 || o.max_media_bytes < 1)
-    fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
-  if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
-  if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
-    fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
-  check_sampling_defaults(o.surface.sampling_defaults);
-}
-
 ServerOptions checked(ServerOptions o) {
   check_options(o);
   return o;
@@ -114,6 +82,38 @@ http::Limits limits_of(const ServerOptions& o) {
 }
 
 }  // namespace
+
+void check_options(const ServerOptions& o) {
+  if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
+  if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
+    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", o.max_concurrent, kMaxConcurrentLimit);
+  if (o.queue < 0 || o.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
+  if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
+  if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
+         kMaxConnectionsLimit);
+  if (o.max_connections_per_peer < 0 || o.max_connections_per_peer > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections_per_peer", "{} is not in [0, {}]", o.max_connections_per_peer,
+         kMaxConnectionsLimit);
+  check_seconds(o.idle_timeout_s, "idle_timeout");
+  check_seconds(o.header_timeout_s, "header_timeout");
+  check_seconds(o.body_timeout_s, "body_timeout");
+  if (o.grammar.threads < 1 || o.grammar.threads > 64)
+    fail(ErrorCode::kInvalidArgument, "grammar_threads", "{} is not in [1, 64]", o.grammar.threads);
+  if (o.grammar.queue < 0 || o.grammar.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "grammar_queue", "{} is not in [0, {}]", o.grammar.queue, kQueueLimit);
+  if (!(o.grammar.seconds >= 0) || o.grammar.seconds > 86400)
+    fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
+  if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
+  if (o.max_media_parts < 1 || o.max_media_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
+  if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
+  if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
+    fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
+  check_sampling_defaults(o.surface.sampling_defaults);
+}
 
 http::Response error_response(const ApiError& error) {
   http::Response r = text_response(to_text(error_json(error)));

@@ -56,6 +56,16 @@ async function states(server) {
   return Object.fromEntries(res.json.data.map((m) => [m.id, m.state]));
 }
 
+// POST /models/unload, retried while it answers 409 model_busy: a request's hold on its model ends
+// when its answer has been written, a moment after the client may have read it.
+async function unload(server, model) {
+  for (let i = 0; ; i++) {
+    const res = await postJson(server.url + '/models/unload', { model });
+    if (res.status !== 409 || res.json.error.code !== 'model_busy' || i === 100) return res;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function client(server, apiKey = 'unused') {
   return new OpenAI({ baseURL: server.url + '/v1', apiKey, maxRetries: 0 });
 }
@@ -182,7 +192,7 @@ describe('many packages in one server', { concurrency: true }, () => {
       const loads = () => server.stderr().split('\n').filter((l) => l.includes("loading model 'tiny'")).length;
       const c = client(server);
       const alone = (await c.chat.completions.create(chat('tiny', 'hello world'))).choices[0].message.content;
-      assert.equal((await postJson(server.url + '/models/unload', { model: 'tiny' })).status, 200);
+      assert.equal((await unload(server, 'tiny')).status, 200);
       const before = loads();
       const answers = await Promise.all(Array.from({ length: 4 }, () => c.chat.completions.create(chat('tiny', 'hello world'))));
       for (const a of answers) assert.equal(a.choices[0].message.content, alone);
@@ -191,14 +201,14 @@ describe('many packages in one server', { concurrency: true }, () => {
     });
 
     it('unloads and loads models on request', async () => {
-      let res = await postJson(server.url + '/models/unload', { model: 'tiny' });
+      let res = await unload(server, 'tiny');
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.state, 'not_loaded');
       assert.equal((await states(server)).tiny, 'not_loaded');
       res = await postJson(server.url + '/models/load', { model: 'tiny' });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.state, 'loaded');
-      assert.equal(res.json.in_flight, 0);
+      assert.equal(typeof res.json.in_flight, 'number');
       res = await postJson(server.url + '/models/load', { model: 'broken' });  // tried again: fails again
       assert.equal(res.status, 500);
       assert.match(res.json.error.message, /model 'broken' failed to load/);
@@ -227,23 +237,18 @@ describe('many packages in one server', { concurrency: true }, () => {
       assert.equal(tiny, await cliGenerate(tinyE2b, 'hello world', ['--chat', '--max-new-tokens', '12']));
     });
 
-    it('serves alternating concurrent requests to both, each as alone', async () => {
+    it('serves concurrent requests to both, one model at a time, each as alone', async () => {
       const c = client(server);
       const alone = [(await c.completions.create(completion('stories260k', 'Lily and Ben'))).choices[0].text,
                      (await c.chat.completions.create(chat('tiny-e2b', 'tell me'))).choices[0].message.content];
-      const results = await Promise.allSettled([
-        c.completions.create(completion('stories260k', 'Lily and Ben')),
-        c.chat.completions.create(chat('tiny-e2b', 'tell me')),
-      ]);
-      // One model at a time: a request finds the other busy (503 model_capacity) or gets its text.
-      for (const [i, r] of results.entries()) {
-        if (r.status === 'fulfilled') {
-          assert.equal(r.value.choices[0].text ?? r.value.choices[0].message.content, alone[i]);
-        } else {
-          assert.equal(r.reason.status, 503, String(r.reason));
-          assert.equal(r.reason.code, 'model_capacity');
-        }
+      const requests = [];
+      for (let i = 0; i < 3; i++) {
+        requests.push(c.completions.create(completion('stories260k', 'Lily and Ben')).then((r) => r.choices[0].text));
+        requests.push(c.chat.completions.create(chat('tiny-e2b', 'tell me')).then((r) => r.choices[0].message.content));
       }
+      assert.deepEqual(await Promise.all(requests), [0, 1, 2, 3, 4, 5].map((i) => alone[i % 2]));
+      const loaded = Object.values(await states(server)).filter((s) => s === 'loaded');
+      assert.equal(loaded.length, 1);
     });
   });
 

@@ -6,6 +6,8 @@
 #include "base/error.h"
 #include "base/log.h"
 
+#include <set>
+
 namespace ogai::serve::router {
 namespace {
 
@@ -60,10 +62,20 @@ Refusal ModelRegistry::failed_refusal(const Entry& e) const {
 }
 
 void ModelRegistry::release(const std::string& id) {
-  std::lock_guard lock(mutex_);
-  Entry& e = entries_.at(id);
-  --e.in_flight;
-  e.last_used = ++clock_;
+  std::vector<std::string> retry;  // loads waiting for room: a model just went idle
+  {
+    std::lock_guard lock(mutex_);
+    Entry& e = entries_.at(id);
+    --e.in_flight;
+    e.last_used = ++clock_;
+    if (e.in_flight > 0 || stopped_) return;
+    for (auto& [other_id, other] : entries_)
+      if (other.blocked) {
+        other.blocked = false;
+        retry.push_back(other_id);
+      }
+  }
+  for (const std::string& again : retry) executor_([this, again] { run_load(again); });
 }
 
 void ModelRegistry::acquire(const std::string& id, GrantFn done, bool may_load) {
@@ -81,7 +93,7 @@ void ModelRegistry::acquire(const std::string& id, GrantFn done, bool may_load) 
                                 stopped_ ? "the server is shutting down"
                                          : fmt::format("the server is draining; model '{}' is not loaded", id))));
   }
-  if (e.state == ModelState::kLoaded || e.state == ModelState::kFailed) {
+  if ((e.state == ModelState::kLoaded && !e.evicting) || e.state == ModelState::kFailed) {
     Grant g = e.state == ModelState::kLoaded ? grant_locked(e) : refused(failed_refusal(e));
     lock.unlock();
     return done(std::move(g));
@@ -89,11 +101,12 @@ void ModelRegistry::acquire(const std::string& id, GrantFn done, bool may_load) 
   if (e.waiters.size() >= options_.max_waiting) {
     lock.unlock();
     return done(refused(refusal(429, "model_queue_full",
-                                fmt::format("model '{}' is loading and {} requests wait for it already; retry later",
+                                fmt::format("model '{}' is not ready (loading, or making room) and {} requests wait for "
+                                            "it already; retry later",
                                             id, options_.max_waiting))));
   }
   e.waiters.push_back(std::move(done));
-  if (e.state == ModelState::kLoading) return;
+  if (e.state != ModelState::kNotLoaded) return;  // loading, or loaded and marked for eviction
   e.state = ModelState::kLoading;
   ++loads_pending_;
   lock.unlock();
@@ -112,54 +125,80 @@ void ModelRegistry::load(const std::string& id, GrantFn done) {
   acquire(id, std::move(done));
 }
 
-bool ModelRegistry::make_room_locked(Entry& e, std::vector<std::shared_ptr<Served>>& evicted, Answers& answers) {
+// Loaded models marked for eviction by a load that was waiting for them, and not evicted after
+// all (but those in `keep`): they serve again, their waiting requests granted.
+void ModelRegistry::settle_evicting_locked(Answers& answers, const std::set<std::string>& keep) {
+  for (auto& [id, other] : entries_) {
+    if (!other.evicting || keep.count(id) != 0) continue;
+    other.evicting = false;
+    if (other.state != ModelState::kLoaded) continue;
+    for (GrantFn& w : other.waiters) answers.emplace_back(std::move(w), grant_locked(other));
+    other.waiters.clear();
+  }
+}
+
+std::vector<Resident> ModelRegistry::residents_locked(bool as_idle) const {
   std::vector<Resident> residents;
-  for (auto& [id, other] : entries_)
-    if (other.state == ModelState::kLoaded) residents.push_back({id, other.spec.bytes, other.last_used, other.in_flight});
-  const Room room = make_room(std::move(residents), e.spec.bytes, options_.limits);
+  for (const auto& [id, other] : entries_)
+    if (other.state == ModelState::kLoaded)
+      residents.push_back({id, other.spec.bytes, other.last_used, as_idle ? 0 : other.in_flight});
+  return residents;
+}
+
+ModelRegistry::RoomOutcome ModelRegistry::make_room_locked(Entry& e, Eviction& out) {
+  const Room room = make_room(residents_locked(false), e.spec.bytes, options_.limits);
   if (room.fits) {
     for (const std::string& victim : room.evict) {
       Entry& v = entries_.at(victim);
       log(LogLevel::kInfo, "serve: unloading model '{}' (least recently used) to load '{}'", victim, e.spec.id);
-      evicted.push_back(std::move(v.unit));
-      v.state = ModelState::kNotLoaded;
+      out.evicted.push_back(std::move(v.unit));
+      v.evicting = false;
+      v.state = v.waiters.empty() ? ModelState::kNotLoaded : ModelState::kLoading;
+      if (!v.waiters.empty()) {  // requests came for it while it was marked: load it again after this one
+        ++loads_pending_;
+        out.reload.push_back(victim);
+      }
     }
-    return true;
+    settle_evicting_locked(out.answers);
+    return RoomOutcome::kRoom;
   }
-  Refusal r;
   if (options_.limits.memory_bytes != 0 && e.spec.bytes > options_.limits.memory_bytes) {
     e.state = ModelState::kFailed;
     e.error = fmt::format("its files take {}, more than the memory budget ({}, --models-memory-mb)", mib(e.spec.bytes),
                           mib(options_.limits.memory_bytes));
-    r = failed_refusal(e);
-  } else {
-    e.state = ModelState::kNotLoaded;
-    r = refusal(503, "model_capacity",
-                fmt::format("model '{}' cannot be loaded now: the loaded models fill --models-max / "
-                            "--models-memory-mb and each has requests in flight; retry later",
-                            e.spec.id));
+    for (GrantFn& w : e.waiters) out.answers.emplace_back(std::move(w), refused(failed_refusal(e)));
+    e.waiters.clear();
+    return RoomOutcome::kRefused;
   }
-  for (GrantFn& w : e.waiters) answers.emplace_back(std::move(w), refused(r));
-  e.waiters.clear();
-  return false;
+  // The room is held by models with requests in flight: mark those that must go (least recently
+  // used first, as if idle); they take no new request until evicted, and the load waits.
+  const std::vector<std::string> victims = make_room(residents_locked(true), e.spec.bytes, options_.limits).evict;
+  settle_evicting_locked(out.answers, std::set<std::string>(victims.begin(), victims.end()));  // an earlier try's
+  for (const std::string& victim : victims) entries_.at(victim).evicting = true;
+  e.blocked = true;
+  return RoomOutcome::kBlocked;
 }
 
 void ModelRegistry::run_load(const std::string& id) {
-  std::vector<std::shared_ptr<Served>> evicted;
-  Answers answers;
+  Eviction eviction;
   ModelSpec spec;
   {
     std::lock_guard lock(mutex_);
     Entry& e = entries_.at(id);
-    if (stopped_ || e.state != ModelState::kLoading || !make_room_locked(e, evicted, answers)) {
+    e.blocked = false;
+    if (stopped_ || e.state != ModelState::kLoading) {
       if (e.state == ModelState::kLoading) e.state = ModelState::kNotLoaded;
       --loads_pending_;
-    } else {
+    } else if (const RoomOutcome o = make_room_locked(e, eviction); o == RoomOutcome::kRoom) {
       spec = e.spec;
+    } else if (o == RoomOutcome::kRefused) {
+      --loads_pending_;
     }
   }
-  evicted.clear();  // unloads them here, outside the lock
-  if (!answers.empty() || spec.id.empty()) return answer(answers);
+  eviction.evicted.clear();  // unloads them here, outside the lock
+  for (const std::string& again : eviction.reload) executor_([this, again] { run_load(again); });
+  answer(eviction.answers);
+  if (spec.id.empty()) return;
   std::shared_ptr<Served> unit;
   std::string error;
   log(LogLevel::kInfo, "serve: loading model '{}' from {}", spec.id, spec.package.string());
@@ -214,9 +253,10 @@ std::optional<Refusal> ModelRegistry::unload(const std::string& id) {
     Entry& e = it->second;
     if (e.state == ModelState::kLoading)
       return refusal(409, "model_loading", fmt::format("model '{}' is loading; unload it once it has loaded", id));
-    if (e.state == ModelState::kLoaded && e.in_flight > 0)
+    if (e.state == ModelState::kLoaded && (e.in_flight > 0 || !e.waiters.empty()))
       return refusal(409, "model_busy",
-                     fmt::format("model '{}' has {} requests in flight; unload it once they end", id, e.in_flight));
+                     fmt::format("model '{}' has {} requests in flight and {} waiting; unload it once they end", id,
+                                 e.in_flight, e.waiters.size()));
     unit = std::move(e.unit);
     e.state = ModelState::kNotLoaded;
     e.error.clear();

@@ -4,7 +4,10 @@
 // on the injected Executor: never on the caller's thread), and the requests that arrive while it
 // loads wait, at most `max_waiting` per model (one more: 429). Before a load, the least recently
 // used idle models are unloaded to stay within the ResidencyLimits (eviction_policy.h); a model
-// holding a Lease is never unloaded. A model that fails to load keeps its error (every request for
+// holding a Lease is never unloaded. When busy models hold the room, the load waits: the models
+// it must evict (least recently used first) take no new request (those wait, bounded the same
+// way, and are served after it, by that model loaded again), and the load is retried each time a
+// model goes idle, so requests alternate between models instead of being refused. A model that fails to load keeps its error (every request for
 // it gets the error; it is not retried per request) until POST /models/load or /models/unload.
 //
 // What it does not do: HTTP, parsing, or what a loaded model is (Served is opaque here: the router's
@@ -20,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,15 +124,16 @@ class ModelRegistry {
   ModelRegistry(const ModelRegistry&) = delete;
   ModelRegistry& operator=(const ModelRegistry&) = delete;
 
-  // A lease on `id`, loading it first when needed. Refusals: 404 model_not_found (unknown id),
-  // 500 model_load_failed (its load failed: the error), 429 model_queue_full, 503 model_capacity
-  // (no room: the other models are busy), 503 shutting_down (after stop()).
+  // A lease on `id`, loading it first when needed (waiting for room). Refusals: 404
+  // model_not_found (unknown id), 500 model_load_failed (its load failed: the error; or a model
+  // larger than the memory budget), 429 model_queue_full, 503 shutting_down (after stop()).
   // With `may_load` false, a model that is not loaded is refused 503 shutting_down instead (a drain).
   void acquire(const std::string& id, GrantFn done, bool may_load = true);
   // acquire(), but a failed model is loaded again (its error is forgotten first).
   void load(const std::string& id, GrantFn done);
   // Unloads `id` (on the Executor) when it is idle; a failed one forgets its error. nullopt when done
-  // or nothing to do; 404 model_not_found, 409 model_busy (leases held) or 409 model_loading.
+  // or nothing to do; 404 model_not_found, 409 model_busy (leases held or requests waiting) or 409
+  // model_loading.
   std::optional<Refusal> unload(const std::string& id);
 
   std::vector<ModelStatus> list() const;  // in the order the models were given
@@ -152,16 +157,27 @@ class ModelRegistry {
     std::shared_ptr<Served> unit;
     std::uint64_t last_used = 0;
     int in_flight = 0;
-    std::vector<GrantFn> waiters;
+    std::vector<GrantFn> waiters;  // for its load, or (loaded, evicting) for its reload
+    bool evicting = false;  // loaded, marked to go for a waiting load: takes no new request
+    bool blocked = false;   // loading, waiting for room held by busy models
   };
   using Answers = std::vector<std::pair<GrantFn, Grant>>;
+  struct Eviction {
+    std::vector<std::shared_ptr<Served>> evicted;  // destroyed outside the lock
+    std::vector<std::string> reload;               // evicted with requests waiting: load again
+    Answers answers;
+  };
+  enum class RoomOutcome { kRoom, kBlocked, kRefused };
 
   void release(const std::string& id);
   Grant grant_locked(Entry& e);
   Refusal failed_refusal(const Entry& e) const;
   void run_load(const std::string& id);
-  // Under the lock: the room a load of `e` needs; evicted units are moved into `evicted`.
-  bool make_room_locked(Entry& e, std::vector<std::shared_ptr<Served>>& evicted, Answers& answers);
+  // Under the lock: the room a load of `e` needs, evicting idle models into `out`; kBlocked when
+  // busy models hold it (they are marked evicting, the load retried when a lease is released).
+  RoomOutcome make_room_locked(Entry& e, Eviction& out);
+  void settle_evicting_locked(Answers& answers, const std::set<std::string>& keep = {});
+  std::vector<Resident> residents_locked(bool as_idle) const;
   void finish_load(const std::string& id, std::shared_ptr<Served> unit, const std::string& error);
   static void answer(Answers& answers);
 

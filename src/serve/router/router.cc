@@ -80,10 +80,7 @@ Router::Impl::Impl(RouterOptions o, LoadModel l)
                                        },
                                        [this]() -> const std::vector<http::Field>& { return common_fields; }}) {
   created = static_cast<std::int64_t>(std::time(nullptr));
-  // The per-model options are checked as the one-model server checks them, once, here.
-  if (options.server.max_concurrent < 1 || options.server.max_concurrent > kMaxConcurrentLimit)
-    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", options.server.max_concurrent,
-         kMaxConcurrentLimit);
+  check_options(options.server);  // as the one-model server checks them, once, at start (not per load)
 }
 
 Router::Impl::~Impl() {
