@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "sampling/sampling_params.h"
 #include "serve/ops/auth.h"
+#include "serve/route_table.h"
 #include "serve/server_impl.h"
 #include "serve/webui/chat_page.h"
 
@@ -23,74 +24,6 @@ namespace {
 constexpr int kIoThreads = 2;     // every connection's reads and writes
 constexpr int kRouteThreads = 4;  // parsing, templates, tokenizing, encoding answers
 constexpr std::size_t kBulkBodyBytes = 256 << 10;  // bodies this large take the bulk lane
-
-struct Route {
-  const char* path;    // exact, or a prefix when `prefix`
-  const char* label;   // metrics label
-  const char* method;  // the one allowed method
-  bool prefix = false; // "/v1/models/" + a non-empty id
-};
-constexpr Route kRoutes[] = {
-    {"/health", "/health", "GET"},
-    {"/ready", "/ready", "GET"},
-    {"/metrics", "/metrics", "GET"},
-    {"/v1/models", "/v1/models", "GET"},
-    {"/v1/models/", "/v1/models/{id}", "GET", true},
-    {"/v1/chat/completions", "/v1/chat/completions", "POST"},
-    {"/v1/completions", "/v1/completions", "POST"},
-    {"/v1/responses", "/v1/responses", "POST"},
-    {"/v1/responses/", "/v1/responses/{id}", "GET", true},
-    {"/v1/messages", "/v1/messages", "POST"},
-    {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
-    {"/v1/embeddings", "/v1/embeddings", "POST"},
-    {"/v1/audio/transcriptions", "/v1/audio/transcriptions", "POST"},
-    {"/v1/audio/translations", "/v1/audio/translations", "POST"},
-    {"/version", "/version", "GET"},
-    {"/tokenize", "/tokenize", "POST"},
-    {"/detokenize", "/detokenize", "POST"},
-};
-
-const Route* find_route(const std::string& path) {
-  for (const Route& r : kRoutes)
-    if (r.prefix ? path.size() > std::strlen(r.path) && path.starts_with(r.path) : path == r.path) return &r;
-  return nullptr;
-}
-
-// The path a request is routed by: a /v1 route asked without its prefix ("/chat/completions",
-// "/models/ID") is that route, as llama-server answers both; any other path is itself.
-std::string routed_path(const std::string& path) {
-  if (path.starts_with("/v1/") || find_route(path) != nullptr) return path;
-  std::string v1 = "/v1" + path;
-  return find_route(v1) != nullptr ? v1 : path;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// "%20" -> " " (as clients encode a model id in a path); a malformed escape stays as it is.
-std::string percent_decoded(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const int hi = s[i] == '%' && i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
-    const int lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
-    if (lo < 0) {
-      out += s[i];
-      continue;
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
-std::string endpoint_label(const std::string& path) {
-  const Route* r = find_route(routed_path(path));
-  return r ? r->label : "other";
-}
 
 std::string default_model_name(const Model& model) {
   std::filesystem::path package = model.info().package;
@@ -116,6 +49,39 @@ void check_sampling_defaults(const SamplingOptions& d) {
   p.presence_penalty = d.presence_penalty.value_or(0.0f);
   p.validate("");
 }
+
+ServerOptions checked(ServerOptions o) {
+  check_options(o);
+  return o;
+}
+
+// The drafter and --draft-tokens must be ones the package can run: one speculative token of a
+// one-token prompt raises the model's own error (naming the field) at startup, not per request.
+void check_speculative(const Model& model, const SpeculativeOptions& speculative) {
+  if (speculative.drafter == SpeculativeOptions::Drafter::kNone) return;
+  GenerationOptions probe;
+  probe.max_new_tokens = 1;
+  probe.speculative = speculative;
+  const std::int32_t token = 0;
+  model.generate(std::span<const std::int32_t>(&token, 1), probe);
+}
+
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
+}
+
+http::Limits limits_of(const ServerOptions& o) {
+  http::Limits l;
+  l.max_connections = static_cast<std::size_t>(o.max_connections);
+  l.max_connections_per_peer = static_cast<std::size_t>(o.max_connections_per_peer);
+  l.max_body_bytes = o.max_body_bytes;
+  l.idle_timeout = millis(o.idle_timeout_s);
+  l.header_timeout = millis(o.header_timeout_s);
+  l.body_timeout = millis(o.body_timeout_s);
+  return l;
+}
+
+}  // namespace
 
 void check_options(const ServerOptions& o) {
   if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
@@ -153,56 +119,6 @@ void check_options(const ServerOptions& o) {
     fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
   check_sampling_defaults(o.surface.sampling_defaults);
 }
-
-ServerOptions checked(ServerOptions o) {
-  check_options(o);
-  return o;
-}
-
-// The drafter and --draft-tokens must be ones the package can run: one speculative token of a
-// one-token prompt raises the model's own error (naming the field) at startup, not per request.
-void check_speculative(const Model& model, const SpeculativeOptions& speculative) {
-  if (speculative.drafter == SpeculativeOptions::Drafter::kNone) return;
-  GenerationOptions probe;
-  probe.max_new_tokens = 1;
-  probe.speculative = speculative;
-  const std::int32_t token = 0;
-  model.generate(std::span<const std::int32_t>(&token, 1), probe);
-}
-
-std::chrono::milliseconds millis(double seconds) {
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
-}
-
-http::Limits limits_of(const ServerOptions& o) {
-  http::Limits l;
-  l.max_connections = static_cast<std::size_t>(o.max_connections);
-  l.max_connections_per_peer = static_cast<std::size_t>(o.max_connections_per_peer);
-  l.max_body_bytes = o.max_body_bytes;
-  l.idle_timeout = millis(o.idle_timeout_s);
-  l.header_timeout = millis(o.header_timeout_s);
-  l.body_timeout = millis(o.body_timeout_s);
-  return l;
-}
-
-http::Response text_response(std::string body, std::string content_type = "application/json") {
-  http::Response r;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
-// A known route asked with another method: 405 with the Allow header.
-http::Response method_not_allowed(const http::Request& req, const Route& route) {
-  ApiError e = invalid_request("", req.method + " is not allowed on " + req.path + "; use " + route.method,
-                               "method_not_allowed");
-  e.status = 405;
-  http::Response r = error_response(e, req);
-  r.fields.emplace_back("Allow", route.method);
-  return r;
-}
-
-}  // namespace
 
 http::Response error_response(const ApiError& error) {
   http::Response r = text_response(to_text(error_json(error)));
@@ -364,14 +280,7 @@ bool Server::Impl::serves(const std::string& id) const {
 }
 
 http::Response Server::Impl::failure_response(const http::Failure& failure) const {
-  ApiError e;
-  e.status = failure.status;
-  e.code = failure.code;
-  e.message = failure.message;
-  if (failure.status >= 500) e.type = "server_error";
-  http::Response r = error_response(e);
-  if (failure.code == "too_many_connections") r.fields.emplace_back("Retry-After", "1");
-  return r;
+  return transport_failure_response(failure);
 }
 
 Server::Server(std::shared_ptr<const Model> model, ServerOptions options)

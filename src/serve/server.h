@@ -113,6 +113,10 @@ struct ServerOptions {
   std::size_t responses_store_bytes = 64u << 20;
 };
 
+// Throws ogai::Error (kInvalidArgument) naming the first option out of range (what Server's
+// constructor checks; the router checks its options so once at start).
+void check_options(const ServerOptions& options);
+
 class Server {
  public:
   // Throws ogai::Error (kInvalidArgument) for options out of range.
