@@ -48,6 +48,10 @@ struct DecoderNames {
   // LFM2's convolution state, [batch, channels, conv_cache_size] per conv layer, replaced each
   // step (inputs.past_conv_names / outputs.present_conv_names; empty: none).
   std::string past_conv, present_conv;
+  // Optimum's merged decoder: a bool [1] input choosing the with-cache subgraph (true) or the
+  // no-cache one (false); the runtime feeds whether the step's past is non-empty (empty: none).
+  // Never set from a genai_config.json (ORT GenAI feeds no such flag); the Optimum importer sets it.
+  std::string cache_branch;
 };
 
 // The `search` section as generation defaults (fields absent in the file stay unset).
