@@ -40,6 +40,12 @@ struct LoadOptions {
   // "NAME=JSON" or "NAME=@FILE.npy" (NAME a workflow input or application alias, JSON typed by
   // its contract), e.g. the application inputs the workflow requires. Refused for other packages.
   std::vector<std::string> workflow_inputs;
+  // For a Hugging Face Optimum / onnx-community folder imported in memory: which of its graphs runs,
+  // by transformers.js's dtype names (fp32 = model.onnx, fp16 = model_fp16.onnx, q8 =
+  // model_quantized.onnx, int8, uint8, q4, q4f16, bnb4; docs/metadata.md). Empty: the folder's
+  // config.json transformers.js_config.dtype, else fp32 (as transformers.js on CPU). Set for any
+  // other package: an error.
+  std::string dtype;
 };
 
 struct SamplingOptions {

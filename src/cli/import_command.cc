@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "base/error.h"
 #include "base/input_file.h"
 #include "base/staged_output.h"
 #include "cli/command.h"
@@ -27,7 +28,7 @@ namespace {
 constexpr const char* kImportedSignature = "# Imported from ";
 
 struct ImportArgs {
-  std::string path, out;
+  std::string path, out, dtype;
 };
 
 // The folder runs as imported (validate_import). Saved as the folder's own metadata the document
@@ -46,8 +47,11 @@ int run_import(const ImportArgs& args) {
   importer::ImportResult result;
   try {
     if (importer::is_optimum_folder(args.path)) {
-      result = importer::import_optimum_folder(args.path);
+      result = importer::import_optimum_folder(args.path, args.dtype);
     } else {
+      if (!args.dtype.empty())
+        fail(ErrorCode::kInvalidArgument, args.path, "--dtype picks the graph of an Optimum / onnx-community folder "
+             "(config.json beside onnx/model*.onnx); this is none");
       if (!importer::is_genai_config_file(args.path) && !importer::is_genai_folder(args.path))
         std::filesystem::is_directory(args.path) ? metadata::refuse_non_package_directory(args.path)
                                                  : metadata::refuse_non_metadata_file(args.path);  // GGUF, weights: the next step
@@ -95,6 +99,9 @@ void add_import_command(CLI::App& app, CommandResult& result) {
                   "a folder with genai_config.json, or config.json and onnx/model.onnx, beside tokenizer.json")
       ->required();
   cmd->add_option("--out", args->out, "write the document to FILE instead of stdout");
+  cmd->add_option("--dtype", args->dtype,
+                  "an Optimum folder's graph variant, by transformers.js's dtype names: fp32, fp16, q8, int8, uint8, "
+                  "q4, q4f16, bnb4 (default: config.json's transformers.js_config.dtype, else fp32)");
   cmd->callback([&result, args] { result.exit_code = run_import(*args); });
 }
 

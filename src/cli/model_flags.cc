@@ -51,6 +51,10 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
                  "cap the context (prompt + reply positions) below the package's (0 = the package's)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->capture_default_str();
   cmd.add_flag("--allow-cpu-fallback", flags.allow_cpu_fallback, "use the CPU if the requested EP is unavailable");
+  cmd.add_option("--dtype", flags.dtype,
+                 "an Optimum / onnx-community folder's graph variant, by transformers.js's dtype names: fp32 "
+                 "(model.onnx), fp16, q8 (model_quantized.onnx), int8, uint8, q4, q4f16, bnb4 (default: "
+                 "config.json's transformers.js_config.dtype, else fp32)");
 }
 
 void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags) {
@@ -120,6 +124,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.chat_template = flags.chat_template;
   options.workflow_inputs = flags.workflow_inputs;
   options.response_template = flags.response_template;
+  options.dtype = flags.dtype;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

@@ -22,6 +22,7 @@ struct ModelFlags {
   int device = 0;                  // --device N: the accelerator (with --ep cuda)
   std::int64_t ctx_size = 0;       // --ctx-size N: cap on the context; 0 = the package's
   std::string response_template;  // --response-template FILE: parses replies (docs/tool_calls.md)
+  std::string dtype;              // --dtype NAME: an Optimum folder's graph variant (LoadOptions::dtype)
 };
 
 struct SamplingFlags {
@@ -29,7 +30,7 @@ struct SamplingFlags {
   bool random_seed = false;  // --seed -1: options.sampling.seed was drawn at random
 };
 
-// Adds PKG (positional), --ep, --threads, --device, --ctx-size, --allow-cpu-fallback.
+// Adds PKG (positional), --ep, --threads, --device, --ctx-size, --allow-cpu-fallback, --dtype.
 void add_model_flags(CLI::App& cmd, ModelFlags& flags);
 // Adds --chat-template FILE (the commands that render chats: generate, chat, serve).
 void add_chat_template_flag(CLI::App& cmd, ModelFlags& flags);

@@ -79,7 +79,7 @@ int report_unreadable(const ValidateArgs& args, const Error& e) {
 int run_validate(const ValidateArgs& args) {
   metadata::ValidationReport report;
   try {
-    report = metadata::validate_package(args.path, {args.document_only});
+    report = metadata::validate_package(args.path, {.document_only = args.document_only, .optimum_dtype = {}});
     if (!args.document_only) {
       generate::check_loadable_text(report);
       if (report.valid()) generate::check_loadable_graphs(report);  // only what the rules passed is opened

@@ -44,7 +44,7 @@ bool is_interpreted_package(const std::string& package) {
   try {
     // An imported genai_config.json is a single decoder; importing it here would log twice.
     if (metadata::imports_genai_config(package) || metadata::imports_optimum_export(package)) return false;
-    auto report = metadata::validate_package(package, {.document_only = true});
+    auto report = metadata::validate_package(package, {.document_only = true, .optimum_dtype = {}});
     return report.package && workflow::needs_interpreter(*report.package);
   } catch (const Error&) {
     return false;

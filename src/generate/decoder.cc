@@ -38,6 +38,27 @@ DataType require_index(const ort::PortInfo& port, const std::string& origin, int
   return port.dtype;
 }
 
+// The merged decoder's flag: bool [1] (or a scalar), over a cache whose past tensors carry their
+// length (appended KV; a shared fixed-capacity buffer or a static cache would always read full).
+void check_cache_branch(const ort::PortInfo& port, const DecoderSpec& spec, const std::string& origin) {
+  const bool one = port.shape.empty() || (port.shape.size() == 1 && port.shape[0] == 1);
+  if (port.dtype != DataType::kBool || !one)
+    fail(ErrorCode::kInvalidPackage, origin, "the cache branch port '{}' is {} of rank {}, expected bool [1]",
+         port.name, dtype_name(port.dtype), port.shape.size());
+  if (spec.cache.pairs.empty() || spec.cache.mode != kv::StorageMode::kAppend || !spec.write_indices_input.empty())
+    fail(ErrorCode::kUnsupported, origin, "the cache branch port '{}' needs an appended KV cache (the flag says "
+         "whether the past is empty, read from the past tensors' length)", port.name);
+}
+
+// Whether a run's past is non-empty: the first KV past's sequence axis (axis 3 of a combined
+// [2, batch, heads, sequence, head] cache, else axis 2 of [batch, heads, sequence, head]).
+bool has_past(const DecoderSpec& spec, std::span<const ort::Tensor* const> inputs) {
+  // input_names_ order: ..., the KV pasts, then the encoder-fed inputs (encoder-decoder packages).
+  const ort::Tensor& past = *inputs[inputs.size() - spec.encoder_inputs.size() - spec.cache.pairs.size()];
+  const std::size_t axis = spec.cache.pairs.front().combined ? 3 : 2;
+  return past.shape().size() > axis && past.shape()[axis] > 0;
+}
+
 bool cut_enabled(const DecoderSpec& spec) {
   if (!spec.cut_logits) return false;
   const char* env = std::getenv("OGAI_LOGITS_CUT");
@@ -167,6 +188,8 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options, SessionPr
     embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype, preload);
   }
   check_against_session();
+  if (!spec_.cache_branch_input.empty())
+    cache_branch_scalar_ = session_.find_input(spec_.cache_branch_input)->shape.empty();
   spec_.token_dtype = embedding_ ? embedding_->ids_dtype() : session_.find_input(spec_.token_input)->dtype;
   if (!spec_.mask_input.empty()) spec_.mask_dtype = session_.find_input(spec_.mask_input)->dtype;
   if (!spec_.position_input.empty()) spec_.position_dtype = session_.find_input(spec_.position_input)->dtype;
@@ -207,15 +230,18 @@ void Decoder::check_against_session() const {
     require_int64(require_port(session_, spec_.write_indices_input, true, "write_indices"), origin, 1);
   if (!spec_.cache_lengths_input.empty())
     require_int64(require_port(session_, spec_.cache_lengths_input, true, "kv_length"), origin, 1);
+  if (!spec_.cache_branch_input.empty()) check_cache_branch(require_port(session_, spec_.cache_branch_input, true,
+                                                                        "cache branch"), spec_, origin);
   std::size_t fed = 1 + !spec_.mask_input.empty() + !spec_.position_input.empty() + !spec_.write_indices_input.empty() +
                     !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size() + !keep_input_.empty() +
-                    spec_.encoder_inputs.size();
+                    spec_.encoder_inputs.size() + !spec_.cache_branch_input.empty();
   if (fed != session_.inputs().size()) {
     std::string unfed;
     for (const auto& in : session_.inputs()) {
       bool known = in.name == spec_.token_input || in.name == spec_.mask_input || in.name == spec_.position_input ||
                    in.name == spec_.write_indices_input || in.name == spec_.cache_lengths_input ||
-                   (!keep_input_.empty() && in.name == keep_input_);
+                   (!keep_input_.empty() && in.name == keep_input_) ||
+                   (!spec_.cache_branch_input.empty() && in.name == spec_.cache_branch_input);
       for (const auto& p : spec_.cache.pairs) known = known || p.input == in.name;
       for (const auto& e : spec_.encoder_inputs) known = known || e == in.name;
       if (!known) unfed += (unfed.empty() ? "'" : ", '") + in.name + "'";
@@ -317,12 +343,30 @@ double Decoder::run(std::span<const ort::Tensor* const> inputs, std::span<ort::T
   ort::Tensor embeds;
   double seconds = 0;
   auto fed = embedded(inputs, embeds, seconds);
-  if (keep_input_.empty()) return seconds + session_.run_into(input_names_, fed, output_names_, outputs);
+  if (keep_input_.empty() && spec_.cache_branch_input.empty())
+    return seconds + session_.run_into(input_names_, fed, output_names_, outputs);
   std::vector<std::string> names = input_names_;
-  ort::Tensor keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
-  names.push_back(keep_input_);
-  fed.push_back(&keep_tensor);
+  ExtraFeeds extra;
+  extra_feeds(inputs, keep, extra);
+  for (std::size_t i = 0; i < extra.count; ++i) {
+    names.push_back(*extra.names[i]);
+    fed.push_back(&extra.tensors[i]);
+  }
   return seconds + session_.run_into(names, fed, output_names_, outputs);
+}
+
+void Decoder::extra_feeds(std::span<const ort::Tensor* const> inputs, std::int64_t keep, ExtraFeeds& out) const {
+  if (!keep_input_.empty()) {
+    out.keep = keep;
+    out.names[out.count] = &keep_input_;
+    out.tensors[out.count++] = ort::Tensor::view(DataType::kInt64, {1}, &out.keep);
+  }
+  if (!spec_.cache_branch_input.empty()) {
+    out.flag = has_past(spec_, inputs);
+    out.names[out.count] = &spec_.cache_branch_input;
+    out.tensors[out.count++] =
+        ort::Tensor::view(DataType::kBool, cache_branch_scalar_ ? ort::Shape{} : ort::Shape{1}, &out.flag);
+  }
 }
 
 double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> inputs, std::span<ort::Tensor> outputs,
@@ -333,11 +377,9 @@ double Decoder::run(ort::Binding& binding, std::span<const ort::Tensor* const> i
   const auto fed = embedded(inputs, embeds, embed_seconds);
   binding.clear();
   for (std::size_t i = 0; i < fed.size(); ++i) binding.bind_input(input_names_[i], *fed[i]);
-  ort::Tensor keep_tensor;  // lives through the run
-  if (!keep_input_.empty()) {
-    keep_tensor = ort::Tensor::view(DataType::kInt64, {1}, &keep);
-    binding.bind_input(keep_input_, keep_tensor);
-  }
+  ExtraFeeds extra;  // lives through the run
+  extra_feeds(inputs, keep, extra);
+  for (std::size_t i = 0; i < extra.count; ++i) binding.bind_input(*extra.names[i], extra.tensors[i]);
   const std::size_t first_present = output_names_.size() - spec_.cache.pairs.size();
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].empty())

@@ -126,12 +126,23 @@ class Decoder {
 
  private:
   void check_against_session() const;
+  // The feeds a run adds after `inputs`: the cut's keep, the merged decoder's cache branch flag.
+  // The tensors view the struct's own values, so it stays where it was filled until the run ends.
+  struct ExtraFeeds {
+    std::int64_t keep = 0;
+    bool flag = false;
+    const std::string* names[2] = {};
+    ort::Tensor tensors[2];
+    std::size_t count = 0;
+  };
+  void extra_feeds(std::span<const ort::Tensor* const> inputs, std::int64_t keep, ExtraFeeds& out) const;
   // `inputs` with an ids tensor in the tokens slot replaced by its embeddings (kept in `embeds`).
   std::vector<const ort::Tensor*> embedded(std::span<const ort::Tensor* const> inputs, ort::Tensor& embeds,
                                            double& seconds) const;
 
   DecoderSpec spec_;
   std::string keep_input_;                 // set by the logits cut (before session_ is opened)
+  bool cache_branch_scalar_ = false;       // the cache branch port is rank 0 (else [1])
   ort::Session session_;
   std::unique_ptr<EmbeddingStage> embedding_;  // multimodal packages: ids -> inputs_embeds
   ort::Memory memory_;                     // session_'s device (declared after it)

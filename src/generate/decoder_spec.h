@@ -39,6 +39,10 @@ struct DecoderSpec {
   // row's cache length before the step; and the valid lengths, int64 [batch] = the length after it.
   std::string write_indices_input;
   std::string cache_lengths_input;
+  // Optimum's merged decoder (importer/cache_branch.h): bool [1], fed by every run as "the past
+  // KV is non-empty"; empty when the graph has no such flag. Needs appended KV (kv::StorageMode::
+  // kAppend): the past length is read from the past tensors' sequence axis.
+  std::string cache_branch_input;
   kv::CacheSpec cache;              // KV pairs in ABI order and their storage mode
   // Encoder-decoder packages: per-row read-only inputs the encoder fills once per request (cross
   // KV [batch, heads, encoder_len, head_dim], encoder states), fed after the pasts on every step

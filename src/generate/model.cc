@@ -301,7 +301,7 @@ std::vector<std::filesystem::path> secondary_graphs(const generate::PackageConfi
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
   report(options, "metadata", 0.0);
-  metadata::Package loaded = metadata::load_package(package);
+  metadata::Package loaded = metadata::load_package(package, {.document_only = false, .optimum_dtype = options.dtype});
   const bool interpreted = workflow::needs_interpreter(loaded);  // the one decision: which graphs run it
   if (!interpreted && !options.workflow_inputs.empty())
     fail(ErrorCode::kInvalidArgument, "workflow_inputs", "apply to packages whose workflow the interpreter runs only");

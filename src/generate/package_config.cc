@@ -111,8 +111,8 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
     return std::find(encoder_inputs.begin(), encoder_inputs.end(), port) != encoder_inputs.end();
   };
   for (const auto& input : abi.other_inputs)
-    if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port) &&
-        !from_encoder(input.port))
+    if (input.purpose != "write_indices" && input.purpose != "kv_length" && input.purpose != "cache_branch" &&
+        !is_state_input(input.port) && !from_encoder(input.port))
       fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill", input.port,
            input.purpose);
 }
@@ -286,6 +286,8 @@ PackageConfig make_package_config(const metadata::Package& package) {
     d.write_indices_input = abi.static_cache->write_indices_input;
     d.cache_lengths_input = abi.static_cache->kv_length_input;
   }
+  for (const auto& input : abi.other_inputs)
+    if (input.purpose == "cache_branch") d.cache_branch_input = input.port;
   const bool gqa = uses_group_query_attention(package, abi.component);
   const bool combined = std::any_of(d.cache.pairs.begin(), d.cache.pairs.end(), [](auto& p) { return p.combined; });
   if (combined && abi.aliasing == metadata::Aliasing::kRequired)

@@ -56,6 +56,14 @@ void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, int rank, const
                : "");
 }
 
+// The merged decoder's flag: one bool, [1] (Optimum's export) or a scalar.
+void check_cache_branch(const DecoderPorts& p, const onnx::ValueInfo& v) {
+  const bool one = v.rank() == 0 || (v.rank() == 1 && v.shape[0].is_fixed() && v.shape[0].value == 1);
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || v.dtype != DataType::kBool || !one)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' (the merged decoder's cache branch flag) is {} {}; ogai feeds it as "
+         "bool [1]", v.name, dtype_name(v.dtype), shape_text(v));
+}
+
 void check_embeds(const DecoderPorts& p, const onnx::ValueInfo& v) {
   const bool floating = v.dtype == DataType::kFloat32 || v.dtype == DataType::kFloat16 || v.dtype == DataType::kBfloat16;
   if (v.kind != onnx::ValueInfo::Kind::kTensor || !floating || v.rank() != 3)
@@ -147,6 +155,8 @@ void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates
       p.attention_mask = *v;
     } else if (v->name == n.position_ids) {
       p.position_ids = *v;
+    } else if (!n.cache_branch.empty() && v->name == n.cache_branch) {
+      p.cache_branch = *v;
     } else {
       matched = false;
     }
@@ -173,6 +183,7 @@ void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates
   if (p.inputs_embeds) check_embeds(p, *p.inputs_embeds);
   if (p.attention_mask) check_role(p, *p.attention_mask, 2, "attention_mask");
   if (p.position_ids) check_role(p, *p.position_ids, 2, "position_ids");
+  if (p.cache_branch) check_cache_branch(p, *p.cache_branch);
 }
 
 // Logits, the named hidden state, presents; other outputs are unused (refused from rank 3).

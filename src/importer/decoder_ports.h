@@ -64,6 +64,7 @@ struct DecoderPorts {
   std::optional<onnx::ValueInfo> inputs_embeds;  // float [batch, sequence, hidden]: multimodal decoders only
   std::optional<onnx::ValueInfo> attention_mask;  // int32 or int64 [batch, total_sequence], when the graph has one
   std::optional<onnx::ValueInfo> position_ids;    // int32 or int64 [batch, sequence], when the graph has one
+  std::optional<onnx::ValueInfo> cache_branch;    // bool [1]: Optimum's use_cache_branch (names.cache_branch)
   onnx::ValueInfo logits;                        // float [batch, sequence, vocab]
   std::optional<onnx::ValueInfo> hidden_states;  // [batch, sequence, hidden], model.decoder.outputs.hidden_states
   std::vector<KvLayer> layers;                   // by index (separate key and value)

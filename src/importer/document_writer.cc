@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.h"
+#include "importer/cache_branch.h"
 #include "importer/document_yaml.h"
 #include "importer/multimodal_writer.h"
 
@@ -55,7 +56,8 @@ class Writer {
     line(1, "workflow:");
     line(2, "manifest:");
     if (mm_) write_manifest_abis(y_, *mm_);
-    line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract]");
+    line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract{}]",
+         p_.ports.cache_branch ? std::string(", ") + kCacheBranchCapability : std::string());
     inputs();
     outputs();
     component();
@@ -140,6 +142,10 @@ class Writer {
       request_input("position_ids", *ports.position_ids, opaque, "{kind: application, name: position_ids}");
     for (const Cell& cell : cells_)
       request_input(cell.name, *cell.past, opaque, "{kind: application, name: " + cell.name + "}", cell.batch_axis);
+    // Optimum's merged-decoder flag, one per run (no batch axis): importer/cache_branch.h.
+    if (ports.cache_branch)
+      request_input(kCacheBranchInput, *ports.cache_branch, opaque,
+                    fmt::format("{{kind: application, name: {}}}", kCacheBranchInput), -1);
   }
 
   void outputs() {
@@ -163,6 +169,7 @@ class Writer {
     if (ports.attention_mask) line(6, "{}: {}", quote(ports.attention_mask->name), contract(*ports.attention_mask));
     if (ports.position_ids) line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids));
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past, cell.batch_axis));
+    if (ports.cache_branch) line(6, "{}: {}", quote(ports.cache_branch->name), contract(*ports.cache_branch, -1));
     line(5, "outputs:");
     line(6, "{}: {}", quote(ports.logits.name), contract(ports.logits));
     if (ports.hidden_states) line(6, "{}: {}", quote(ports.hidden_states->name), contract(*ports.hidden_states));
@@ -203,6 +210,7 @@ class Writer {
     if (ports.attention_mask) line(4, "{}: request.attention_mask", quote(ports.attention_mask->name));
     if (ports.position_ids) line(4, "{}: request.position_ids", quote(ports.position_ids->name));
     for (const Cell& cell : cells_) line(4, "{}: request.{}", quote(cell.past->name), cell.name);
+    if (ports.cache_branch) line(4, "{}: request.{}", quote(ports.cache_branch->name), kCacheBranchInput);
     line(3, "outputs:");
     line(4, "{}: decoder.logits", quote(ports.logits.name));
     if (ports.hidden_states) line(4, "{}: decoder.hidden_states", quote(ports.hidden_states->name));

@@ -52,6 +52,10 @@ struct DecoderNames {
   // (inputs.cross_past_key_names / cross_past_value_names), and the cross-attention weights output
   // (outputs.output_cross_qk_names); empty: none.
   std::string cross_past_key, cross_past_value, output_cross_qk;
+  // Optimum's merged decoder: a bool [1] input choosing the with-cache subgraph (true) or the
+  // no-cache one (false); the runtime feeds whether the step's past is non-empty (empty: none).
+  // Never set from a genai_config.json (ORT GenAI feeds no such flag); the Optimum importer sets it.
+  std::string cache_branch;
 };
 
 // model.encoder of an encoder-decoder folder (Whisper): the encoder graph and its port names.

@@ -8,26 +8,17 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/json_parse.h"
+#include "importer/cache_branch.h"
 #include "importer/decoder_ports.h"
 #include "importer/document_writer.h"
 #include "importer/json_reader.h"
+#include "importer/optimum_variant.h"
 #include "importer/tokenizer_summary.h"
 #include "onnx/graph_info.h"
 
 namespace ogai::importer {
 namespace fs = std::filesystem;
 namespace {
-
-// The decoder graphs an export may hold, best first (fp32 single graph, split with-past graph,
-// transformers.js's dtype variants); merged decoders last, so a folder holding only one is
-// recognised and refused by name.
-constexpr const char* kGraphs[] = {
-    "model.onnx",          "decoder_with_past_model.onnx", "model_fp16.onnx",  "model_quantized.onnx",
-    "model_int8.onnx",     "model_uint8.onnx",             "model_q4.onnx",    "model_q4f16.onnx",
-    "model_bnb4.onnx",     "decoder_model_merged.onnx",    "decoder_model_merged_fp16.onnx",
-    "decoder_model_merged_quantized.onnx"};
-
-constexpr const char* kMergedFlag = "use_cache_branch";
 
 // config.json values, typed; absent or null = unset.
 class Config {
@@ -112,11 +103,9 @@ std::vector<std::string> header_notes(const Config& c, const fs::path& dir, cons
   if (c.has("sliding_window") && !(c.has("use_sliding_window") && c.at("use_sliding_window") == false))
     notes.push_back(fmt::format("config.json sliding_window {}: the graph applies the window in its own attention "
                                 "mask over the full cache ogai keeps", c.at("sliding_window").dump()));
-  for (const char* name : kGraphs) {
-    for (const fs::path& candidate : {fs::path("onnx") / name, fs::path(name)})
-      if (candidate != graph && fs::is_regular_file(dir / candidate))
-        notes.push_back(fmt::format("{} is not used ({} runs)", candidate.generic_string(), graph.generic_string()));
-  }
+  for (const fs::path& candidate : optimum_graphs_present(dir))
+    if (candidate != graph)
+      notes.push_back(fmt::format("{} is not used ({} runs)", candidate.generic_string(), graph.generic_string()));
   if (fs::is_regular_file(dir / "onnx" / "decoder_model.onnx"))
     notes.push_back("onnx/decoder_model.onnx (the split export's no-past graph) is not used: the with-past graph "
                     "prefills from an empty cache");
@@ -140,16 +129,6 @@ std::vector<SpecialTokenFact> special_tokens(const GenaiConfig& g, const Tokeniz
   if (g.pad_token_id && tok.content(*g.pad_token_id)) facts.push_back(token_fact(g, tok, "pad", *g.pad_token_id));
   else if (g.pad_token_id) notes.push_back(fmt::format("pad_token_id {} is not a token of tokenizer.json", *g.pad_token_id));
   return facts;
-}
-
-void refuse_merged(const onnx::GraphInfo& graph, const fs::path& file) {
-  if (graph.find_input(kMergedFlag) == nullptr || graph.is_initializer(kMergedFlag)) return;
-  fail(ErrorCode::kUnsupported, file.string(),
-       "a merged decoder: its input '{}' chooses between a no-cache and a with-cache subgraph, and ogai's decode loop "
-       "feeds no such flag; export the model unmerged (`optimum-cli export onnx --task text-generation-with-past "
-       "--no-post-process`) and import that folder (its onnx/decoder_with_past_model.onnx runs alone), or the single "
-       "onnx/model.onnx of a current export",
-       kMergedFlag);
 }
 
 // The shared binding's messages name genai_config.json's paths; say config.json's fields instead.
@@ -181,32 +160,34 @@ void check_vocab(const GenaiConfig& g, const DecoderPorts& ports) {
 
 }  // namespace
 
-std::optional<fs::path> optimum_decoder_graph(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec) || !fs::is_regular_file(dir / kHfConfigName, ec) ||
-      fs::exists(dir / kGenaiConfigName, ec))
-    return std::nullopt;
-  for (const char* name : kGraphs)
-    for (const fs::path& candidate : {fs::path("onnx") / name, fs::path(name)})
-      if (fs::is_regular_file(dir / candidate, ec)) return candidate;
-  return std::nullopt;
+std::optional<OptimumGraph> optimum_decoder_graph(const fs::path& dir, const std::string& dtype) {
+  if (!is_optimum_folder(dir)) return std::nullopt;
+  return find_optimum_graph(dir, dtype);
 }
 
-bool is_optimum_folder(const fs::path& dir) { return optimum_decoder_graph(dir).has_value(); }
+bool is_optimum_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir, ec) && fs::is_regular_file(dir / kHfConfigName, ec) &&
+         !fs::exists(dir / kGenaiConfigName, ec) && !optimum_graphs_present(dir).empty();
+}
 
-ImportResult import_optimum_folder(const fs::path& dir) {
+ImportResult import_optimum_folder(const fs::path& dir, const std::string& dtype) {
   const fs::path config_file = dir / kHfConfigName;
   if (!fs::is_regular_file(config_file))
     fail(ErrorCode::kNotFound, config_file.string(), "not found: an Optimum / onnx-community export has config.json");
-  const std::optional<fs::path> graph_name = optimum_decoder_graph(dir);
-  if (!graph_name)
+  const std::optional<OptimumGraph> chosen = find_optimum_graph(dir, dtype);
+  if (!chosen)
     fail(ErrorCode::kNotFound, dir.string(), "no decoder graph: an Optimum export holds onnx/model.onnx (or "
-                                             "decoder_with_past_model.onnx, or a dtype variant such as model_fp16.onnx)");
+                                             "decoder_model_merged.onnx, decoder_with_past_model.onnx, or a dtype "
+                                             "variant such as model_fp16.onnx)");
+  const fs::path* graph_name = &chosen->path;
   const Config config(config_file, read_json(config_file));
   GenaiConfig g = genai_facts(config, dir, *graph_name);
   const fs::path graph_file = dir / *graph_name;
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
-  refuse_merged(graph, graph_file);
+  // A merged decoder's flag (importer/cache_branch.h): a graph input, not a constant folded in.
+  if (graph.find_input(kCacheBranchInput) != nullptr && !graph.is_initializer(kCacheBranchInput))
+    g.names.cache_branch = kCacheBranchInput;
   DecoderPorts ports = with_config_names([&] {
     DecoderPorts bound = bind_decoder_ports(g, graph, graph_file.string());
     check_kv_geometry(g, bound);
@@ -218,6 +199,7 @@ ImportResult import_optimum_folder(const fs::path& dir) {
     fail(ErrorCode::kUnsupported, config_file.string(),
          "eos_token_id: missing here and in generation_config.json; generation needs an end-of-sequence id");
   std::vector<std::string> notes = header_notes(config, dir, *graph_name);
+  if (!chosen->fallback.empty()) notes.push_back(fmt::format("dtype {} runs: {}", chosen->dtype, chosen->fallback));
   std::optional<TokenizerSummary> tok;
   if (fs::exists(dir / "tokenizer.json")) tok = read_tokenizer_summary(dir / "tokenizer.json");
   else notes.push_back("no tokenizer.json: the package runs from token ids");

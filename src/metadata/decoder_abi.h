@@ -96,7 +96,9 @@ struct StaticCacheAbi {
 // A non-initializer decoder input that is neither a role port nor KV: the engine must fill it.
 struct ExtraInput {
   std::string port;
-  std::string purpose;  // "write_indices" | "kv_length" | "state" (recurrent/cross pair) | "workflow"
+  // "write_indices" | "kv_length" | "state" (recurrent/cross pair) | "cache_branch" (Optimum's
+  // merged-decoder flag, importer/cache_branch.h) | "workflow"
+  std::string purpose;
   std::string bound_value;  // the workflow value the decoder's invoke binds to it ("" when none)
   std::optional<InputSource::Kind> source;  // when bound_value is a workflow input
   PortGeometry geometry;

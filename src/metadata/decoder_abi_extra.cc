@@ -2,6 +2,9 @@
 // mapping.
 #include <set>
 
+#include <algorithm>
+
+#include "importer/cache_branch.h"
 #include "metadata/decoder_abi_internal.h"
 
 namespace ogai::metadata::detail {
@@ -71,6 +74,14 @@ std::string purpose_of(const DecoderAbi& abi, const std::string& port) {
   return "workflow";
 }
 
+// Optimum's merged-decoder flag (importer/cache_branch.h): the application input of that name,
+// in a workflow whose manifest declares the extension.
+bool is_cache_branch(const Workflow& wf, const WorkflowInput& input) {
+  const auto& caps = wf.manifest.capabilities;
+  return input.source.kind == InputSource::Kind::kApplication && input.source.name == importer::kCacheBranchInput &&
+         std::find(caps.begin(), caps.end(), importer::kCacheBranchCapability) != caps.end();
+}
+
 }  // namespace
 
 void add_other_inputs(const AbiInputs& in, DecoderAbi& abi) {
@@ -88,7 +99,10 @@ void add_other_inputs(const AbiInputs& in, DecoderAbi& abi) {
     ExtraInput extra{port, purpose_of(abi, port), "", std::nullopt, geometry};
     if (const std::string* bound = invoke ? find_named(invoke->inputs, port) : nullptr) {
       extra.bound_value = *bound;
-      if (const WorkflowInput* wi = find_named(in.doc.workflow->inputs, *bound)) extra.source = wi->source.kind;
+      if (const WorkflowInput* wi = find_named(in.doc.workflow->inputs, *bound)) {
+        extra.source = wi->source.kind;
+        if (is_cache_branch(*in.doc.workflow, *wi)) extra.purpose = "cache_branch";
+      }
     }
     abi.other_inputs.push_back(std::move(extra));
   }

@@ -53,11 +53,13 @@ ValidationReport validate_imported(const std::filesystem::path& dir_or_config) {
 }
 
 // An Optimum / onnx-community export (config.json beside onnx/model.onnx), imported in memory.
-ValidationReport validate_imported_optimum(const std::filesystem::path& dir) {
-  importer::ImportResult imported = importer::import_optimum_folder(dir);
-  log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported the Optimum export ({}, {}) in memory (`ogai import "
-      "{}` writes it)", dir.string(), importer::kHfConfigName,
-      importer::optimum_decoder_graph(dir).value_or("?").generic_string(), dir.string());
+ValidationReport validate_imported_optimum(const std::filesystem::path& dir, const std::string& dtype) {
+  importer::ImportResult imported = importer::import_optimum_folder(dir, dtype);
+  const std::optional<importer::OptimumGraph> graph = importer::optimum_decoder_graph(dir, dtype);
+  log(LogLevel::kWarn, "{}: no inference_metadata.yaml; imported the Optimum export ({}, {}, dtype {}) in memory "
+      "(`ogai import {}{}` writes it)", dir.string(), importer::kHfConfigName,
+      graph ? graph->path.generic_string() : "?", graph ? graph->dtype : "?", dir.string(),
+      dtype.empty() ? "" : " --dtype " + dtype);
   return validate_imported_text(imported);
 }
 
@@ -97,13 +99,17 @@ bool imports_optimum_export(const std::filesystem::path& dir) {
 }
 
 ValidationReport validate_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
+  if (!options.optimum_dtype.empty() && !imports_optimum_export(dir_or_file))
+    fail(ErrorCode::kInvalidArgument, dir_or_file.string(), "a dtype ({}) picks the graph of an Optimum / "
+         "onnx-community folder imported in memory; this is {}", options.optimum_dtype,
+         has_metadata_file(dir_or_file) ? "a package with its own inference_metadata" : "no such folder");
   std::filesystem::path file;
   ValidationReport report;
   if (imports_genai_config(dir_or_file)) {
     report = validate_imported(dir_or_file);
     file = *report.imported_from;
   } else if (imports_optimum_export(dir_or_file)) {
-    report = validate_imported_optimum(dir_or_file);
+    report = validate_imported_optimum(dir_or_file, options.optimum_dtype);
     file = *report.imported_from;
   } else {
     file = find_metadata_file(dir_or_file);
@@ -114,8 +120,8 @@ ValidationReport validate_package(const std::filesystem::path& dir_or_file, cons
   return report;
 }
 
-Package load_package(const std::filesystem::path& dir_or_file) {
-  ValidationReport report = validate_package(dir_or_file);
+Package load_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options) {
+  ValidationReport report = validate_package(dir_or_file, options);
   if (!report.valid())
     fail(ErrorCode::kInvalidPackage, dir_or_file.string(), "the package is invalid ({} problems):\n{}",
          report.diagnostics.size(), report.diagnostics.text());

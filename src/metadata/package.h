@@ -26,6 +26,10 @@ namespace ogai::metadata {
 
 struct ValidateOptions {
   bool document_only = false;  // skip package files and graphs (documents whose artifacts are absent)
+  // An Optimum / onnx-community folder imported in memory: which transformers.js dtype's graph
+  // runs (fp32, fp16, q8, q4, ...; empty: the folder's default, importer/optimum_variant.h).
+  // Set for any other package it is refused (kInvalidArgument): nothing else has dtype variants.
+  std::string optimum_dtype;
 };
 
 struct Package {
@@ -76,6 +80,6 @@ ValidationReport validate_package_text(std::string_view text, const std::filesys
 
 // validate_package(), then throws ogai::Error(kInvalidPackage) whose message lists every
 // diagnostic (`RULE path: message` lines) when the package is not valid.
-Package load_package(const std::filesystem::path& dir_or_file);
+Package load_package(const std::filesystem::path& dir_or_file, const ValidateOptions& options = {});
 
 }  // namespace ogai::metadata

@@ -23,7 +23,7 @@ TEST(ConformanceTest, EveryCatalogueDocumentIsValid) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator(testing::shared_path("conformance/metadata/catalogue"))) {
     if (entry.path().extension() != ".yaml") continue;
-    ValidationReport report = validate_package(entry.path(), {/*document_only=*/true});
+    ValidationReport report = validate_package(entry.path(), {.document_only = true, .optimum_dtype = {}});
     EXPECT_TRUE(report.valid()) << entry.path() << "\n" << report.diagnostics.text();
     ++count;
   }
@@ -35,7 +35,7 @@ TEST(ConformanceTest, EveryFixtureDocumentIsValid) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator(testing::shared_path("conformance/metadata/fixtures"))) {
     if (!fs::exists(entry.path() / "inference_metadata.yaml")) continue;
-    ValidationReport report = validate_package(entry.path(), {/*document_only=*/true});
+    ValidationReport report = validate_package(entry.path(), {.document_only = true, .optimum_dtype = {}});
     EXPECT_TRUE(report.valid()) << entry.path() << "\n" << report.diagnostics.text();
     ++count;
   }
@@ -52,7 +52,8 @@ TEST(ConformanceTest, FixturePackagesAreValidWithTheirGraphs) {
 }
 
 TEST(ConformanceTest, MissingArtifactIsInvalidAndNamed) {
-  ValidationReport doc_only = validate_package(fixture_dir("validator_missing_artifact"), {true});
+  ValidationReport doc_only =
+      validate_package(fixture_dir("validator_missing_artifact"), {.document_only = true, .optimum_dtype = {}});
   EXPECT_TRUE(doc_only.valid()) << doc_only.diagnostics.text();
   ValidationReport full = validate_package(fixture_dir("validator_missing_artifact"));
   EXPECT_FALSE(full.valid());
