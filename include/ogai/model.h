@@ -24,6 +24,7 @@
 #include "ogai/error.h"
 #include "ogai/export.h"
 #include "ogai/generation.h"
+#include "ogai/media_generation.h"
 #include "ogai/options.h"
 #include "ogai/token_id.h"
 
@@ -48,6 +49,9 @@ struct ModelInfo {
   // `embedding_unavailable` says why the package cannot embed (empty: it can).
   std::int64_t embedding_width = 0;
   std::string embedding_unavailable;
+  // "speech" or "image" for a package whose workflow emits media instead of tokens
+  // (include/ogai/media_generation.h); empty otherwise. Such a package does not generate().
+  std::string media_kind;
 };
 
 // How Model::embed reduces an input's hidden states to one vector: the last token's (the usual
@@ -107,6 +111,15 @@ class OGAI_API Model {
   // is polled before each graph run: true stops the call with kCancelled (a client that left).
   std::vector<std::vector<float>> embed(std::span<const std::vector<TokenId>> inputs, Pooling pooling = Pooling::kLast,
                                         bool normalize = true, const std::function<bool()>& cancelled = {}) const;
+
+  // Media packages (info().media_kind, include/ogai/media_generation.h). Throws ogai::Error:
+  // kUnsupported (where "model") for a package of another kind, naming its kind;
+  // kInvalidArgument naming the request field ("input", "max_output_units", "prompt", "n",
+  // "seed", "steps", "size", "inputs.NAME") for a value the package cannot take; kInvalidPackage
+  // naming the output when what it emits breaks its media contract (an image value outside its
+  // value_range). Speech: one WAV. Images: `n` PNG files, one run per image.
+  SpeechAudio synthesize_speech(const SpeechRequest& request) const;
+  std::vector<std::vector<std::uint8_t>> generate_images(const ImageRequest& request) const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }

@@ -261,6 +261,46 @@ OGAI_API ogai_status ogai_request_cancel(ogai_request* request);
  * called once this returns (do not call it from that request's own callback). */
 OGAI_API void ogai_request_free(ogai_request* request);
 
+/* --- Workflows ------------------------------------------------------------------------------ */
+/* Any package's `pipeline.workflow` through ogai's interpreter (ogai::Workflow): named inputs in,
+ * every emitted output out as JSON, and the media outputs encoded as files (WAV for audio with a
+ * media contract, PNG for an image through its value_range, PNG frames for a video), named as
+ * `ogai run --output-dir` names them ("audio.wav", "image.png", "video/frame-0001.png").
+ * A workflow is immutable once loaded (run from many threads at once); requests and results are
+ * plain objects. An image value outside its value_range fails the run (OGAI_INVALID_PACKAGE,
+ * naming the output and the value): ogai never clamps an image. */
+typedef struct ogai_workflow ogai_workflow;
+typedef struct ogai_workflow_request ogai_workflow_request;
+typedef struct ogai_workflow_result ogai_workflow_result;
+
+OGAI_API ogai_status ogai_workflow_load(const char* path, ogai_workflow** workflow);
+OGAI_API void ogai_workflow_free(ogai_workflow* workflow);
+OGAI_API ogai_status ogai_workflow_request_create(ogai_workflow_request** request);
+OGAI_API void ogai_workflow_request_free(ogai_workflow_request* request);
+/* An input (workflow input name or application alias) as a JSON nested array or scalar, typed by
+ * the input's contract: "[[1, 2]]". */
+OGAI_API ogai_status ogai_workflow_request_set_json(ogai_workflow_request* request, const char* name, const char* json);
+/* An input as raw row-major bytes of `dtype` ("float32", "int64", ...) and `shape`. */
+OGAI_API ogai_status ogai_workflow_request_set_tensor(ogai_workflow_request* request, const char* name,
+                                                      const char* dtype, const int64_t* shape, size_t rank,
+                                                      const void* data, size_t size);
+/* A media input: a file's bytes (PNG, JPEG, WAV, ...) for an encoded uint8 [bytes] input; the
+ * package's preprocessing decodes them. Copied. */
+OGAI_API ogai_status ogai_workflow_request_set_media(ogai_workflow_request* request, const char* name,
+                                                     const void* data, size_t size);
+OGAI_API ogai_status ogai_workflow_request_set_max_new_tokens(ogai_workflow_request* request, int64_t max_new_tokens);
+OGAI_API ogai_status ogai_workflow_request_set_seed(ogai_workflow_request* request, int64_t seed);
+OGAI_API ogai_status ogai_workflow_run(const ogai_workflow* workflow, const ogai_workflow_request* request,
+                                       ogai_workflow_result** result);
+/* {"outputs": {KEY: {"dtype", "shape", "data"}}} (KEY: NAME, NAME.row.R); data null for float16
+ * and bfloat16. Lives as long as the result. */
+OGAI_API ogai_status ogai_workflow_result_json(const ogai_workflow_result* result, const char** json);
+OGAI_API ogai_status ogai_workflow_result_media_count(const ogai_workflow_result* result, size_t* count);
+/* Media file `index`: its relative path and encoded bytes, living as long as the result. */
+OGAI_API ogai_status ogai_workflow_result_media(const ogai_workflow_result* result, size_t index, const char** path,
+                                                const uint8_t** data, size_t* size);
+OGAI_API void ogai_workflow_result_free(ogai_workflow_result* result);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -36,6 +36,8 @@ struct OGAI_API TensorValue {
   static TensorValue int64(const std::vector<std::int64_t>& values, std::vector<std::int64_t> shape);
   static TensorValue float32(const std::vector<float>& values, std::vector<std::int64_t> shape);
   static TensorValue boolean(const std::vector<bool>& values, std::vector<std::int64_t> shape);
+  // uint8 [size]: a media file's bytes (a PNG, a WAV) for an `encoded` media input.
+  static TensorValue bytes(const void* data, std::size_t size);
   std::vector<std::int64_t> as_int64() const;  // int64 tensors only
   std::vector<float> as_float32() const;       // float32 tensors only
 };
@@ -49,6 +51,8 @@ struct AdapterChoice {
 struct WorkflowRequest {
   // By workflow input name (`request.input_ids`) or application alias (`write_indices`).
   std::map<std::string, TensorValue> inputs;
+  // The same, as a JSON nested array or scalar typed by the input's contract ("[[1, 2]]").
+  std::map<std::string, std::string> json_inputs;
   std::optional<std::int64_t> max_new_tokens;  // max_iterations / max_output_tokens roles
   std::optional<std::int64_t> seed;            // seed role (default 0)
   // None set: greedy (temperature 0, top_k 1, top_p 1, min_p 0); any set: sampling.
@@ -77,6 +81,13 @@ struct OGAI_API WorkflowOutputs {
   std::vector<std::pair<std::int64_t, const TensorValue*>> rows(const std::string& output) const;
 };
 
+// One emitted media output encoded as a file: `path` is relative (NAME.wav, NAME.png,
+// NAME/frame-0001.png; NAME.row.R... per row), as `ogai run --output-dir` writes them.
+struct MediaFile {
+  std::string path;
+  std::vector<std::uint8_t> bytes;
+};
+
 // Sees every emitted chunk as it is published: the output, its row (-1 for a dense output), the chunk.
 using EmitListener = std::function<void(const std::string& output, std::int64_t row, const TensorValue& chunk)>;
 
@@ -91,6 +102,11 @@ class OGAI_API Workflow {
 
   // Throws ogai::Error naming the value and the step on a bad request.
   WorkflowOutputs run(const WorkflowRequest& request, const EmitListener& on_emit = {}) const;
+  // Every media output of `outputs` encoded through its contract (docs/media.md): WAV for audio
+  // with a `media` contract, PNG for an image through its value_range, PNG frames for a video.
+  // Throws ogai::Error naming the output when a value breaks its contract (an image value
+  // outside its value_range: never clamped).
+  std::vector<MediaFile> encode_media(const WorkflowOutputs& outputs) const;
   // All zero for a package without `adapters`.
   AdapterLifecycle adapter_lifecycle() const;
 

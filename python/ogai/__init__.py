@@ -22,6 +22,7 @@ from ._ogai import (  # noqa: F401  (re-exported)
     Tokenizer,
     ValidationProblem,
     ValidationResult,
+    Workflow,
     __version__,
     validate,
 )

@@ -27,5 +27,6 @@ void bind_context(py::module_& m);   // Context (context.cc)
 void bind_model(py::module_& m);     // Model, Tokenizer (model.cc)
 void bind_engine(py::module_& m);    // Engine, Request (engine.cc)
 void bind_validate(py::module_& m);  // validate() (validate.cc)
+void bind_workflow(py::module_& m);  // Workflow (workflow.cc)
 
 }  // namespace ogai::python

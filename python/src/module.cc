@@ -20,4 +20,5 @@ PYBIND11_MODULE(_ogai, m) {
   python::bind_model(m);
   python::bind_engine(m);
   python::bind_validate(m);
+  python::bind_workflow(m);
 }

@@ -7,8 +7,10 @@
 //         `@FILE` (another extension) is a media file's bytes for a uint8 [bytes] input.
 //   --adapters: LoRA adapters by name per batch row, `;` between rows, `-` for none, `NAME[:SCALE]`
 //           comma-separated ("red;-;red:0.5,blue"); fills the package's adapters.selection inputs.
-//   --output-dir: writes every output with a media contract as a file there (`audio.wav`,
-//           per row `audio.row.R.wav`) and the --json document as `outputs.json`.
+//   --output-dir: writes every media output as a file there (`audio.wav`, `image.png`, a video's
+//           frames `video/frame-0001.png`; per row `audio.row.R.wav`, `video.row.R/...`) and the
+//           --json document as `outputs.json`; never replaces an existing file (refused by name,
+//           nothing written), and writes nothing when an output cannot be encoded.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
 //           NAME.row.R); an output never emitted is absent. Otherwise one line per output.
 // Exit 0 ran, 1 the package or request was refused, 2 usage or unreadable input.
@@ -21,6 +23,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "cli/command.h"
+#include "cli/output_dir.h"
 #include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
 #include "workflow/media_output.h"
@@ -49,18 +52,14 @@ void print_human(const workflow::RunResult& result) {
   if (result.outputs.empty()) std::fputs("(no outputs were emitted)\n", stderr);
 }
 
-// The media outputs as files and the JSON document beside them; prints each path on stderr.
+// The media outputs as files and the JSON document beside them: everything is encoded before
+// the first file is written, and no existing file is replaced (cli/output_dir.h).
 void write_output_dir(const workflow::Program& program, const workflow::RunResult& result, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail(ErrorCode::kInvalidArgument, "--output-dir " + dir, "cannot create the folder: {}", ec.message());
-  const auto files = workflow::media_files(program.workflow(), result);
-  for (const auto& file : files) {
-    const auto path = std::filesystem::path(dir) / file.path;
-    write_file(path, {reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size()});
-    std::fprintf(stderr, "wrote %s (%zu bytes)\n", path.c_str(), file.bytes.size());
-  }
-  write_file(std::filesystem::path(dir) / "outputs.json", workflow::outputs_json(result).dump() + "\n");
+  std::vector<OutputFile> files;
+  for (auto& file : workflow::media_files(program.workflow(), result)) files.push_back({file.path, std::move(file.bytes)});
+  const std::string json = workflow::outputs_json(result).dump() + "\n";
+  files.push_back({"outputs.json", {json.begin(), json.end()}});
+  write_output_files(dir, files);
 }
 
 int run_run(const RunFlags& f) {
@@ -100,7 +99,7 @@ void add_run_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--adapters", flags->adapters,
                   "LoRA adapters per batch row: ROW;ROW;... each - or NAME[:SCALE],... (e.g. red;-;red:0.5,blue)");
   cmd->add_flag("--json", flags->json, "print {\"outputs\": {NAME: {dtype, shape, data}}} on one line");
-  cmd->add_option("--output-dir", flags->output_dir, "write media outputs (NAME.wav) and outputs.json into DIR");
+  cmd->add_option("--output-dir", flags->output_dir, "write media outputs (NAME.wav, NAME.png, NAME/frame-0001.png) and outputs.json into DIR (never replacing a file)");
   cmd->callback([&result, flags] { result.exit_code = run_run(*flags); });
 }
 

@@ -98,11 +98,14 @@ ort::SessionOptions session_options(const LoadOptions& options) {
   return so;
 }
 
-std::string tokens_output(const metadata::Workflow& wf, const std::string& origin) {
+// The tokens output; "" for a media workflow (speech, images), which does not generate().
+std::string tokens_output(const metadata::Workflow& wf, const std::string& origin, bool media) {
   for (const auto& [name, out] : wf.outputs)
     if (out.role == "tokens") return name;
+  if (media) return "";
   fail(ErrorCode::kUnsupported, origin,
-       "the workflow has no output with role 'tokens' to generate from; run it with `ogai run` or ogai::Workflow");
+       "the workflow has no output with role 'tokens' to generate from, nor a speech or image output "
+       "(include/ogai/media_generation.h); run it with `ogai run` or ogai::Workflow");
 }
 
 // A looped workflow package: the interpreter runs it (its own loop, policies and adapters).
@@ -110,7 +113,9 @@ std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package
                                                        const tokenizer::Tokenizer* tokenizer) {
   auto w = std::make_unique<generate::WorkflowModel>();
   w->program = workflow::prepare_program(std::move(package), session_options(options));
-  w->tokens_output = tokens_output(w->program.workflow(), w->program.package.files.metadata_file.string());
+  w->media = generate::find_media_workflow(w->program);
+  w->tokens_output =
+      tokens_output(w->program.workflow(), w->program.package.files.metadata_file.string(), w->media.has_value());
   w->tokenizer = tokenizer;
   workflow::RunRequest fixed;
   workflow::add_input_tensors(w->program.workflow(), options.workflow_inputs, fixed);
@@ -357,6 +362,10 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.has_tokenizer = impl->tokenizer.has_value();
   info.runs_workflow = interpreted;
   info.encoder_decoder = impl->encoder != nullptr;
+  if (impl->workflow && impl->workflow->media) {
+    impl->media_workflow = impl->workflow->media;
+    info.media_kind = impl->media_workflow->kind;
+  }
   if (const auto& g = impl->config.generation; g.overrides_declared) {
     info.overridable_fields.emplace();
     for (const auto& [field, _] : g.overrides) info.overridable_fields->push_back(field);

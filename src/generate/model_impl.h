@@ -21,6 +21,7 @@
 #include "generate/sequence.h"
 #include "generate/speculative.h"
 #include "generate/step_engine.h"
+#include "generate/media_workflow.h"
 #include "generate/workflow_sequence.h"
 #include "ogai/model.h"
 #include "tokenizer/tokenizer.h"
@@ -39,6 +40,7 @@ struct Model::Impl {
   std::shared_ptr<const ReplyLayout> reply_layout;
   std::unique_ptr<generate::Decoder> decoder;             // the native decoder, or
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
+  std::optional<generate::MediaWorkflow> media_workflow;  // a workflow that emits speech or images (media_workflow.h)
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   std::unique_ptr<generate::Embedder> embedder;           // over the hidden_states output, when there is one
   std::unique_ptr<generate::EncoderStage> encoder;        // encoder-decoder packages: run once per request

@@ -90,6 +90,11 @@ WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedReq
       output_(model.tokenizer, request_, on_token_, result_),
       tokens_output_(model.tokens_output) {
   times_.start = Clock::now();
+  if (tokens_output_.empty())
+    fail(ErrorCode::kUnsupported, "model",
+         "this package's workflow emits {} (output '{}'), not tokens: use POST <server>/v1/{} or Model::{}", model.media->kind,
+         model.media->output, model.media->kind == "speech" ? "audio/speech" : "images/generations",
+         model.media->kind == "speech" ? "synthesize_speech" : "generate_images");
   check_request(request_);
   check_budget(request_, prompt.size());
   auto run_request = make_run_request(model, request_, prompt);

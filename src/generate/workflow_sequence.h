@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "generate/generation.h"
+#include "generate/media_workflow.h"
 #include "generate/output_stream.h"
 #include "generate/request.h"
 #include "generate/sequence_steps.h"
@@ -38,6 +39,7 @@ struct WorkflowModel {
   std::string tokens_output;                        // the output with role `tokens`
   const tokenizer::Tokenizer* tokenizer = nullptr;  // null: prompts are ids, text is ids as text
   std::map<std::string, ort::Tensor> inputs;        // LoadOptions::workflow_inputs, copied per request
+  std::optional<MediaWorkflow> media;               // a speech / image workflow (tokens_output empty)
 };
 
 class WorkflowSequence : public Generation {

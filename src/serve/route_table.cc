@@ -31,6 +31,8 @@ constexpr Route kRoutes[] = {
     {"/v1/embeddings", "/v1/embeddings", "POST"},
     {"/v1/audio/transcriptions", "/v1/audio/transcriptions", "POST"},
     {"/v1/audio/translations", "/v1/audio/translations", "POST"},
+    {"/v1/audio/speech", "/v1/audio/speech", "POST"},
+    {"/v1/images/generations", "/v1/images/generations", "POST"},
     {"/version", "/version", "GET"},
     {"/tokenize", "/tokenize", "POST"},
     {"/detokenize", "/detokenize", "POST"},

@@ -253,6 +253,8 @@ void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange)
     return on_request_lane(exchange, [this, which, exchange] { handle_messages(which, exchange); });
   }
   if (label == "/v1/embeddings") return queue_embeddings(exchange);
+  if (label == "/v1/audio/speech") return queue_media(MediaRoute::kSpeech, exchange);
+  if (label == "/v1/images/generations") return queue_media(MediaRoute::kImages, exchange);
   if (label.starts_with("/v1/audio/")) {
     const bool translate = label == "/v1/audio/translations";
     return on_request_lane(exchange, [this, translate, exchange] { handle_transcription(translate, exchange); });

@@ -121,6 +121,13 @@ struct Server::Impl {
   void answer_transcription(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response transcription_response(Job& job);
 
+  // POST /v1/audio/speech and /v1/images/generations (media_out/media_routes.cc): queued on
+  // `media`, answered there, for packages whose workflow emits speech or images.
+  enum class MediaRoute { kSpeech, kImages };
+  void queue_media(MediaRoute route, const std::shared_ptr<http::Exchange>& exchange);
+  http::Response answer_media(MediaRoute route, http::Exchange& exchange);
+  void warn_unknown(const std::vector<std::string>& fields, const http::Exchange& exchange, const char* route) const;
+
   // POST /v1/messages and /v1/messages/count_tokens (messages_route.cc), on the route pool; a
   // parsed messages request is admitted like a chat completion and answered by answer_messages().
   void handle_messages(MessagesRoute route, const std::shared_ptr<http::Exchange>& exchange);
@@ -156,6 +163,8 @@ struct Server::Impl {
   GrammarPool grammars;  // compiles response formats and tool schemas (grammar_pool.h); joined first
   boost::asio::thread_pool embeddings{1};  // POST /v1/embeddings, one request at a time; joined first
   std::atomic<int> embeddings_pending{0};  // embedding requests queued or running
+  boost::asio::thread_pool media{1};       // speech and image requests, one at a time; joined first
+  std::atomic<int> media_pending{0};       // media requests queued or running
 
   std::mutex lifecycle;  // guards the flag below
   bool stop_requested = false;

@@ -7,6 +7,8 @@
 #include "media/audio/resample.h"
 #include "media/audio/riff_header.h"
 #include "media/audio/wav_encode.h"
+#include "media/image/png_encode.h"
+#include "workflow/image_output.h"
 
 namespace ogai::workflow {
 namespace {
@@ -125,19 +127,44 @@ std::vector<std::vector<std::uint8_t>> encode_wav_output(const metadata::Workflo
   return files;
 }
 
+namespace {
+
+std::string frame_name(std::size_t f) {
+  std::string n = std::to_string(f + 1);
+  return "frame-" + std::string(n.size() < 4 ? 4 - n.size() : 0, '0') + n + ".png";
+}
+
+// One tensor's files; `row` names per-row files (-1: the aggregate, rows named only when several).
+void add_files(const metadata::Workflow& wf, const std::string& name, const metadata::WorkflowOutput& output,
+               const ort::Tensor& value, std::int64_t row, std::vector<MediaFile>& files) {
+  auto stem = [&](std::size_t r, std::size_t count) {
+    if (row >= 0) return name + ".row." + std::to_string(row);
+    return count == 1 ? name : name + ".row." + std::to_string(r);
+  };
+  if (output.media) {
+    auto wavs = encode_wav_output(wf, name, value);
+    for (std::size_t r = 0; r < wavs.size(); ++r) files.push_back({stem(r, wavs.size()) + ".wav", std::move(wavs[r])});
+    return;
+  }
+  const auto rasters = output_rasters(wf, name, value);
+  for (std::size_t r = 0; r < rasters.size(); ++r) {
+    if (output.role == "image") {
+      files.push_back({stem(r, rasters.size()) + ".png", media::encode_png(rasters[r].front(), "outputs." + name)});
+      continue;
+    }
+    for (std::size_t f = 0; f < rasters[r].size(); ++f)
+      files.push_back({stem(r, rasters.size()) + "/" + frame_name(f), media::encode_png(rasters[r][f], "outputs." + name)});
+  }
+}
+
+}  // namespace
+
 std::vector<MediaFile> media_files(const metadata::Workflow& wf, const RunResult& result) {
   std::vector<MediaFile> files;
   for (const auto& [name, output] : wf.outputs) {
-    if (!output.media) continue;
-    if (auto it = result.outputs.find(name); it != result.outputs.end()) {
-      auto wavs = encode_wav_output(wf, name, it->second);
-      for (std::size_t r = 0; r < wavs.size(); ++r)
-        files.push_back({wavs.size() == 1 ? name + ".wav" : name + ".row." + std::to_string(r) + ".wav", std::move(wavs[r])});
-    }
-    for (const auto& [row, tensor] : result.rows(name)) {
-      auto wavs = encode_wav_output(wf, name, *tensor);
-      for (auto& w : wavs) files.push_back({name + ".row." + std::to_string(row) + ".wav", std::move(w)});
-    }
+    if (!output.media && !is_pixel_output(output)) continue;
+    if (auto it = result.outputs.find(name); it != result.outputs.end()) add_files(wf, name, output, it->second, -1, files);
+    for (const auto& [row, tensor] : result.rows(name)) add_files(wf, name, output, *tensor, row, files);
   }
   return files;
 }

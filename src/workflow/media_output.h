@@ -37,10 +37,13 @@ std::vector<std::vector<std::uint8_t>> encode_wav_output(const metadata::Workflo
                                                          const ort::Tensor& value);
 
 struct MediaFile {
-  std::string path;  // relative: NAME.wav, NAME.row.R.wav
+  // Relative: NAME.wav / NAME.png (NAME.row.R.wav / .png per row), a video's frames as
+  // NAME/frame-0001.png (NAME.row.R/frame-0001.png per row); image_output.h encodes pixels.
+  std::string path;
   std::vector<std::uint8_t> bytes;
 };
-// Every emitted output that has a media contract, as files (aggregate and per-row keys).
+// Every emitted output that has a media contract, and every image / video output, as files
+// (aggregate and per-row keys).
 std::vector<MediaFile> media_files(const metadata::Workflow& wf, const RunResult& result);
 
 }  // namespace ogai::workflow

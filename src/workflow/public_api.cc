@@ -7,7 +7,9 @@
 
 #include "base/error.h"
 #include "metadata/contract.h"
+#include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
+#include "workflow/media_output.h"
 #include "workflow/lora_cache.h"
 
 namespace ogai {
@@ -62,6 +64,11 @@ TensorValue TensorValue::boolean(const std::vector<bool>& values, std::vector<st
   TensorValue v = make("bool", bytes, std::move(shape));
   return v;
 }
+TensorValue TensorValue::bytes(const void* data, std::size_t size) {
+  TensorValue v{"uint8", {static_cast<std::int64_t>(size)}, std::vector<std::byte>(size)};
+  if (size) std::memcpy(v.data.data(), data, size);
+  return v;
+}
 std::vector<std::int64_t> TensorValue::as_int64() const { return read<std::int64_t>(*this, "int64"); }
 std::vector<float> TensorValue::as_float32() const { return read<float>(*this, "float32"); }
 
@@ -88,6 +95,14 @@ std::shared_ptr<const Workflow> Workflow::load(const std::filesystem::path& pack
 WorkflowOutputs Workflow::run(const WorkflowRequest& request, const EmitListener& on_emit) const {
   workflow::RunRequest r;
   for (const auto& [name, value] : request.inputs) r.tensors.emplace(name, to_tensor(name, value));
+  std::vector<std::string> specs;
+  for (const auto& [name, json] : request.json_inputs) {
+    const auto first = json.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || json[first] == '@')  // a spec's @FILE form is the CLI's, not this API's
+      fail(ErrorCode::kInvalidArgument, "input '" + name + "'", "must be a JSON nested array or scalar");
+    specs.push_back(name + "=" + json);
+  }
+  workflow::add_input_tensors(impl_->program.workflow(), specs, r);
   r.max_new_tokens = request.max_new_tokens;
   r.seed = request.seed;
   r.temperature = request.temperature;
@@ -109,6 +124,14 @@ WorkflowOutputs Workflow::run(const WorkflowRequest& request, const EmitListener
   WorkflowOutputs out;
   for (const auto& [key, tensor] : result.outputs) out.outputs.emplace(key, to_value(tensor));
   return out;
+}
+
+std::vector<MediaFile> Workflow::encode_media(const WorkflowOutputs& outputs) const {
+  workflow::RunResult result;
+  for (const auto& [key, value] : outputs.outputs) result.outputs.emplace(key, to_tensor(key, value));
+  std::vector<MediaFile> files;
+  for (auto& f : workflow::media_files(impl_->program.workflow(), result)) files.push_back({f.path, std::move(f.bytes)});
+  return files;
 }
 
 AdapterLifecycle Workflow::adapter_lifecycle() const {
