@@ -267,7 +267,8 @@ const ids = (n) => Array.from({ length: n }, (_, i) => 4 + (i % 20));
 const workflowCases = {
   '/v1/completions': {
     max_tokens: () => ({ ...json({ model: 'm', prompt: [4, 5], max_tokens: 1e8 }), expect: /max_tokens/ }),
-    max_tokens_in_bound: () => ({ ...json({ model: 'm', prompt: [4, 5], max_tokens: 60000 }), expect: /max_tokens|max_context|grows/ }),
+    max_tokens_over_bound: () => ({ ...json({ model: 'm', prompt: [4, 5], max_tokens: 1e6 }), expect: /max_tokens.*65536/ }),
+    max_tokens_in_bound: () => ({ ...json({ model: 'm', prompt: [4, 5], max_tokens: 65536 }), expect: /max_tokens|max_context|grows/ }),
     large: () => ({ ...json({ model: 'm', prompt: ids(SIZE / 3), max_tokens: -1 }), expect: /max_tokens/ }),
     wide: () => ({ ...json({ model: 'm', prompt: [4, 5], ...unknown(WIDE), max_tokens: -1 }), expect: /max_tokens/ }),
   },
