@@ -15,7 +15,7 @@ const ogai = process.argv[2];
 const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
 const long = process.env.OGAI_LONG_TESTS === '1';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const SIZE = long ? 7e6 : 3e6;
+const SIZE = long ? 7e6 : 3e6;  // bytes of each large body (under the 8 MiB --max-body-bytes)
 
 const fill = (bytes) => Array.from({ length: Math.ceil(bytes / 88) }, (_, i) => 'x'.repeat(80) + i);
 const user = [{ role: 'user', content: 'Lily' }];
@@ -26,9 +26,9 @@ const routes = [
    () => ({ model: 'm', messages: fill(SIZE).slice(0, 2000).map((c) => ({ role: 'user', content: c })), extra: fill(SIZE), max_tokens: -1 })],
   ['/v1/completions', { model: 'm', prompt: 'Lily', max_tokens: 2 }, () => ({ model: 'm', prompt: 'x'.repeat(SIZE), max_tokens: -1 })],
   ['/v1/messages', { model: 'm', messages: user, max_tokens: 2 },
-   () => ({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(SIZE) }], extra: fill(SIZE), max_tokens: -1 })],
+   () => ({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(SIZE / 2) }], extra: fill(SIZE / 2), max_tokens: -1 })],
   ['/v1/responses', { model: 'm', input: 'Lily', max_output_tokens: 2, store: false },
-   () => ({ model: 'm', input: 'x'.repeat(SIZE), extra: fill(SIZE), max_output_tokens: -1 })],
+   () => ({ model: 'm', input: 'x'.repeat(SIZE / 2), extra: fill(SIZE / 2), max_output_tokens: -1 })],
   ['/v1/completions', { model: 'm', prompt: 'Lily', max_tokens: 2 }, () => ({ model: 'm', prompt: 'Lily '.repeat(SIZE / 10), max_tokens: 2 })],
   ['/v1/messages/count_tokens', { model: 'm', messages: user },
    () => ({ model: 'm', messages: [{ role: 'user', content: 'Lily '.repeat(SIZE / 10) }], system: 7 })],
