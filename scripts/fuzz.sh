@@ -10,8 +10,12 @@
 # to the HTTP transport), image_decode_fuzz (image files through the codecs, EXIF and resize),
 # reply_fuzz (a model reply through every built-in response template, as
 # `ogai parse-reply` reads it), import_fuzz (genai_config.json and tokenizer.json as `ogai import`
-# reads them). reply_fuzz and import_fuzz take inputs up to 16 MB (-max_len) so shapes nested past
-# the depth budgets are reachable; the others 64 KB.
+# reads them), responses_store_fuzz (the Responses store's id lookup with any ids and owners,
+# checked against a shadow of what was put). reply_fuzz, import_fuzz, request_json_fuzz (the
+# Messages and Responses translators), multipart_fuzz and responses_store_fuzz take inputs up to
+# 16 MB (-max_len) so shapes nested past the depth budgets and bodies near the size limit are
+# reachable; the others 64 KB. The long opt-in run: `scripts/fuzz.sh --seconds 600` (or
+# OGAI_LONG_TESTS=1 OGAI_FUZZ_SECONDS=600 ctest -R '^fuzz$').
 # Seeds come from ../shared and tests/data (tests/fuzz/make_seeds.py); each target's corpus grows
 # in build-fuzz/corpus/TARGET across runs. Prints one line per target (executions, crashes) and
 # writes them to build-fuzz/fuzz_summary.txt; exits 1 when any target found a crash (its input is
@@ -32,7 +36,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#targets[@]} -gt 0 ] || targets=(tokenizer_fuzz jinja_fuzz chat_json_fuzz metadata_fuzz request_json_fuzz multipart_fuzz http_fuzz
-                                     image_decode_fuzz reply_fuzz import_fuzz)
+                                     image_decode_fuzz reply_fuzz import_fuzz responses_store_fuzz)
 shared="${OGAI_SHARED_DIR:-$here/../shared}"
 build_dir="${OGAI_FUZZ_BUILD_DIR:-$here/build-fuzz}"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is required (Debian: clang, libclang-rt-dev)" >&2; exit 1; }
@@ -57,7 +61,8 @@ for t in "${targets[@]}"; do
   corpus="$build_dir/corpus/$t" crashes="$build_dir/crashes/$t" log="$build_dir/$t.log"
   mkdir -p "$corpus" "$crashes"
   rc=0
-  case "$t" in reply_fuzz|import_fuzz) max_len=16777216 ;; *) max_len=65536 ;; esac
+  case "$t" in reply_fuzz|import_fuzz|request_json_fuzz|multipart_fuzz|responses_store_fuzz) max_len=16777216 ;;
+    *) max_len=65536 ;; esac
   ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1" \
     "$build_dir/tests/fuzz/$t" "$corpus" "$seeds/$t" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" >"$log" 2>&1 || rc=$?

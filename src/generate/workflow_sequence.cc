@@ -56,8 +56,11 @@ workflow::RunRequest make_run_request(const WorkflowModel& model, const Resolved
   return run;
 }
 
-// Without a declared context, the most new tokens one workflow request may ask for.
-constexpr std::int64_t kMaxWorkflowNewTokens = 1 << 20;
+// Without a declared context, the most new tokens one workflow request may ask for. A workflow
+// may size its state by the budget before its first trip (the decoder fixture allocates about
+// 330 bytes per token up front), so the bound keeps four such requests under 100 MB: 2^20 let one
+// request hold 330 MB and work 1 s before the workflow's own bound refused it (issue 37 item 2).
+constexpr std::int64_t kMaxWorkflowNewTokens = 1 << 16;
 
 // The budget is checked before the plan sizes anything by it: 10^7 new tokens once allocated
 // 2.6 GB and ran 10 s before a 400 (issue 37 item 2).

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "sampling/sampling_params.h"
+#include "serve/engine/background_priority.h"
 #include "serve/ops/auth.h"
 #include "serve/route_table.h"
 #include "serve/server_impl.h"
@@ -187,6 +188,7 @@ void Server::Impl::on_route_pool(std::function<void()> step) {
 void Server::Impl::on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step) {
   if (exchange->request().body.size() < kBulkBodyBytes) return on_route_pool(std::move(step));
   boost::asio::post(bulk, [exchange, step = std::move(step)] {
+    lower_this_thread_priority();  // the streams' threads first (engine/background_priority.h)
     if (exchange->client_gone()) return;  // nobody waits for it
     try {
       step();

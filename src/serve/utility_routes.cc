@@ -11,6 +11,7 @@
 #include "ogai/version.h"
 #include "serve/common/json_limits.h"
 #include "serve/server_impl.h"
+#include "tokenizer/cancel.h"
 
 namespace ogai::serve {
 namespace {
@@ -70,6 +71,7 @@ http::Response Server::Impl::answer_tokenize(const std::string& body) const {
       tokens.push_back(id);
       continue;
     }
+    tokenizer::check_cancelled();  // the pieces of a long text stop too when the client left
     const std::int32_t one[] = {id};
     tokens.push_back({{"id", id}, {"piece", piece_json(model->detokenize(one))}});
   }
@@ -96,6 +98,7 @@ http::Response Server::Impl::answer_detokenize(const std::string& body) const {
 
 void Server::Impl::handle_utility(const std::string& label, const std::shared_ptr<http::Exchange>& exchange) {
   try {
+    tokenizer::CancelScope cancel([&exchange] { return exchange->client_gone(); });
     const std::string& body = exchange->request().body;
     exchange->respond(label == "/tokenize" ? answer_tokenize(body) : answer_detokenize(body));
   } catch (const ApiError& e) {

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "tokenizer/byte_level.h"
+#include "tokenizer/cancel.h"
 #include "tokenizer/utf8.h"
 
 namespace ogai::tokenizer {
@@ -134,6 +135,7 @@ void Bpe::build_symbols(std::string_view w, std::vector<Symbol>& syms) const {
     if (n > 0) syms[n - 1].next = n;
   };
   for (std::size_t i = 0; i < w.size();) {
+    check_cancelled();
     std::size_t start = i;
     i += utf8_len(static_cast<unsigned char>(w[i]));
     std::uint32_t byte_len = static_cast<std::uint32_t>(i - start);
@@ -171,6 +173,7 @@ void Bpe::merge(std::vector<Symbol>& syms, std::vector<std::int32_t>& ids) const
       heap.push_back({m->rank, static_cast<std::int32_t>(i), m->id});
   std::make_heap(heap.begin(), heap.end(), merge_less);
   while (!heap.empty()) {
+    check_cancelled();
     std::pop_heap(heap.begin(), heap.end(), merge_less);
     Merge top = heap.back();
     heap.pop_back();
@@ -199,6 +202,7 @@ void Bpe::merge(std::vector<Symbol>& syms, std::vector<std::int32_t>& ids) const
   }
   for (const Symbol& s : syms)
     if (s.len != 0) ids.push_back(s.id);
+  release_if_large(heap);
 }
 
 void Bpe::tokenize(std::string_view piece, std::vector<std::int32_t>& ids) const {
@@ -209,14 +213,17 @@ void Bpe::tokenize(std::string_view piece, std::vector<std::int32_t>& ids) const
       return;
     }
   }
+  check_cancelled();
   thread_local std::vector<Symbol> syms;
   syms.clear();
   build_symbols(piece, syms);
   merge(syms, ids);
+  release_if_large(syms);
 }
 
 void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) const {
   if (raw.empty()) return;
+  check_cancelled();
   if (raw.size() == 1) {
     ids.push_back(byte_level_ids_[static_cast<std::uint8_t>(raw[0])]);
     return;
@@ -236,6 +243,7 @@ void Bpe::tokenize_bytes(std::string_view raw, std::vector<std::int32_t>& ids) c
   for (std::int32_t i = 0; i < n; ++i)
     syms[i] = {byte_level_ids_[static_cast<std::uint8_t>(raw[i])], i - 1, i + 1 < n ? i + 1 : -1, 1};
   merge(syms, ids);
+  release_if_large(syms);
 }
 
 }  // namespace ogai::tokenizer

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "tokenizer/byte_level.h"
+#include "tokenizer/cancel.h"
 #include "tokenizer/regex.h"
 #include "tokenizer/unicode.h"
 #include "tokenizer/utf8.h"
@@ -106,6 +107,7 @@ class Replace final : public Normalizer {
     TextBuilder b(piece);
     std::size_t prev = 0;
     for (auto [s, e] : matches) {
+      check_cancelled();
       for (std::size_t i = prev; i < s;) {
         std::size_t at = i;
         b.push(next_char(piece.text, i), at);

@@ -1,6 +1,7 @@
 #include "tokenizer/pipeline.h"
 
 #include "base/error.h"
+#include "tokenizer/cancel.h"
 
 namespace ogai::tokenizer {
 namespace {
@@ -22,6 +23,7 @@ void run_byte_level(const ByteLevelPlan& plan, const Bpe& bpe, std::string_view 
     prev = b;
   }
   if (prev < s.size()) bpe.tokenize_bytes(s.substr(prev), ids);
+  release_if_large(m);
 }
 
 Truncation read_truncation(const JsonValue& v) {
@@ -83,6 +85,7 @@ void Pipeline::encode_text(std::string_view text, std::vector<std::int32_t>& ids
   }
   if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
   for (const Piece& p : pieces) {
+    check_cancelled();
     if (p.token >= 0) ids.push_back(p.token);
     else if (!p.text.empty()) model->tokenize(p.text, ids);
   }

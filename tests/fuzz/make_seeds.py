@@ -191,3 +191,21 @@ for i, path in enumerate(tokenizers[:4]):
     with open(path, encoding="utf-8") as f:
         write("import_fuzz", f"{i:02d}_tokenizer.json", "\1" + small_tokenizer(json.load(f)))
 write("import_fuzz", "deep_tokenizer.json", "\1" + '{"model": {"type": "BPE", "vocab": ' + deep + "}}")
+# Issue 37: the Responses store's id lookup (responses_store_fuzz): programs of operations, each
+# one byte (low 2 bits: 0 put, 1 get, 2 response, 3 get under every owner; bits 2+: owner % 3),
+# a 16-bit id length, the id's bytes, and for a put one byte of content length.
+def op(code, owner, ident, content=None):
+    data = bytes([code | owner << 2]) + len(ident).to_bytes(2, "big") + ident
+    return data + (bytes([content]) if content is not None else b"")
+
+
+def write_bytes(target, name, data):
+    os.makedirs(os.path.join(out, target), exist_ok=True)
+    with open(os.path.join(out, target, name), "wb") as f:
+        f.write(data)
+
+
+resp = b"resp_" + b"0123456789abcdef" * 2
+write_bytes("responses_store_fuzz", "00_put_get", op(0, 1, resp, 40) + op(1, 1, resp) + op(2, 1, resp) + op(1, 2, resp) + op(3, 0, resp))
+write_bytes("responses_store_fuzz", "01_evict", b"".join(op(0, i % 3, b"resp_%d" % i, 200) for i in range(12)) + op(3, 0, b"resp_0"))
+write_bytes("responses_store_fuzz", "02_odd_ids", op(0, 0, b"\xff\x00%2F../x", 1) + op(1, 0, b"\xff\x00%2F../x") + op(1, 0, b"x" * 60000))

@@ -6,6 +6,7 @@
 #include "serve/anthropic/messages_stream.h"
 #include "serve/common/prompt.h"
 #include "serve/server_impl.h"
+#include "tokenizer/cancel.h"
 
 namespace ogai::serve {
 
@@ -27,6 +28,7 @@ void Server::Impl::handle_messages(MessagesRoute route, const std::shared_ptr<ht
 // The prompt as /v1/messages renders it (tool schemas compile on the grammar pool, as there).
 void Server::Impl::count_message_tokens(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request) {
   auto count = [this, exchange](ApiRequest& r) {
+    tokenizer::CancelScope cancel([&exchange] { return exchange->client_gone(); });
     http::Response res;
     res.body = to_text({{"input_tokens", prompt_ids(*model, r).size()}});
     exchange->respond(std::move(res));

@@ -4,13 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <memory>
-#include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
+#include "base/json_ordered.h"
 #include "serve/common/api_error.h"
 #include "serve/common/json_fields.h"
 
@@ -22,7 +19,7 @@ namespace {
 class LimitCheck : public nlohmann::json_sax<RequestJson> {
  public:
   LimitCheck(const JsonLimits& limits, bool build) : limits_(limits), build_(build) {}
-  RequestJson take() { return std::move(root_); }
+  RequestJson take() { return dom_.take(); }
   const std::string& syntax_error() const { return syntax_error_; }
 
   bool null() override { return value() && put(RequestJson(nullptr)); }
@@ -47,7 +44,7 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
     } else {
       count_bytes(k.size());
     }
-    if (build_) key_ = std::move(k);
+    if (build_) dom_.key(std::move(k));
     return true;
   }
   bool parse_error(std::size_t, const std::string& token, const nlohmann::json::exception& e) override {
@@ -59,14 +56,6 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
   }
 
  private:
-  // An open array or object of the DOM; wide objects find duplicate keys through `index`.
-  struct Open {
-    RequestJson* value;
-    std::unique_ptr<std::unordered_map<std::string, std::size_t>> index;
-  };
-  using Members = std::vector<std::pair<const std::string, RequestJson>>;  // ordered_map's storage
-  static constexpr std::size_t kScanKeys = 16;
-
   const FieldBudget* budget_of(const std::string& field) const {
     for (const FieldBudget& b : limits_.fields)
       if (b.field == field) return &b;
@@ -101,7 +90,7 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
       refuse(fmt::format("arrays and objects are nested more than {} deep{}", limits_.max_depth, field_shape()));
     if (++containers_ > limits_.max_containers)
       refuse(fmt::format("more than {} JSON arrays and objects in the request", limits_.max_containers));
-    if (build_) stack_.push_back({place(array ? RequestJson::array() : RequestJson::object()), nullptr});
+    if (build_) dom_.open(array);
     return true;
   }
   bool close() {
@@ -109,47 +98,12 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
       field_.clear();
       budget_ = nullptr;
     }
-    if (build_) stack_.pop_back();
+    if (build_) dom_.close();
     return true;
   }
   bool put(RequestJson v) {
-    if (build_) place(std::move(v));
+    if (build_) dom_.value(std::move(v));
     return true;
-  }
-  // Puts `v` where the parse is: the root, the end of the open array, or under key_ in the open
-  // object. Pointers to open containers stay valid: a parent grows only after its child closed.
-  RequestJson* place(RequestJson v) {
-    if (stack_.empty()) {
-      root_ = std::move(v);
-      return &root_;
-    }
-    Open& top = stack_.back();
-    if (top.value->is_array()) {
-      auto& items = top.value->get_ref<RequestJson::array_t&>();
-      items.push_back(std::move(v));
-      return &items.back();
-    }
-    auto& members = static_cast<Members&>(top.value->get_ref<RequestJson::object_t&>());
-    if (auto dup = find(top, members)) {
-      members[*dup].second = std::move(v);
-      return &members[*dup].second;
-    }
-    members.emplace_back(key_, std::move(v));
-    if (top.index) top.index->emplace(key_, members.size() - 1);
-    return &members.back().second;
-  }
-  std::optional<std::size_t> find(Open& top, const Members& members) {
-    if (!top.index && members.size() >= kScanKeys) {
-      top.index = std::make_unique<std::unordered_map<std::string, std::size_t>>();
-      for (std::size_t i = 0; i < members.size(); ++i) top.index->emplace(members[i].first, i);
-    }
-    if (top.index) {
-      auto it = top.index->find(key_);
-      return it == top.index->end() ? std::nullopt : std::optional<std::size_t>(it->second);
-    }
-    for (std::size_t i = 0; i < members.size(); ++i)
-      if (members[i].first == key_) return i;
-    return std::nullopt;
   }
   // " (in an array of 1 items)": what the field holds, as json_preview() describes containers.
   std::string field_shape() const {
@@ -176,9 +130,7 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
   std::size_t field_items_ = 0;   // its items so far
   const FieldBudget* budget_ = nullptr;  // the field's budget, if it has one
   std::size_t field_bytes_ = 0;   // string and key bytes inside it so far
-  RequestJson root_;
-  std::vector<Open> stack_;
-  std::string key_;
+  OrderedJsonBuilder dom_;  // the DOM, with `build` (base/json_ordered.h: linear in an object's width)
   std::string syntax_error_;  // nlohmann's message of the first syntax error
 };
 

@@ -36,10 +36,8 @@ Tool read_function(const FieldReader& fn, const char* parameters_key, bool param
 
 namespace {
 
-Tool read_tool(const RequestJson& t, std::size_t i) {
-  const std::string param = element_param("tools", i);
-  if (!t.is_object()) throw invalid_request(param, param + ": expected a tool object, got " + json_preview(t));
-  FieldReader f(t, param + ".");
+// A chat tool {"type": "function", "function": {name, description, parameters, strict}}.
+Tool read_chat_tool(const FieldReader& f, const std::string& param) {
   const std::string type = f.string("type").value_or("");
   if (type != "function")
     throw invalid_request(f.param("type"), f.param("type") + ": expected \"function\", got " +
@@ -48,7 +46,19 @@ Tool read_tool(const RequestJson& t, std::size_t i) {
   return read_function(fn, "parameters", false);
 }
 
-ToolChoice read_tool_choice(const FieldReader& f) {
+// A chat tool_choice object {"type": "function", "function": {"name"}}.
+std::string chat_forced_name(const FieldReader& choice) {
+  if (choice.string("type").value_or("") != "function")
+    throw invalid_request("tool_choice.type", "tool_choice.type: expected \"function\"");
+  FieldReader fn(object_field(choice, "function", "an object with \"name\""), "tool_choice.function.");
+  auto name = fn.string("name");
+  if (!name) throw invalid_request("tool_choice.function.name", "tool_choice.function.name: required");
+  return *name;
+}
+
+constexpr ToolSurface kChatTools{&read_chat_tool, &chat_forced_name, "a string or an object"};
+
+ToolChoice read_tool_choice(const FieldReader& f, const ToolSurface& surface) {
   const RequestJson* v = f.get("tool_choice");
   if (v == nullptr) return {};
   if (v->is_string()) {
@@ -59,17 +69,27 @@ ToolChoice read_tool_choice(const FieldReader& f) {
     throw invalid_request("tool_choice", "tool_choice: '" + s + "' is not one of auto, none, required, or an object");
   }
   if (!v->is_object())
-    throw invalid_request("tool_choice", "tool_choice: expected a string or an object, got " + json_preview(*v));
-  FieldReader choice(*v, "tool_choice.");
-  if (choice.string("type").value_or("") != "function")
-    throw invalid_request("tool_choice.type", "tool_choice.type: expected \"function\"");
-  FieldReader fn(object_field(choice, "function", "an object with \"name\""), "tool_choice.function.");
-  auto name = fn.string("name");
-  if (!name) throw invalid_request("tool_choice.function.name", "tool_choice.function.name: required");
-  return {ToolChoice::Mode::kFunction, *name};
+    throw invalid_request("tool_choice",
+                          std::string("tool_choice: expected ") + surface.choice_forms + ", got " + json_preview(*v));
+  return {ToolChoice::Mode::kFunction, surface.forced_name(FieldReader(*v, "tool_choice."))};
 }
 
 }  // namespace
+
+void read_tools(const FieldReader& f, ApiRequest& r, const ToolSurface& surface) {
+  if (const RequestJson* tools = f.get("tools")) {
+    if (!tools->is_array()) throw invalid_request("tools", "tools: expected an array of tools, got " + json_preview(*tools));
+    for (std::size_t i = 0; i < tools->size(); ++i) {
+      const RequestJson& t = (*tools)[i];
+      const std::string param = element_param("tools", i);
+      if (!t.is_object()) throw invalid_request(param, param + ": expected a tool object, got " + json_preview(t));
+      r.chat.tools.push_back(surface.read_tool(FieldReader(t, param + "."), param));
+    }
+  }
+  r.chat.tool_choice = read_tool_choice(f, surface);
+  r.chat.parallel_tool_calls = f.boolean("parallel_tool_calls").value_or(true);
+  read_template_kwargs(f, r.chat);
+}
 
 void read_template_kwargs(const FieldReader& f, ChatOptions& chat) {
   const RequestJson* v = f.get("chat_template_kwargs");
@@ -99,13 +119,7 @@ void read_chat_tools(const FieldReader& f, ApiRequest& r) {
   if (f.get("functions") != nullptr || f.get("function_call") != nullptr)
     throw unsupported(f.get("functions") ? "functions" : "function_call",
                       "the legacy functions / function_call fields are not supported; use tools and tool_choice");
-  if (const RequestJson* tools = f.get("tools")) {
-    if (!tools->is_array()) throw invalid_request("tools", "tools: expected an array of tools, got " + json_preview(*tools));
-    for (std::size_t i = 0; i < tools->size(); ++i) r.chat.tools.push_back(read_tool((*tools)[i], i));
-  }
-  r.chat.tool_choice = read_tool_choice(f);
-  r.chat.parallel_tool_calls = f.boolean("parallel_tool_calls").value_or(true);
-  read_template_kwargs(f, r.chat);
+  read_tools(f, r, kChatTools);
   read_reasoning_effort(f, r.chat);
   if (auto format = f.string("tool_call_format")) {
     r.chat.tool_call_format = parse_tool_call_format(*format);

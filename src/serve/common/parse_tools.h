@@ -22,6 +22,20 @@ void read_chat_tools(const FieldReader& fields, ApiRequest& request);
 // Errors name fn's fields (its prefix). Each surface's tool shape calls this on its own object.
 Tool read_function(const FieldReader& fn, const char* parameters_key, bool parameters_required);
 
+// What differs between the surfaces that take function tools (chat completions, Responses): how
+// one tool object is read (`tool` reads the object at `param`, e.g. "tools[1]"; it is an object)
+// and a forced tool_choice object's function name (`choice` reads the tool_choice object, its
+// type included); `choice_forms` names tool_choice's forms in the error for another JSON type.
+struct ToolSurface {
+  Tool (*read_tool)(const FieldReader& tool, const std::string& param);
+  std::string (*forced_name)(const FieldReader& choice);
+  const char* choice_forms;
+};
+
+// tools, tool_choice ("auto", "none", "required" or the surface's object), parallel_tool_calls
+// and chat_template_kwargs into request.chat, errors naming the field.
+void read_tools(const FieldReader& f, ApiRequest& request, const ToolSurface& surface);
+
 // chat_template_kwargs: an object of template variables (values as JSON text).
 void read_template_kwargs(const FieldReader& f, ChatOptions& chat);
 

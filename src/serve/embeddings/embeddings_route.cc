@@ -12,6 +12,7 @@
 #include "serve/embeddings/embeddings_api.h"
 #include "serve/server_impl.h"
 #include "serve/common/unknown_fields.h"
+#include "tokenizer/cancel.h"
 
 namespace ogai::serve {
 namespace {
@@ -81,6 +82,7 @@ http::Response Server::Impl::answer_embeddings(http::Exchange& exchange) {
     // A client that left stops the work at the next input it tokenizes or the next graph run
     // (issue 37 item 3): nobody waits for it.
     auto gone = [&exchange] { return exchange.client_gone(); };
+    tokenizer::CancelScope cancel(gone);  // and inside a long input's encoding
     for (const std::string& text : request.texts) {
       if (gone()) throw client_left();
       request.ids.push_back(model->tokenize(text));

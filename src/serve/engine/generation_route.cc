@@ -13,6 +13,7 @@
 #include "serve/server_impl.h"
 #include "serve/openai/stream_encoder.h"
 #include "serve/engine/stream_pump.h"
+#include "tokenizer/cancel.h"
 
 namespace ogai::serve {
 namespace {
@@ -83,6 +84,8 @@ void Server::Impl::compile_then_admit(Endpoint endpoint, const std::shared_ptr<h
 }
 
 void Server::Impl::admit_and_answer(const std::shared_ptr<http::Exchange>& exchange, ApiRequest request) {
+  // Tokenizing a long prompt stops within milliseconds once its client left (issue 37 item 3).
+  tokenizer::CancelScope cancel([&exchange] { return exchange->client_gone(); });
   if (is_completion_batch(request)) return admit_completion_batch(exchange, std::move(request));
   std::vector<std::int32_t> prompt = prompt_ids(*model, request);
   if (exchange->client_gone()) return;  // nothing to answer: do not take a place in the queue

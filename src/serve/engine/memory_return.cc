@@ -8,7 +8,21 @@
 
 namespace ogai::serve {
 
-MemoryReturn::MemoryReturn(std::size_t threshold) : threshold_(threshold), thread_([this] { run(); }) {}
+namespace {
+
+// Fixed thresholds (memory_return.h); a fixed value also turns glibc's raising of them off.
+bool fix_thresholds() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, MemoryReturn::kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, MemoryReturn::kTrimThreshold);
+#endif
+  return true;
+}
+
+}  // namespace
+
+MemoryReturn::MemoryReturn(std::size_t threshold)
+    : threshold_(threshold), thresholds_fixed_(fix_thresholds()), thread_([this] { run(); }) {}
 
 MemoryReturn::~MemoryReturn() {
   {

@@ -179,10 +179,7 @@ Conversation read_input(const FieldReader& f, const PreviousLookup& lookup, cons
 }
 
 // A Responses tool {type: function, name, description, parameters, strict}.
-Tool read_tool(const Json& tool, std::size_t i) {
-  const std::string param = element_param("tools", i);
-  if (!tool.is_object()) throw invalid_request(param, param + ": expected a tool object, got " + json_preview(tool));
-  FieldReader f(tool, param + ".");
+Tool read_responses_tool(const FieldReader& f, const std::string&) {
   const std::string type = f.string("type").value_or("");
   if (type != "function")
     throw unsupported(f.param("type"), f.param("type") + ": " + quote_value(type) +
@@ -190,35 +187,16 @@ Tool read_tool(const Json& tool, std::size_t i) {
   return read_function(f, "parameters", false);
 }
 
-ToolChoice read_tool_choice(const FieldReader& f) {
-  const Json* v = f.get("tool_choice");
-  if (v == nullptr) return {};
-  if (v->is_string()) {
-    const std::string s = v->get<std::string>();
-    if (s == "auto") return {ToolChoice::Mode::kAuto, ""};
-    if (s == "none") return {ToolChoice::Mode::kNone, ""};
-    if (s == "required") return {ToolChoice::Mode::kRequired, ""};
-    throw invalid_request("tool_choice", "tool_choice: '" + s + "' is not one of auto, none, required, or an object");
-  }
-  if (!v->is_object())
-    throw invalid_request("tool_choice", "tool_choice: expected auto, none, required or {\"type\": \"function\", "
-                                         "\"name\": ...}, got " + json_preview(*v));
-  FieldReader c(*v, "tool_choice.");
+// A Responses tool_choice object {type: function, name}.
+std::string responses_forced_name(const FieldReader& c) {
   const std::string type = c.string("type").value_or("");
   if (type != "function")
     throw invalid_request("tool_choice.type", "tool_choice.type: " + quote_value(type) + " is not \"function\"");
-  return {ToolChoice::Mode::kFunction, required_string(c, "name")};
+  return required_string(c, "name");
 }
 
-void read_tools(const FieldReader& f, ApiRequest& r) {
-  if (const Json* tools = f.get("tools")) {
-    if (!tools->is_array()) throw invalid_request("tools", "tools: expected an array of tools, got " + json_preview(*tools));
-    for (std::size_t i = 0; i < tools->size(); ++i) r.chat.tools.push_back(read_tool((*tools)[i], i));
-  }
-  r.chat.tool_choice = read_tool_choice(f);
-  r.chat.parallel_tool_calls = f.boolean("parallel_tool_calls").value_or(true);
-  read_template_kwargs(f, r.chat);
-}
+constexpr ToolSurface kResponsesTools{&read_responses_tool, &responses_forced_name,
+                                      "auto, none, required or {\"type\": \"function\", \"name\": ...}"};
 
 // text.format: text (nothing), json_object, json_schema {name, schema, strict} (flat), or ogai's
 // regex: read by the chat reader from the response_format it means (DOM nodes, not text).
@@ -345,7 +323,7 @@ ResponsesRequest parse_responses_request(const std::string& body, const JsonLimi
   r.model = *model;
   Conversation conversation = read_input(f, previous, limits);
   set_conversation(r, conversation);
-  read_tools(f, r);
+  read_tools(f, r, kResponsesTools);
   read_text_format(f, r);
   read_reasoning(f, r.chat);
   read_options(f, r);

@@ -1,0 +1,22 @@
+#include "tokenizer/cancel.h"
+
+#include "base/error.h"
+
+namespace ogai::tokenizer {
+namespace {
+
+thread_local const std::function<bool()>* current = nullptr;
+thread_local unsigned calls = 0;
+
+}  // namespace
+
+CancelScope::CancelScope(std::function<bool()> gone) : gone_(std::move(gone)), outer_(current) { current = &gone_; }
+
+CancelScope::~CancelScope() { current = outer_; }
+
+void check_cancelled() {
+  if (current == nullptr || ++calls % kCancelPollEvery != 0) return;
+  if ((*current)()) fail(ErrorCode::kCancelled, "tokenize", "the text's encoding was cancelled (its client left)");
+}
+
+}  // namespace ogai::tokenizer
