@@ -11,6 +11,9 @@
 //           per row `audio.row.R.wav`) and the --json document as `outputs.json`.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
 //           NAME.row.R); an output never emitted is absent. Otherwise one line per output.
+//   A package with a transcription profile (CTC; workflow/transcription.h) also gets its decoded
+//   text: "transcriptions": {"PROFILE": [{"text", "ids"}, ...]} (one per batch row) in the JSON,
+//   and `PROFILE[R]: "text"` lines otherwise.
 // Exit 0 ran, 1 the package or request was refused, 2 usage or unreadable input.
 #include <nlohmann/json.hpp>
 
@@ -26,6 +29,7 @@
 #include "workflow/media_output.h"
 #include "workflow/lora_overlay.h"
 #include "workflow/tensor_json.h"
+#include "workflow/transcription.h"
 
 namespace ogai::cli {
 namespace {
@@ -40,17 +44,28 @@ struct RunFlags {
   std::optional<std::string> adapters;
 };
 
-void print_human(const workflow::RunResult& result) {
+void print_human(const workflow::RunResult& result, const std::vector<workflow::ProfileTranscripts>& transcripts) {
   for (const auto& [key, tensor] : result.outputs) {
     const auto doc = workflow::tensor_json(tensor);
     std::printf("%s %s%s: %s\n", key.c_str(), doc["dtype"].get<std::string>().c_str(),
                 ort::shape_string(tensor.shape()).c_str(), doc["data"].dump().c_str());
   }
   if (result.outputs.empty()) std::fputs("(no outputs were emitted)\n", stderr);
+  for (const auto& t : transcripts)
+    for (std::size_t r = 0; r < t.rows.size(); ++r)
+      std::printf("%s[%zu]: %s\n", t.profile.c_str(), r, nlohmann::json(t.rows[r].text).dump().c_str());
+}
+
+// The --json document: the outputs, and the transcripts when the package has a transcription profile.
+nlohmann::json run_json(const workflow::RunResult& result, const std::vector<workflow::ProfileTranscripts>& transcripts) {
+  nlohmann::json doc = workflow::outputs_json(result);
+  if (!transcripts.empty()) doc["transcriptions"] = workflow::transcripts_json(transcripts);
+  return doc;
 }
 
 // The media outputs as files and the JSON document beside them; prints each path on stderr.
-void write_output_dir(const workflow::Program& program, const workflow::RunResult& result, const std::string& dir) {
+void write_output_dir(const workflow::Program& program, const workflow::RunResult& result, const nlohmann::json& doc,
+                      const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail(ErrorCode::kInvalidArgument, "--output-dir " + dir, "cannot create the folder: {}", ec.message());
@@ -60,7 +75,7 @@ void write_output_dir(const workflow::Program& program, const workflow::RunResul
     write_file(path, {reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size()});
     std::fprintf(stderr, "wrote %s (%zu bytes)\n", path.c_str(), file.bytes.size());
   }
-  write_file(std::filesystem::path(dir) / "outputs.json", workflow::outputs_json(result).dump() + "\n");
+  write_file(std::filesystem::path(dir) / "outputs.json", doc.dump() + "\n");
 }
 
 int run_run(const RunFlags& f) {
@@ -76,9 +91,11 @@ int run_run(const RunFlags& f) {
   request.stop_on_eos = !f.no_stop_on_eos;
   if (f.adapters) request.adapters = workflow::parse_lora_rows(*f.adapters, "--adapters");
   const workflow::RunResult result = workflow::run(program, std::move(request));
-  if (!f.output_dir.empty()) write_output_dir(program, result, f.output_dir);
-  if (f.json) std::printf("%s\n", workflow::outputs_json(result).dump().c_str());
-  else print_human(result);
+  const auto transcripts = workflow::transcribe(program.transcriptions, result);
+  const nlohmann::json doc = run_json(result, transcripts);
+  if (!f.output_dir.empty()) write_output_dir(program, result, doc, f.output_dir);
+  if (f.json) std::printf("%s\n", doc.dump().c_str());
+  else print_human(result, transcripts);
   return kExitOk;
 }
 

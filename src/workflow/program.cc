@@ -90,6 +90,7 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
     p.sessions.emplace(name, ort::Session::open(it->second, options));
   }
   build_plans(p);
+  p.transcriptions = transcription_profiles(p.package);
   return p;
 }
 

@@ -21,6 +21,7 @@
 #include "ort/session.h"
 #include "workflow/adapter.h"
 #include "workflow/plan.h"
+#include "workflow/transcription.h"
 
 namespace ogai::workflow {
 
@@ -42,6 +43,8 @@ struct Program {
   // The package's LoRA adapter cache (lora_cache.h; internally synchronized), shared by every
   // parameter-overlay component; null when the document has no `adapters`.
   std::shared_ptr<LoraCache> lora;
+  // The transcription profiles it decodes after a run (transcription.h), in document order.
+  std::vector<TranscriptionProfile> transcriptions;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };
