@@ -7,6 +7,8 @@
 //         `@FILE` (another extension) is a media file's bytes for a uint8 [bytes] input.
 //   --adapters: LoRA adapters by name per batch row, `;` between rows, `-` for none, `NAME[:SCALE]`
 //           comma-separated ("red;-;red:0.5,blue"); fills the package's adapters.selection inputs.
+//   --max-media-parts, --max-media-bytes, --max-image-pixels, --max-decoded-bytes, --max-audio-seconds:
+//           the media budgets (media/media_limits.h) of the preprocess adapters and of the @FILE inputs.
 //   --output-dir: writes every output with a media contract as a file there (`audio.wav`,
 //           per row `audio.row.R.wav`) and the --json document as `outputs.json`.
 //   --json: {"outputs": {"NAME": {"dtype", "shape", "data"}}} on one line (per-row outputs as
@@ -24,6 +26,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "cli/command.h"
+#include "cli/media_limit_flags.h"
 #include "workflow/input_specs.h"
 #include "workflow/interpreter.h"
 #include "workflow/media_output.h"
@@ -42,7 +45,20 @@ struct RunFlags {
   bool no_stop_on_eos = false, json = false;
   std::string output_dir;
   std::optional<std::string> adapters;
+  media::MediaLimits media_limits;  // --max-media-parts, --max-image-pixels, ... (media_limit_flags.h)
 };
+
+// --max-media-parts: the media files (`NAME=@FILE`, not .npy) one run passes.
+void check_media_count(const std::vector<std::string>& inputs, std::size_t limit) {
+  std::size_t files = 0;
+  for (const std::string& in : inputs) {
+    const auto at = in.find("=@");
+    if (at != std::string::npos && !in.ends_with(".npy")) ++files;
+  }
+  if (files > limit)
+    fail(ErrorCode::kInvalidArgument, "--input", "{} media files, over the limit of {} (--max-media-parts)", files,
+         limit);
+}
 
 void print_human(const workflow::RunResult& result, const std::vector<workflow::ProfileTranscripts>& transcripts) {
   for (const auto& [key, tensor] : result.outputs) {
@@ -79,7 +95,8 @@ void write_output_dir(const workflow::Program& program, const workflow::RunResul
 }
 
 int run_run(const RunFlags& f) {
-  workflow::Program program = workflow::load_program(f.package);
+  check_media_count(f.inputs, f.media_limits.max_media_parts);
+  workflow::Program program = workflow::load_program(f.package, {}, f.media_limits);
   workflow::RunRequest request;
   workflow::add_input_tensors(program.workflow(), f.inputs, request);
   request.max_new_tokens = f.max_new_tokens;
@@ -116,6 +133,7 @@ void add_run_command(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--no-stop-on-eos", flags->no_stop_on_eos, "generation_eos loops run all max_iterations trips");
   cmd->add_option("--adapters", flags->adapters,
                   "LoRA adapters per batch row: ROW;ROW;... each - or NAME[:SCALE],... (e.g. red;-;red:0.5,blue)");
+  add_media_limit_flags(*cmd, flags->media_limits);
   cmd->add_flag("--json", flags->json, "print {\"outputs\": {NAME: {dtype, shape, data}}} on one line");
   cmd->add_option("--output-dir", flags->output_dir, "write media outputs (NAME.wav) and outputs.json into DIR");
   cmd->callback([&result, flags] { result.exit_code = run_run(*flags); });

@@ -96,9 +96,11 @@ ort::SessionOptions session_options(const LoadOptions& options) {
   return so;
 }
 
-std::string tokens_output(const metadata::Workflow& wf, const std::string& origin) {
-  for (const auto& [name, out] : wf.outputs)
+// "" for a transcription package without one (it transcribes; generation is refused per request).
+std::string tokens_output(const workflow::Program& program, const std::string& origin) {
+  for (const auto& [name, out] : program.workflow().outputs)
     if (out.role == "tokens") return name;
+  if (!program.transcriptions.empty()) return "";
   fail(ErrorCode::kUnsupported, origin,
        "the workflow has no output with role 'tokens' to generate from; run it with `ogai run` or ogai::Workflow");
 }
@@ -108,7 +110,7 @@ std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package
                                                        const tokenizer::Tokenizer* tokenizer) {
   auto w = std::make_unique<generate::WorkflowModel>();
   w->program = workflow::prepare_program(std::move(package), session_options(options));
-  w->tokens_output = tokens_output(w->program.workflow(), w->program.package.files.metadata_file.string());
+  w->tokens_output = tokens_output(w->program, w->program.package.files.metadata_file.string());
   w->tokenizer = tokenizer;
   workflow::RunRequest fixed;
   workflow::add_input_tensors(w->program.workflow(), options.workflow_inputs, fixed);

@@ -90,6 +90,9 @@ WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedReq
       output_(model.tokenizer, request_, on_token_, result_),
       tokens_output_(model.tokens_output) {
   times_.start = Clock::now();
+  if (tokens_output_.empty())
+    fail(ErrorCode::kUnsupported, "model", "the package transcribes audio (its transcription profile decodes frame "
+         "logits) and has no `tokens` output to generate text from: POST /v1/audio/transcriptions, or `ogai run`");
   check_request(request_);
   check_budget(request_, prompt.size());
   auto run_request = make_run_request(model, request_, prompt);
