@@ -30,6 +30,7 @@ test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev protobuf-compiler
       sox                     # the resampling reference of tests/media/audio_hf_features.cjs (SoX's rate effect)
       zsh fish                # syntax checks of `ogai completion zsh|fish` (tests/e2e/cli_habits_test.py)
       chromium)               # headless browser: the cross-origin check (serve_auth_cors_e2e), the chat page (serve_webui_browser_e2e)
+pkgs+=(libcurl4-openssl-dev)  # src/serve: fetching http(s) media URLs (ogai serve --allow-media-urls)
 [ "$runtime_only" = 1 ] || pkgs+=("${test_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -37,6 +37,9 @@ struct ModelInfo {
   bool has_chat_template = false;
   bool has_tokenizer = true;   // false: prompts are token ids, replies are ids as text
   bool runs_workflow = false;  // the package's own looped workflow generates (the interpreter)
+  // An encoder-decoder package (Whisper form): one audio clip per request runs the encoder; the
+  // decoder's prompt is a task prompt (docs/encoder_decoder.md), never a chat template's.
+  bool encoder_decoder = false;
   // The request fields the package lets a request set (its generation.overrides: "temperature",
   // "do_sample", ...), when it declares them; unset: every field. ogai::Error names any other.
   std::optional<std::vector<std::string>> overridable_fields;

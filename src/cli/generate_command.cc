@@ -136,7 +136,10 @@ int run_generate(const GenerateFlags& f) {
     }
     ids = parse_prompt_ids(f.prompt_ids, "--prompt-ids");
   }
-  std::optional<std::string> read = ids ? std::optional<std::string>("") : prompt_text(f);
+  // An audio clip with no prompt flag: an encoder-decoder speech package (Whisper) transcribes it with
+  // its forced prompt (docs/encoder_decoder.md); standard input is not read.
+  const bool audio_only = !f.media.audio.empty() && f.prompt.empty() && f.prompt_file.empty();
+  std::optional<std::string> read = ids || audio_only ? std::optional<std::string>("") : prompt_text(f);
   if (!read) {
     std::fprintf(stderr, "ogai generate: give a prompt: --prompt TEXT, --prompt-file FILE, or text on standard input\n");
     return kExitUsage;

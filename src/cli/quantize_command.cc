@@ -1,8 +1,8 @@
 // `ogai quantize SRC DST [--bits 4] [--block-size 16|32|64|128] [--symmetric|--asymmetric]
-// [--accuracy-level 0-4] [--exclude NODE_OR_PATTERN]... [--lm-head] [--embeddings]
+// [--accuracy-level 0-4] [--exclude NODE_OR_PATTERN]... [--lm-head|--no-lm-head] [--embeddings]
 // [--lm-head-bits 4|8] [--embeddings-bits 4|8] [--force]`:
 // writes DST, a copy of the package SRC whose eligible MatMuls are 4-bit com.microsoft
-// MatMulNBits (src/quantize; docs/quantize.md). Before DST appears, the result is validated like
+// MatMulNBits and whose lm-head is 8-bit by default (src/quantize; docs/quantize.md). Before DST appears, the result is validated like
 // `ogai validate` (when SRC has metadata) and every graph's inputs and outputs are compared with
 // the source's. Prints per graph the MatMuls quantized and skipped (with the reason) and the
 // bytes before and after; on stderr a progress bar on a terminal, one summary line otherwise.
@@ -38,6 +38,7 @@ struct QuantizeArgs {
   std::string src, dst;
   quantize::QuantizeOptions options;
   bool asymmetric = false, symmetric = false, force = false;
+  bool lm_head_at_bits = false, no_lm_head = false, lm_head_bits_given = false;
 };
 
 std::string mib(std::uint64_t bytes) {
@@ -152,7 +153,9 @@ std::string bits_note(const char* part, int bits, int base) {
 
 int run_quantize(QuantizeArgs& args) {
   args.options.block.symmetric = !args.asymmetric;
-  if (args.options.lm_head_bits) args.options.lm_head = true;
+  // The default lm-head is 8-bit; --lm-head puts it at --bits, --lm-head-bits at its own bits.
+  if (args.lm_head_at_bits && !args.lm_head_bits_given) args.options.lm_head_bits = 0;
+  if (args.no_lm_head) args.options.lm_head = false;
   if (args.options.embedding_bits) args.options.embeddings = true;
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar;
@@ -184,7 +187,7 @@ int run_quantize(QuantizeArgs& args) {
                "accuracy_level %d), "
                "%s -> %s, %zu files copied, %.1f s, peak memory %s\n",
                args.dst.c_str(), nodes, report.graphs.size(), args.options.bits,
-               bits_note("lm-head", args.options.lm_head_bits, args.options.bits).c_str(),
+               bits_note("lm-head", args.options.lm_head ? args.options.lm_head_bits : 0, args.options.bits).c_str(),
                bits_note("embedding", args.options.embedding_bits, args.options.bits).c_str(),
                args.options.block.block_size,
                args.options.block.symmetric ? "symmetric" : "asymmetric",
@@ -203,7 +206,7 @@ void add_quantize_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("SRC", args->src, "the fp32/fp16 package directory")->required();
   cmd->add_option("DST", args->dst, "the package directory to write")->required();
   cmd->add_option("--bits", o.bits, "bits per weight: 4 (default) or 8")->check(CLI::IsMember({4, 8}));
-  cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 128)")
+  cmd->add_option("--block-size", o.block.block_size, "weights per scale along K (default 32)")
       ->check(CLI::IsMember({16, 32, 64, 128}));
   auto* sym =
       cmd->add_flag("--symmetric", args->symmetric, "zero point 8, no zero_points input (default)");
@@ -215,13 +218,17 @@ void add_quantize_command(CLI::App& app, CommandResult& result) {
       ->check(CLI::Range(0, 4));
   cmd->add_option("--exclude", o.exclude,
                   "leave a node unquantized: its name, output or weight name, or a glob");
-  cmd->add_flag("--lm-head", o.lm_head,
-                "also quantize the output projection (also when tied to the embedding)");
+  auto* at_bits = cmd->add_flag("--lm-head", args->lm_head_at_bits,
+                "quantize the output projection at --bits (by default it is quantized at 8 bits; also "
+                "when tied to the embedding)");
+  auto* fp_head = cmd->add_flag("--no-lm-head", args->no_lm_head, "leave the output projection unquantized");
+  fp_head->excludes(at_bits);
   cmd->add_flag("--embeddings", o.embeddings,
                 "quantize the token-embedding Gather as GatherBlockQuantized");
-  cmd->add_option("--lm-head-bits", o.lm_head_bits,
-                  "quantize the output projection at 4 or 8 bits (implies --lm-head)")
-      ->check(CLI::IsMember({4, 8}));
+  cmd->add_option("--lm-head-bits", o.lm_head_bits, "quantize the output projection at 4 or 8 bits (default 8)")
+      ->check(CLI::IsMember({4, 8}))
+      ->excludes(fp_head)
+      ->each([args](const std::string&) { args->lm_head_bits_given = true; });
   cmd->add_option("--embeddings-bits", o.embedding_bits,
                   "quantize the token-embedding Gather at 4 or 8 bits (implies --embeddings)")
       ->check(CLI::IsMember({4, 8}));

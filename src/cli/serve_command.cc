@@ -1,10 +1,13 @@
-// `ogai serve PKG [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
+// `ogai serve PKG [PKG...] [--models-dir DIR] [--models-max N] [--models-memory-mb N] [--models-queue N]
+//  [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
 //  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
 //  [--speculative ngram|assistant] [--draft-tokens N] [--grammar-timeout S] [--max-grammar-bytes N]
 //  [--max-stop-strings N] [--max-stop-bytes N] [--pooling last|mean]
 //  [surface flags: serve_surface_flags.h]`: an OpenAI-compatible HTTP server
-// (docs/serve.md, docs/deploy.md). Prints "ogai serve: listening on http://HOST:PORT (...); chat page:
+// (docs/serve.md, docs/deploy.md). One PKG: the one-model server (serve/server.h); several, or
+// --models-dir: the router (serve/router/router.h), each model under its folder's name
+// (cli/model_catalog.h), loaded on demand. Prints "ogai serve: listening on http://HOST:PORT (...); chat page:
 // http://HOST:PORT/" on stderr once it accepts connections. SIGTERM drains (/ready 503, new generations 503, admitted ones run
 // to their end) for at most --drain-timeout seconds, then stops; SIGINT, a second signal, or
 // --drain-timeout 0 stop at once (queued requests get 503, running generations are cancelled).
@@ -25,8 +28,10 @@
 
 #include "cli/command.h"
 #include "base/log.h"
+#include "cli/model_catalog.h"
 #include "cli/model_flags.h"
 #include "cli/serve_surface_flags.h"
+#include "serve/router/router.h"
 #include "serve/server.h"
 
 namespace ogai::cli {
@@ -40,6 +45,10 @@ struct ServeFlags {
   std::vector<std::string> model_names;  // --model-name, repeatable: the name, then aliases
   bool max_connections_given = false;
   std::string pooling = "last";  // --pooling: POST /v1/embeddings' reduction of an input's hidden states
+  std::vector<std::string> more_packages;  // PKG... after the first: the router
+  std::string models_dir;                  // --models-dir DIR: the router
+  serve::router::RegistryOptions registry;  // --models-max, --models-memory-mb, --models-queue
+  bool routed() const { return !more_packages.empty() || !models_dir.empty(); }
 };
 
 sigset_t stop_signals() {
@@ -51,7 +60,9 @@ sigset_t stop_signals() {
 }
 
 // Waits up to `timeout_s` for the admitted generations to end; false when a second signal came.
-bool drain(serve::Server& server, const sigset_t& set, double timeout_s, const std::atomic<bool>& done) {
+// `S`: serve::Server or serve::Router.
+template <typename S>
+bool drain(S& server, const sigset_t& set, double timeout_s, const std::atomic<bool>& done) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   const timespec tick{0, 20'000'000};
   server.begin_drain();
@@ -63,7 +74,8 @@ bool drain(serve::Server& server, const sigset_t& set, double timeout_s, const s
 
 // Waits for SIGINT / SIGTERM (blocked in every thread, so only this one sees them) and stops the
 // server, after a drain on SIGTERM; gives up when `done` is set (the server stopped for another reason).
-void wait_for_stop_signal(serve::Server& server, double drain_timeout_s, const std::atomic<bool>& done) {
+template <typename S>
+void wait_for_stop_signal(S& server, double drain_timeout_s, const std::atomic<bool>& done) {
   const sigset_t set = stop_signals();
   const timespec tick{0, 100'000'000};
   const char* id = server.replica_id().c_str();
@@ -114,7 +126,50 @@ std::string page_url(const serve::ServerOptions& o, int port) {
   return "http://" + host + ":" + std::to_string(port) + "/";
 }
 
+// Serves until a stop signal; `server` is bound already.
+template <typename S>
+int serve_until_stopped(S& server, double drain_timeout_s) {
+  std::atomic<bool> done{false};
+  std::thread waiter([&] { wait_for_stop_signal(server, drain_timeout_s, done); });
+  server.run();
+  done = true;
+  waiter.join();
+  std::fprintf(stderr, "ogai serve [%s]: stopped\n", server.replica_id().c_str());
+  return kExitOk;
+}
+
+// Several packages, or --models-dir: the router, each model loaded on demand.
+int run_router(ServeFlags& f) {
+  if (!f.model_names.empty())
+    throw Error(ErrorCode::kInvalidArgument, "--model-name",
+                "--model-name names the one model of a one-package server; with several packages each is served "
+                "under its folder's name");
+  std::vector<std::string> packages;
+  if (!f.model.package.empty()) packages.push_back(f.model.package);
+  packages.insert(packages.end(), f.more_packages.begin(), f.more_packages.end());
+  serve::RouterOptions options{f.server, model_specs(packages, f.models_dir), f.registry};
+  const ModelFlags model_flags = f.model;
+  serve::Router router(std::move(options), [model_flags](const std::filesystem::path& package) {
+    ModelFlags m = model_flags;
+    m.package = package.string();
+    return load_model(m);
+  });
+  const int port = router.bind();
+  set_log_tag(router.replica_id());
+  std::string ids;
+  for (const auto& spec : model_specs(packages, f.models_dir)) ids += (ids.empty() ? "" : ", ") + spec.id;
+  std::fprintf(stderr,
+               "ogai serve: listening on http://%s:%d (models %s, loaded on demand; replica \"%s\", %d concurrent and "
+               "queue %d per model, auth: %s); chat page: %s\n",
+               f.server.host.c_str(), port, ids.c_str(), router.replica_id().c_str(), f.server.max_concurrent,
+               f.server.queue, f.server.surface.api_keys.empty() ? "none" : "api key required",
+               page_url(f.server, port).c_str());
+  return serve_until_stopped(router, f.drain_timeout_s);
+}
+
 int run_serve(ServeFlags f) {
+  if (f.model.package.empty() && !f.routed())
+    throw Error(ErrorCode::kInvalidArgument, "PKG", "name a package to serve (PKG), several, or --models-dir DIR");
   if (!f.model_names.empty()) {
     f.server.model_name = f.model_names.front();
     f.server.model_aliases.assign(f.model_names.begin() + 1, f.model_names.end());
@@ -130,6 +185,7 @@ int run_serve(ServeFlags f) {
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 4);
   raise_descriptor_limit(f.server.max_connections);
   apply_log_format(f.log_format);
+  if (f.routed()) return run_router(f);
   auto model = load_model(f.model);
   serve::Server server(model, f.server);
   const int port = server.bind();
@@ -140,21 +196,38 @@ int run_serve(ServeFlags f) {
                f.server.host.c_str(), port, server.model_name().c_str(), server.replica_id().c_str(),
                f.server.max_concurrent, f.server.queue,
                f.server.surface.api_keys.empty() ? "none" : "api key required", page_url(f.server, port).c_str());
-  std::atomic<bool> done{false};
-  std::thread waiter([&] { wait_for_stop_signal(server, f.drain_timeout_s, done); });
-  server.run();
-  done = true;
-  waiter.join();
-  std::fprintf(stderr, "ogai serve [%s]: stopped\n", server.replica_id().c_str());
-  return kExitOk;
+  return serve_until_stopped(server, f.drain_timeout_s);
+}
+
+// Many packages in one server (docs/serve.md "Many models").
+void add_models_flags(CLI::App& cmd, ServeFlags& f) {
+  cmd.get_option("PKG")->required(false);
+  cmd.add_option("MORE", f.more_packages,
+                 "more packages: serve them all from one server, each under its folder's name, loaded on demand");
+  cmd.add_option("--models-dir", f.models_dir,
+                 "serve every package folder directly inside DIR (v1 packages, ONNX Runtime GenAI and Optimum "
+                 "folders), each under its folder's name, loaded on demand");
+  cmd.add_option("--models-max", f.registry.limits.max_loaded,
+                 "with several models: most loaded at once; loading one more unloads the least recently used idle "
+                 "one (0 = no limit)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))->capture_default_str();
+  cmd.add_option_function<std::size_t>(
+         "--models-memory-mb", [&f](std::size_t mb) { f.registry.limits.memory_bytes = mb << 20; },
+         "with several models: budget for the loaded models' package files, MiB; loading past it unloads the least "
+         "recently used idle ones (0 = no budget)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
+  cmd.add_option("--models-queue", f.registry.max_waiting,
+                 "with several models: requests that may wait for one model's load (more get 429)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{serve::kQueueLimit}))->capture_default_str();
 }
 
 }  // namespace
 
 void add_serve_command(CLI::App& app, CommandResult& result) {
   auto flags = std::make_shared<ServeFlags>();
-  auto* cmd = app.add_subcommand("serve", "serve a package over an OpenAI-compatible HTTP API");
+  auto* cmd = app.add_subcommand("serve", "serve a package, or several (PKG PKG..., --models-dir DIR), over an OpenAI-compatible HTTP API");
   add_model_flags(*cmd, flags->model);
+  add_models_flags(*cmd, *flags);
   add_chat_template_flag(*cmd, flags->model);
   cmd->add_option("--input", flags->model.workflow_inputs,
                   "NAME=JSON or NAME=@FILE.npy: a tensor every request of an interpreted workflow package gets");
@@ -227,9 +300,17 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
                   "most images and audio clips one request may carry (more get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd->add_option("--max-media-bytes", s.max_media_bytes,
-                  "largest image or audio clip in a request, decoded, in bytes (larger get 400; http(s) URLs are "
-                  "not fetched)")
+                  "largest image or audio clip in a request, decoded or fetched, in bytes (larger get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))->capture_default_str();
+  cmd->add_flag("--allow-media-urls", s.allow_media_urls,
+                "fetch http(s) image URLs of requests (OpenAI image_url, Responses input_image, Anthropic url "
+                "sources; off: data URLs only), within --max-media-bytes, --media-url-timeout, 3 redirects, and "
+                "never from private or local addresses unless --allow-private-media-urls");
+  cmd->add_flag("--allow-private-media-urls", s.allow_private_media_urls,
+                "with --allow-media-urls: also fetch from loopback, private and link-local addresses (only where "
+                "every client may reach what the server can)");
+  cmd->add_option("--media-url-timeout", s.media_url_timeout, "seconds one media URL fetch may take in all")
+      ->check(CLI::Range(0.001, 600.0))->capture_default_str();
   cmd->add_option("--pooling", flags->pooling,
                   "how POST /v1/embeddings reduces an input's hidden states to one vector: the last token's (usual "
                   "for decoder LLMs) or the mean over its tokens; L2-normalized either way")

@@ -17,8 +17,8 @@ TokenId argmax_row(const ort::Tensor& logits, std::vector<float>& scratch) {
 
 }  // namespace
 
-AssistantDrafter::AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options)
-    : spec_(std::move(spec)), session_(ort::Session::open(spec_.artifact, options)) {
+AssistantDrafter::AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options, SessionPreload* preload)
+    : spec_(std::move(spec)), session_(open_graph(preload, spec_.artifact, options)) {
   const ort::PortInfo* embeds = session_.find_input(spec_.embeds_input);
   if (embeds == nullptr || embeds->shape.size() != 3 || embeds->shape[2] <= 0 || embeds->shape[2] % 2 != 0)
     fail(ErrorCode::kInvalidPackage, session_.origin(),

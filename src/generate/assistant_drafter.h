@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "generate/drafter.h"
+#include "generate/session_preload.h"
 #include "onnx/initializer_data.h"
 #include "ort/session.h"
 
@@ -33,7 +34,8 @@ struct AssistantSpec {
 
 class AssistantDrafter : public Drafter {
  public:
-  AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options);
+  AssistantDrafter(AssistantSpec spec, const ort::SessionOptions& options,
+                   SessionPreload* preload = nullptr);  // session_preload.h
   void propose(const DraftRequest& request, std::vector<TokenId>& out) const override;
   bool needs_hidden() const override { return true; }
   bool needs_target_cache() const override { return true; }

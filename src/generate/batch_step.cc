@@ -84,6 +84,11 @@ StepOutput BatchStep::execute(std::span<const TokenId> tokens, std::int64_t seq,
   inputs_.resize(n + pasts.size());
   for (std::size_t i = 0; i < n; ++i) inputs_[i] = &owned[i];
   std::copy(pasts.begin(), pasts.end(), inputs_.begin() + static_cast<std::ptrdiff_t>(n));
+  if (!spec.encoder_inputs.empty()) {
+    if (static_cast<std::int64_t>(cross_rows_.size()) != rows)
+      fail(ErrorCode::kInternal, "batch step", "{} rows but {} rows of encoder outputs", rows, cross_rows_.size());
+    for (const ort::Tensor& t : cross_.feeds(cross_rows_, spec.encoder_inputs)) inputs_.push_back(&t);
+  }
   outputs_.resize(decoder_.output_count());
   for (auto& t : outputs_) t = ort::Tensor();
   std::span<ort::Tensor> presents(outputs_.data() + (outputs_.size() - pasts.size()), pasts.size());

@@ -35,6 +35,10 @@ class BatchStep {
   explicit BatchStep(const Decoder& decoder, Feed feed = Feed::kBound)
       : decoder_(decoder), feed_(feed), binding_(decoder.session()) {}
 
+  // Encoder-decoder packages: each row's encoder outputs, in row order, for the next run (kept
+  // until set again; batched by CrossBatch only when the rows change).
+  void set_cross(std::span<const CrossStatePtr> rows) { cross_rows_.assign(rows.begin(), rows.end()); }
+
   // `tokens` holds one token per row of `cache`, in row order.
   StepOutput run(std::span<const TokenId> tokens, kv::BatchCache& cache);
   // A multi-token step: `tokens` is [rows, seq] row-major, row r's first real[r] (1..seq) real.
@@ -57,6 +61,8 @@ class BatchStep {
   std::vector<std::int64_t> wide_ids_;                 // [rows, seq]: the ids for int64 ports (index_feed.h)
   std::vector<std::int32_t> narrow_[2];                // mask, positions for int32 ports (index_feed.h)
   std::vector<const ort::Tensor*> inputs_;
+  std::vector<CrossStatePtr> cross_rows_;
+  CrossBatch cross_;
   std::vector<ort::Tensor> outputs_;
 };
 

@@ -125,6 +125,22 @@ void find_reasoning(ChatPrompt& p) {
   p.starts_in_reasoning = is_reasoning(probe.open_in_prefix());
 }
 
+// Phi-3-V's template reads a message's content as text with <|image_N|> tags in it (as its model
+// card writes them): each image part becomes the text part "<|image_N|>\n", N counting the
+// conversation's images from 1 (image_tags.h turns the tags into the ids the expansion reads).
+std::vector<ChatMessage> with_image_tags(std::span<const ChatMessage> messages) {
+  std::vector<ChatMessage> out(messages.begin(), messages.end());
+  int n = 0;
+  for (ChatMessage& m : out)
+    for (ContentPart& part : m.parts)
+      if (part.kind == ContentPart::Kind::kImage) {
+        part.kind = ContentPart::Kind::kText;
+        part.text = fmt::format("<|image_{}|>\n", ++n);
+        part.media = {};
+      }
+  return out;
+}
+
 }  // namespace
 
 ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const ChatOptions& options) const {
@@ -160,6 +176,11 @@ ChatPrompt Model::prepare_chat(std::span<const ChatMessage> messages, const Chat
     p.reply_layout =
         std::make_shared<ReplyLayout>(chat::reply::builtin_layout(source, tool_call_format_name(p.tool_call_format)));
   const chat::ToolCallSyntax& syntax = chat::tool_call_syntax(p.tool_call_format);
+  std::vector<ChatMessage> tagged;
+  if (impl_->media && impl_->expander.numbered() && !media.empty()) {
+    tagged = with_image_tags(messages);
+    messages = tagged;
+  }
   chat::ChatRequest request =
       chat::tool_chat_request(messages, options, tools, chat::template_tool_support(source), syntax);
   request.variables = template_variables(options.template_kwargs);

@@ -154,7 +154,7 @@ std::span<const float> StepOutput::row_logits(std::int64_t row, std::int64_t pos
   return logits.span<float>().subspan(offset, static_cast<std::size_t>(logits.shape()[2]));
 }
 
-Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
+Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options, SessionPreload* preload)
     : spec_(std::move(spec)),
       session_(open_session(spec_, options, keep_input_)),
       memory_(ort::Memory::of(session_)) {
@@ -164,7 +164,7 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
       fail(ErrorCode::kInvalidPackage, session_.origin(),
            "the inputs_embeds port '{}' is {} of rank {}, expected a float [batch, sequence, hidden]", embeds.name,
            dtype_name(embeds.dtype), embeds.shape.size());
-    embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype);
+    embedding_ = std::make_unique<EmbeddingStage>(*spec_.embedding, options, embeds.shape[2], embeds.dtype, preload);
   }
   check_against_session();
   spec_.token_dtype = embedding_ ? embedding_->ids_dtype() : session_.find_input(spec_.token_input)->dtype;
@@ -178,6 +178,7 @@ Decoder::Decoder(DecoderSpec spec, const ort::SessionOptions& options)
   if (!spec_.write_indices_input.empty()) input_names_.push_back(spec_.write_indices_input);
   if (!spec_.cache_lengths_input.empty()) input_names_.push_back(spec_.cache_lengths_input);
   for (const auto& pair : spec_.cache.pairs) input_names_.push_back(pair.input);
+  for (const auto& name : spec_.encoder_inputs) input_names_.push_back(name);
   output_names_.push_back(spec_.logits_output);
   if (!spec_.hidden_output.empty()) output_names_.push_back(spec_.hidden_output);
   for (const auto& pair : spec_.cache.pairs) output_names_.push_back(pair.output);
@@ -201,12 +202,14 @@ void Decoder::check_against_session() const {
     require_port(session_, pair.input, true, "past KV");
     require_port(session_, pair.output, false, "present KV");
   }
+  for (const auto& name : spec_.encoder_inputs) require_port(session_, name, true, "encoder-fed");
   if (!spec_.write_indices_input.empty())
     require_int64(require_port(session_, spec_.write_indices_input, true, "write_indices"), origin, 1);
   if (!spec_.cache_lengths_input.empty())
     require_int64(require_port(session_, spec_.cache_lengths_input, true, "kv_length"), origin, 1);
   std::size_t fed = 1 + !spec_.mask_input.empty() + !spec_.position_input.empty() + !spec_.write_indices_input.empty() +
-                    !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size() + !keep_input_.empty();
+                    !spec_.cache_lengths_input.empty() + spec_.cache.pairs.size() + !keep_input_.empty() +
+                    spec_.encoder_inputs.size();
   if (fed != session_.inputs().size()) {
     std::string unfed;
     for (const auto& in : session_.inputs()) {
@@ -214,6 +217,7 @@ void Decoder::check_against_session() const {
                    in.name == spec_.write_indices_input || in.name == spec_.cache_lengths_input ||
                    (!keep_input_.empty() && in.name == keep_input_);
       for (const auto& p : spec_.cache.pairs) known = known || p.input == in.name;
+      for (const auto& e : spec_.encoder_inputs) known = known || e == in.name;
       if (!known) unfed += (unfed.empty() ? "'" : ", '") + in.name + "'";
     }
     fail(ErrorCode::kUnsupported, origin, "graph inputs {} have no role the engine can fill", unfed);
@@ -222,11 +226,13 @@ void Decoder::check_against_session() const {
 
 StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                          AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows,
-                         std::int64_t keep) const {
+                         std::int64_t keep, const CrossState* cross) const {
   const std::int64_t batch = attention.batch();
   const std::int64_t past = attention.length();
   OGAI_CHECK(static_cast<std::int64_t>(tokens.size()) == batch * seq && cache.length() == past);
   OGAI_CHECK(real.empty() || real.size() == tokens.size());
+  if (!spec_.encoder_inputs.empty() && (batch != 1 || !cross || cross->tensors.size() != spec_.encoder_inputs.size()))
+    fail(ErrorCode::kInternal, session_.origin(), "an encoder-decoder step needs its row's encoder outputs");
 
   // Attention rows and positions for the new tokens.
   attention.positions_.resize(static_cast<std::size_t>(batch * seq));
@@ -274,6 +280,9 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
     std::vector<const ort::Tensor*> inputs(input_names_.size());
     for (std::size_t i = 0; i < n_owned; ++i) inputs[i] = &owned[i];
     for (std::size_t i = 0; i < pasts.size(); ++i) inputs[n_owned + i] = &pasts[i];
+    std::vector<ort::Tensor> encoder_feeds = cross ? cross_views(*cross) : std::vector<ort::Tensor>{};
+    for (std::size_t i = 0; i < spec_.encoder_inputs.size(); ++i)
+      inputs[n_owned + pasts.size() + i] = &encoder_feeds[i];
     std::vector<ort::Tensor> outputs(output_names_.size());
     std::span<ort::Tensor> presents(outputs.data() + (outputs.size() - pasts.size()), pasts.size());
     cache.bind_presents(presents);

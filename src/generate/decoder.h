@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "generate/cross_state.h"
 #include "generate/decoder_spec.h"
 #include "generate/embedding_stage.h"
 #include "kv/kv_cache.h"
@@ -82,7 +83,8 @@ class Decoder {
   // Every position's logits (keep = 0).
   static constexpr std::int64_t kAllLogits = 0;
 
-  Decoder(DecoderSpec spec, const ort::SessionOptions& options);
+  // `preload` (optional): the embedding stage's session started in parallel (session_preload.h).
+  Decoder(DecoderSpec spec, const ort::SessionOptions& options, SessionPreload* preload = nullptr);
 
   const DecoderSpec& spec() const { return spec_; }
   const ort::Session& session() const { return session_; }
@@ -96,17 +98,18 @@ class Decoder {
   // marks padding positions with 0 (left padding of shorter prompts in a batch). Appends the
   // positions to `attention` and the KV to `cache`; on error both are left as before the step.
   // With an embedding graph, `rows` are the media feature rows of these positions (null: none).
+  // `cross`: the row's encoder outputs (batch 1), required when spec().encoder_inputs is not empty.
   // `keep` > 0 asks for the logits of the last `keep` positions only (StepOutput::logits_from
   // says which the run computed: all of them when the graph was not cut).
   StepOutput step(std::span<const TokenId> tokens, std::int64_t seq, std::span<const std::uint8_t> real,
                   AttentionState& attention, kv::KvCache& cache, const FeatureRows* rows = nullptr,
-                  std::int64_t keep = kAllLogits) const;
+                  std::int64_t keep = kAllLogits, const CrossState* cross = nullptr) const;
   // The embedding graph in front of the decoder (multimodal packages), or null.
   const EmbeddingStage* embedding() const { return embedding_.get(); }
 
   // Runs the graph once: `inputs` in feed order (tokens, [mask], [positions], [write indices],
   // (with an embedding graph, ids in the tokens slot are embedded first, without media rows)
-  // [cache lengths], then one past per KV pair), `outputs` in output order (logits, [hidden],
+  // [cache lengths], then one past per KV pair, then the encoder inputs), `outputs` in output order (logits, [hidden],
   // then one present per pair; a non-empty slot is a destination ORT writes into). Returns the
   // seconds spent inside ONNX Runtime. For steps that build their own feeds (batch_step.h).
   // Host outputs, no IO binding: the reference the bound run is tested against.

@@ -40,6 +40,10 @@ struct DecoderSpec {
   std::string write_indices_input;
   std::string cache_lengths_input;
   kv::CacheSpec cache;              // KV pairs in ABI order and their storage mode
+  // Encoder-decoder packages: per-row read-only inputs the encoder fills once per request (cross
+  // KV [batch, heads, encoder_len, head_dim], encoder states), fed after the pasts on every step
+  // from each row's CrossState (cross_state.h). Empty for decoder-only packages.
+  std::vector<std::string> encoder_inputs;
   std::int64_t vocab_size = 0;      // logits' last dim
   std::int64_t max_length = 0;      // context limit in positions; 0 = unknown
   // Whether rows of a batch may be left-padded (attention reads the mask per position). False for

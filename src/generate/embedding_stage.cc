@@ -21,9 +21,9 @@ std::string shape_text(const ort::Shape& shape) { return ort::shape_string(shape
 }  // namespace
 
 EmbeddingStage::EmbeddingStage(EmbeddingSpec spec, const ort::SessionOptions& options, std::int64_t hidden,
-                               DataType embeds_dtype)
+                               DataType embeds_dtype, SessionPreload* preload)
     : spec_(std::move(spec)),
-      session_(ort::Session::open(spec_.artifact, options)),
+      session_(open_graph(preload, spec_.artifact, options)),
       embeds_dtype_(embeds_dtype),
       hidden_(hidden) {
   const std::string& origin = session_.origin();

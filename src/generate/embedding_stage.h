@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "generate/decoder_spec.h"
+#include "generate/session_preload.h"
 #include "ort/session.h"
 #include "ort/tensor.h"
 
@@ -30,7 +31,9 @@ struct FeatureRows {
 class EmbeddingStage {
  public:
   // `hidden` and `embeds_dtype`: the decoder's inputs_embeds port (last dim, -1 when symbolic).
-  EmbeddingStage(EmbeddingSpec spec, const ort::SessionOptions& options, std::int64_t hidden, DataType embeds_dtype);
+  // `preload` (optional) holds the session when it was started in parallel (session_preload.h).
+  EmbeddingStage(EmbeddingSpec spec, const ort::SessionOptions& options, std::int64_t hidden, DataType embeds_dtype,
+                 SessionPreload* preload = nullptr);
 
   const EmbeddingSpec& spec() const { return spec_; }
   DataType ids_dtype() const { return ids_dtype_; }

@@ -56,6 +56,7 @@ Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* pre
   if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
   std::tie(bytes_per_position_, fixed_bytes_) = state_geometry(model.decoder.spec().cache);
   batch_verifies_ = verifies_in_batch(model.decoder.spec());
+  equal_lengths_ = model.decoder.spec().mask_input.empty() && batch_.left_padded();
 }
 
 void Engine::add(std::shared_ptr<LiveSequence> sequence) {
@@ -65,6 +66,7 @@ void Engine::add(std::shared_ptr<LiveSequence> sequence) {
 
 void Engine::step() {
   drop_cancelled();
+  unpark();
   decode();
   speculate();
   admit();
@@ -103,6 +105,7 @@ void Engine::finish(std::shared_ptr<LiveSequence> sequence) {
 std::size_t Engine::kv_bytes() const {
   std::size_t bytes = batch_.bytes();
   for (const auto& s : speculating_) bytes += s->state().cache.bytes();
+  for (const auto& s : parked_) bytes += s->state().cache.bytes();
   return bytes;
 }
 
@@ -131,7 +134,7 @@ void Engine::leave(std::size_t row) {
 }
 
 void Engine::drop_cancelled() {
-  for (auto* queue : {&waiting_, &prefilling_}) {
+  for (auto* queue : {&waiting_, &prefilling_, &parked_}) {
     for (auto it = queue->begin(); it != queue->end();) {
       if (!(*it)->cancelled()) {
         ++it;
@@ -242,6 +245,11 @@ void Engine::decode() {
       tokens_[r * static_cast<std::size_t>(seq) + static_cast<std::size_t>(s)] = fed[s < real_[r] ? s : 0];
   }
   StepOutput out;
+  if (rows_.front()->state().cross) {  // an encoder-decoder package: every row has its encoder outputs
+    batch_step_cross_.clear();
+    for (const auto& row : rows_) batch_step_cross_.push_back(row->state().cross);
+    step_.set_cross(batch_step_cross_);
+  }
   const double started = thread_seconds();
   try {
     out = seq == 1 ? step_.run(tokens_, batch_) : step_.run(tokens_, real_, seq, batch_);
@@ -287,6 +295,20 @@ void Engine::decode() {
     if (rows_[r]->done()) leave(r);
 }
 
+// Parked sequences join once the batch is empty or at their length (in arrival order).
+void Engine::unpark() {
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    if (!rows_.empty() && batch_.length(0) != (*it)->state().cache.length()) {
+      ++it;
+      continue;
+    }
+    std::shared_ptr<LiveSequence> ready = std::move(*it);
+    it = parked_.erase(it);
+    batch_.add_row(std::move(ready->state().cache));
+    rows_.push_back(std::move(ready));
+  }
+}
+
 // Samples every plain row of the step's output (speculative rows verify afterwards, in order) on
 // the sampling pool; a row's failure is kept for the serial pass, which streams in row order.
 void Engine::sample_rows(StepOutput& out, std::int64_t seq) {
@@ -304,8 +326,8 @@ void Engine::sample_rows(StepOutput& out, std::int64_t seq) {
 
 void Engine::admit() {
   while (!waiting_.empty() &&
-         static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + waiting_.front()->forks().size()) <
-             limits_.max_rows &&
+         static_cast<int>(rows_.size() + speculating_.size() + prefilling_.size() + parked_.size() +
+                          waiting_.front()->forks().size()) < limits_.max_rows &&
          fits(*waiting_.front())) {
     std::shared_ptr<LiveSequence> sequence = std::move(waiting_.front());
     waiting_.pop_front();
@@ -344,6 +366,10 @@ void Engine::join(std::shared_ptr<LiveSequence> ready) {
       !(batch_verifies_ && ready->speculation()->drafts_from_tokens())) {
     speculating_.push_back(std::move(ready));  // decodes on its own state
   } else if (ready->phase() == LiveSequence::Phase::kDecode) {
+    if (equal_lengths_ && !rows_.empty() && batch_.length(0) != ready->state().cache.length()) {
+      parked_.push_back(std::move(ready));  // joins when the batch reaches its length or empties
+      return;
+    }
     batch_.add_row(std::move(ready->state().cache));
     rows_.push_back(std::move(ready));
   } else {

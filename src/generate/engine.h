@@ -26,6 +26,9 @@
 // length: the decoder's [batch, sequence] ports give all rows of one run the same length.
 // A sequence is admitted (starts prefilling) while fewer than limits.max_rows sequences are
 // prefilling or decoding (batched or speculative) and, with a KV budget, while the KV it may grow to fits in it.
+// A decoder without an attention-mask input (Whisper's) cannot hide a shorter row's left padding:
+// its rows share a run only at equal lengths. A sequence whose prefill ended at another length than
+// the batch's rows waits (parked, its state its own) until the batch empties, then joins.
 // Finished sequences (done, cancelled or failed) are handed back through take_finished(), with
 // their state extracted from the batch when keep_states is set (a Context, the prefix cache).
 // Not thread-safe: one thread calls everything (ogai::Engine runs it on its own thread).
@@ -59,14 +62,14 @@ class Engine : public StepEngine {
   void set_kv_budget(std::size_t bytes) override { limits_.kv_bytes = bytes; }
   void step() override;
   bool idle() const override {
-    return waiting_.empty() && prefilling_.empty() && rows_.empty() && speculating_.empty();
+    return waiting_.empty() && prefilling_.empty() && rows_.empty() && speculating_.empty() && parked_.empty();
   }
 
   std::vector<std::shared_ptr<LiveSequence>> take_finished();
   std::vector<std::shared_ptr<Generation>> take_done() override;
 
   // Sequences decoding: batched rows and speculative sequences.
-  int decoding() const override { return static_cast<int>(rows_.size() + speculating_.size()); }
+  int decoding() const override { return static_cast<int>(rows_.size() + speculating_.size() + parked_.size()); }
   int prefilling() const override { return static_cast<int>(prefilling_.size()); }
   int waiting() const override { return static_cast<int>(waiting_.size()); }
   // KV held by decoding sequences: the batch and the speculative sequences' own states.
@@ -90,6 +93,7 @@ class Engine : public StepEngine {
   std::size_t projected_bytes(const LiveSequence& sequence) const;
   void leave(std::size_t row);
   void join(std::shared_ptr<LiveSequence> ready);
+  void unpark();
   void release_forks(LiveSequence& parent);
   void finish(std::shared_ptr<LiveSequence> sequence);
 
@@ -101,6 +105,8 @@ class Engine : public StepEngine {
   std::vector<std::shared_ptr<LiveSequence>> speculating_;  // speculative, verifying on their own states
   std::deque<std::shared_ptr<LiveSequence>> prefilling_;
   std::deque<std::shared_ptr<LiveSequence>> waiting_;
+  std::deque<std::shared_ptr<LiveSequence>> parked_;  // prefilled, waiting for rows of their length
+  bool equal_lengths_ = false;  // rows share a run only at equal lengths (no mask hides padding)
   std::vector<std::shared_ptr<LiveSequence>> finished_;
   std::vector<TokenId> tokens_;     // [rows, seq] scratch
   std::vector<std::int64_t> real_;  // [rows] scratch: real tokens per row of a multi-token step
@@ -108,6 +114,7 @@ class Engine : public StepEngine {
   std::vector<std::exception_ptr> sample_errors_;  // [rows] scratch: a row's sampling failure
   WorkPool samplers_;               // samples a decode step's plain rows in parallel
   std::vector<RowDraft> drafts_;    // [rows] scratch for width()
+  std::vector<CrossStatePtr> batch_step_cross_;  // [rows]: encoder-decoder rows' encoder outputs
   WidthCost width_cost_;
   YieldCalibration yield_;       // how far the rows' acceptance averages come true, per row count
   double expected_extra_ = 0;    // proposed tokens width() expects the chosen run to keep

@@ -247,7 +247,7 @@ std::shared_ptr<GenerationHandle> Engine::submit(std::span<const TokenId> prompt
 
 std::shared_ptr<GenerationHandle> Engine::submit(std::string_view prompt, const GenerationOptions& options,
                                                  StreamCallback on_token, CompletionCallback on_done) {
-  auto ids = impl_->model->tokenize(prompt, options.add_special_tokens);
+  auto ids = impl_->model->tokenize(prompt, impl_->model->impl().prompt_template(options));
   return submit(std::span<const TokenId>(ids), options, std::move(on_token), std::move(on_done));
 }
 

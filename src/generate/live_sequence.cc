@@ -8,6 +8,16 @@
 namespace ogai::generate {
 namespace {
 
+// The ids the sampler's history (the repetition penalty) reads: Phi-3-V's soft tokens are
+// negative (-N for the N-th image: features, not vocabulary entries), so they are left out.
+std::vector<TokenId> vocabulary_ids(std::span<const TokenId> prompt) {
+  std::vector<TokenId> ids;
+  ids.reserve(prompt.size());
+  for (TokenId id : prompt)
+    if (id >= 0) ids.push_back(id);
+  return ids;
+}
+
 GenerationResult initial_result(std::span<const TokenId> prompt, const ResolvedRequest& request) {
   GenerationResult result;
   result.prompt_ids = fit_prompt(prompt, request);
@@ -26,7 +36,10 @@ LiveSequence::LiveSequence(SequenceKey, SequenceStart start)
       output_(model_.tokenizer, request_, on_token_, result_),
       logprobs_(request_.logprobs) {
   times_.start = Clock::now();
-  sampler_.reset(result_.prompt_ids);
+  if (request_.media)
+    sampler_.reset(vocabulary_ids(result_.prompt_ids));
+  else
+    sampler_.reset(result_.prompt_ids);
   if (!start.speculation.drafter) return;
   if (request_.prompt_logprobs)
     fail(ErrorCode::kUnsupported, "prompt_logprobs",

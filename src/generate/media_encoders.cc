@@ -4,7 +4,8 @@
 #include <cstring>
 
 #include "base/error.h"
-#include "base/half.h"
+#include "metadata/contract.h"
+#include "workflow/audio_tensor.h"
 
 namespace ogai::generate {
 namespace {
@@ -28,7 +29,8 @@ const ort::PortInfo& input_port(const ort::Session& s, const std::string& name) 
 }  // namespace
 
 MediaEncoders::MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann::json& preprocessing,
-                             const EmbeddingStage& embedding, const ort::SessionOptions& options) {
+                             const EmbeddingStage& embedding, const ort::SessionOptions& options,
+                             SessionPreload* preload) {
   for (const auto& e : abi.encoders) {
     const bool audio = e.kind == metadata::MediaKind::kAudio;
     if (find(audio) != nullptr) continue;  // the first encoder of a kind serves it
@@ -38,7 +40,7 @@ MediaEncoders::MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann:
     const auto at = std::find(ports.begin(), ports.end(), e.embedding_input);
     OGAI_CHECK(at != ports.end());
     const auto port = static_cast<std::size_t>(at - ports.begin());
-    Encoder enc{e, ort::Session::open(e.artifact, options), port, embedding.feature_dtype(port),
+    Encoder enc{e, open_graph(preload, e.artifact, options), port, embedding.feature_dtype(port),
                 embedding.feature_width(port)};
     const ort::PortInfo* out = enc.session.find_output(e.output);
     if (out == nullptr) fail(ErrorCode::kInvalidPackage, enc.session.origin(), "the encoder has no output '{}'", e.output);
@@ -60,6 +62,13 @@ const MediaEncoders::Encoder* MediaEncoders::find(bool audio) const {
 }
 
 bool MediaEncoders::accepts(MediaInput::Kind kind) const { return find(kind == MediaInput::Kind::kAudio) != nullptr; }
+
+bool MediaEncoders::hd_tiles() const {
+  if (!image_) return false;
+  for (const auto& t : image_->transforms())
+    if (t.op == media::ImageProgram::Op::kTile && t.tiling.mode == media::TileSpec::Mode::kHdTransform) return true;
+  return false;
+}
 
 std::vector<ort::Tensor> MediaEncoders::image_feeds(const Encoder& e, const MediaInput& media,
                                                     const std::string& what) const {
@@ -88,30 +97,22 @@ std::vector<ort::Tensor> MediaEncoders::audio_feeds(const Encoder& e, const Medi
   auto produced = audio_->run(bytes_of(media), what, audio_limits);
   std::vector<ort::Tensor> feeds;
   for (const auto& in : e.abi.inputs) {
-    const media::audio::AudioTensor* t = nullptr;
-    for (const auto& p : produced)
-      if (p.name == in.program_output) t = &p;
-    if (t == nullptr)
+    std::size_t index = produced.size();
+    for (std::size_t i = 0; i < produced.size(); ++i)
+      if (produced[i].name == in.program_output) index = i;
+    if (index == produced.size())
       fail(ErrorCode::kInvalidArgument, what, "the preprocessing.audio program made no '{}' for this clip",
            in.program_output);
+    const media::audio::AudioTensor& t = produced[index];
     const ort::PortInfo& port = input_port(e.session, in.port);
-    ort::Tensor feed = ort::Tensor::allocate(port.dtype, feed_shape(t->shape, port));
-    const auto n = static_cast<std::size_t>(feed.element_count());
-    if (!t->integer && port.dtype == DataType::kFloat32) {
-      std::memcpy(feed.raw_data(), t->f32.data(), n * sizeof(float));
-    } else if (!t->integer && port.dtype == DataType::kFloat16) {
-      auto* dst = static_cast<std::uint16_t*>(feed.raw_data());
-      for (std::size_t i = 0; i < n; ++i) dst[i] = float_to_half(t->f32[i]);
-    } else if (t->integer && port.dtype == DataType::kInt64) {
-      std::memcpy(feed.raw_data(), t->i64.data(), n * sizeof(std::int64_t));
-    } else if (t->integer && port.dtype == DataType::kInt32) {
-      auto* dst = static_cast<std::int32_t*>(feed.raw_data());
-      for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<std::int32_t>(t->i64[i]);
-    } else {
+    // A mask feeds a bool port only from a bool output (and a bool output nothing else): the
+    // declared types must agree there; numbers convert within floats and within integers.
+    const auto declared = metadata::canonical_dtype(audio_->outputs()[index].dtype);
+    if ((port.dtype == DataType::kBool) != (declared == DataType::kBool))
       fail(ErrorCode::kInvalidPackage, e.abi.path, "encoder input '{}' is {}, but preprocessing.audio output '{}' is {}",
-           in.port, dtype_name(port.dtype), t->name, t->integer ? "integer" : "float");
-    }
-    feeds.push_back(std::move(feed));
+           in.port, dtype_name(port.dtype), t.name, audio_->outputs()[index].dtype);
+    feeds.push_back(workflow::audio_tensor_as(t, port.dtype, feed_shape(t.shape, port),
+                                              e.abi.path + ": encoder input '" + in.port + "'"));
   }
   return feeds;
 }

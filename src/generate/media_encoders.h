@@ -30,9 +30,13 @@ namespace ogai::generate {
 class MediaEncoders {
  public:
   MediaEncoders(const metadata::MultimodalAbi& abi, const nlohmann::json& preprocessing,
-                const EmbeddingStage& embedding, const ort::SessionOptions& options);
+                const EmbeddingStage& embedding, const ort::SessionOptions& options,
+                SessionPreload* preload = nullptr);  // session_preload.h
 
   bool accepts(MediaInput::Kind kind) const;
+  // Whether the image program tiles with Phi-3-V's HD transform (its prompts number the images:
+  // image_tags.h).
+  bool hd_tiles() const;
   // Decodes, preprocesses and encodes `media`; `what` names it in errors ("media[0]", ...).
   EncodedMedia encode(const MediaInput& media, const std::string& what) const;
 

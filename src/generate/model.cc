@@ -11,12 +11,14 @@
 #include "chat/reply/reply_layout.h"
 #include "generate/batch.h"
 #include "generate/engine.h"
+#include "generate/image_tags.h"
 #include "generate/kept_specials.h"
 #include "generate/model_impl.h"
 #include "generate/ngram_drafter.h"
 #include "generate/package_config.h"
 #include "generate/sequence.h"
 #include "generate/sequence_factory.h"
+#include "generate/session_preload.h"
 #include "generate/session_settings.h"
 #include "generate/workflow_engine.h"
 #include "ort/session.h"
@@ -123,6 +125,9 @@ std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package
 generate::Speculation Model::Impl::speculation(const SpeculativeOptions& options) const {
   using Drafter = SpeculativeOptions::Drafter;
   if (options.drafter == Drafter::kNone) return {};
+  if (encoder)
+    fail(ErrorCode::kUnsupported, "speculative", "encoder-decoder packages decode without speculation (a "
+         "verification run would need each row's encoder outputs)");
   if (options.max_draft_tokens < 0)
     fail(ErrorCode::kInvalidArgument, "max_draft_tokens", "{} must be >= 0", options.max_draft_tokens);
   if (options.drafter == Drafter::kNgram) {
@@ -161,6 +166,12 @@ std::shared_ptr<generate::Generation> Model::Impl::start(const generate::Resolve
     return std::make_shared<generate::WorkflowSequence>(*workflow, request, prompt, std::move(on_token));
   }
   const generate::Speculation s = speculation(speculative);
+  if (encoder) {
+    auto prepared = encoder->prepare(request, prompt);
+    generate::SequenceState state(*decoder);
+    state.cross = std::move(prepared.cross);
+    return generate::make_sequence({sequence_model(), request, prepared.prompt, std::move(on_token), s, std::move(state)});
+  }
   if (media) {
     generate::ResolvedRequest r = request;
     const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
@@ -201,6 +212,12 @@ GenerationResult Model::Impl::run(const generate::ResolvedRequest& request, cons
                                   std::span<const TokenId> prompt, generate::SequenceState& state,
                                   const StreamCallback& on_token) const {
   const generate::Speculation s = speculation(speculative);
+  if (encoder) {  // each request its own encoder outputs: a context's state starts over
+    auto prepared = encoder->prepare(request, prompt);
+    state.reset(*decoder);
+    state.cross = std::move(prepared.cross);
+    return generate::generate_sequence(sequence_model(), request, prepared.prompt, state, on_token, s);
+  }
   if (media) {
     generate::ResolvedRequest r = request;
     const std::vector<TokenId> ids = with_media(r, prompt, s.drafter != nullptr);
@@ -264,6 +281,24 @@ void attach_embedder(Model::Impl& impl) {
   }
 }
 
+// The graphs a native package opens besides its decoder's, created in parallel with it
+// (generate/session_preload.h): the embedding stage, the first media encoder of each kind (the one
+// MediaEncoders uses), the assistant drafter.
+std::vector<std::filesystem::path> secondary_graphs(const generate::PackageConfig& config) {
+  std::vector<std::filesystem::path> graphs;
+  if (config.decoder.embedding) graphs.push_back(config.decoder.embedding->artifact);
+  if (config.multimodal) {
+    bool image = false, audio = false;
+    for (const auto& e : config.multimodal->encoders) {
+      bool& seen = e.kind == metadata::MediaKind::kAudio ? audio : image;
+      if (!seen) graphs.push_back(e.artifact);
+      seen = true;
+    }
+  }
+  if (config.assistant) graphs.push_back(config.assistant->artifact);
+  return graphs;
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, const LoadOptions& options) {
@@ -293,15 +328,24 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   if (interpreted) {
     impl->workflow = load_workflow(std::move(loaded), options, impl->tokenizer ? &*impl->tokenizer : nullptr);
   } else {
-    impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so);
+    std::optional<generate::SessionPreload> preload;
+    if (generate::SessionPreload::enabled()) preload.emplace(secondary_graphs(impl->config), so);
+    generate::SessionPreload* started = preload ? &*preload : nullptr;
+    impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so, started);
+    if (impl->config.encoder) {
+      impl->encoder = std::make_unique<generate::EncoderStage>(std::move(*impl->config.encoder), *impl->decoder, so);
+      impl->config.generation.accepts_audio = impl->encoder->takes_audio();
+    }
     if (impl->config.multimodal) {
       impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
-                                                              *impl->decoder->embedding(), so);
-      impl->expander = generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
+                                                              *impl->decoder->embedding(), so, started);
+      impl->expander = impl->media->hd_tiles()
+                           ? generate::PromptExpander::numbered_images()
+                           : generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);
     }
     attach_embedder(*impl);
     if (impl->config.assistant)
-      impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so);
+      impl->assistant = std::make_unique<generate::AssistantDrafter>(std::move(*impl->config.assistant), so, started);
   }
   if (impl->tokenizer) impl->config.generation.grammar = std::make_shared<grammar::ModelGrammar>(*impl->tokenizer);
   if (impl->tokenizer) impl->config.generation.kept_specials = reply_markers(*impl);
@@ -314,6 +358,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
   info.has_chat_template = impl->chat_template.has_value();
   info.has_tokenizer = impl->tokenizer.has_value();
   info.runs_workflow = interpreted;
+  info.encoder_decoder = impl->encoder != nullptr;
   if (const auto& g = impl->config.generation; g.overrides_declared) {
     info.overridable_fields.emplace();
     for (const auto& [field, _] : g.overrides) info.overridable_fields->push_back(field);
@@ -336,6 +381,8 @@ std::string onnxruntime_version() { return ort::runtime_version(); }
 const ModelInfo& Model::info() const { return impl_->info; }
 
 std::vector<TokenId> Model::tokenize(std::string_view text, bool add_special_tokens) const {
+  if (impl_->media && impl_->expander.numbered())  // Phi-3-V: <|image_N|> becomes -N (image_tags.h)
+    return generate::encode_with_image_tags(impl_->text(), text, add_special_tokens);
   return impl_->text().encode(text, add_special_tokens);
 }
 
@@ -352,7 +399,7 @@ std::string Model::token_bytes(TokenId id) const { return tokenizer::token_bytes
 
 GenerationResult Model::generate(std::string_view prompt, const GenerationOptions& options,
                                  const StreamCallback& on_token, Context* context) const {
-  auto ids = tokenize(prompt, options.add_special_tokens);
+  auto ids = tokenize(prompt, impl_->prompt_template(options));
   return generate(std::span<const TokenId>(ids), options, on_token, context);
 }
 
@@ -383,7 +430,7 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
   std::vector<std::vector<TokenId>> ids;
   std::size_t longest = 0;
   for (const auto& p : prompts) {
-    ids.push_back(tokenize(p, options.add_special_tokens));
+    ids.push_back(tokenize(p, impl_->prompt_template(options)));
     longest = std::max(longest, ids.back().size());
   }
   auto request = generate::resolve_request(options, impl_->config.generation, static_cast<std::int64_t>(longest));
@@ -393,7 +440,7 @@ std::vector<GenerationResult> Model::generate_batch(std::span<const std::string>
          "generate_batch shares one GenerationOptions across its prompts; give each prompt its media through "
          "ogai::Engine::submit");
   for (auto& p : ids) p = impl_->with_media(request, p, false);  // multimodal packages: placeholders counted
-  if (impl_->workflow) {
+  if (impl_->workflow || impl_->encoder) {  // each through start(): an encoder package's own run
     std::vector<std::shared_ptr<generate::Generation>> gs;
     for (const auto& p : ids) gs.push_back(impl_->start(request, options.speculative, p, {}));
     const int rows = static_cast<int>(gs.size());

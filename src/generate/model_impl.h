@@ -13,6 +13,7 @@
 #include "generate/assistant_drafter.h"
 #include "generate/decoder.h"
 #include "generate/embedder.h"
+#include "generate/encoder_stage.h"
 #include "generate/media_encoders.h"
 #include "generate/package_config.h"
 #include "generate/prefix_cache.h"
@@ -40,6 +41,7 @@ struct Model::Impl {
   std::unique_ptr<generate::WorkflowModel> workflow;      // the looped workflow
   std::unique_ptr<generate::AssistantDrafter> assistant;  // the package's proposer, when executable
   std::unique_ptr<generate::Embedder> embedder;           // over the hidden_states output, when there is one
+  std::unique_ptr<generate::EncoderStage> encoder;        // encoder-decoder packages: run once per request
   std::unique_ptr<generate::MediaEncoders> media;         // a multimodal package's encoders, or null
   generate::PromptExpander expander;                      // its placeholder tokens (prompt_expansion.h)
   ModelInfo info;
@@ -64,6 +66,10 @@ struct Model::Impl {
                        const StreamCallback& on_token) const;
 
   generate::SequenceModel sequence_model() const { return {*decoder, tokenizer ? &*tokenizer : nullptr}; }
+  // Whether a text prompt is tokenized with the tokenizer's template: never for an encoder-decoder
+  // package, whose decoder prompt is built from its forced ids (encoder_input.h; Whisper's template
+  // would append <|endoftext|>).
+  bool prompt_template(const GenerationOptions& options) const { return !encoder && options.add_special_tokens; }
   // The drafter and K that `options` ask for (no drafter for kNone), checked against the package:
   // K >= 0 (0 = the drafter's default), the assistant needs an executable proposer and K within
   // its max_proposal_width. Throws ogai::Error naming the field. The assistant drafter is the

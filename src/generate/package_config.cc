@@ -93,7 +93,8 @@ bool uses_group_query_attention(const metadata::Package& package, const std::str
   return it != package.graphs.end() && it->second.op_types.count("com.microsoft:GroupQueryAttention") > 0;
 }
 
-void check_executable(const metadata::DecoderAbi& abi, const std::string& origin, bool fronted) {
+void check_executable(const metadata::DecoderAbi& abi, const std::string& origin, bool fronted,
+                      const std::vector<std::string>& encoder_inputs) {
   if (!abi.token_ids_input && !fronted)
     fail(ErrorCode::kUnsupported, origin,
          "decoder '{}' takes no token_ids port; inputs_embeds-only decoders are "
@@ -106,8 +107,12 @@ void check_executable(const metadata::DecoderAbi& abi, const std::string& origin
   auto is_state_input = [&](const std::string& port) {
     return std::any_of(abi.state_pairs.begin(), abi.state_pairs.end(), [&](auto& p) { return p.input == port; });
   };
+  auto from_encoder = [&](const std::string& port) {
+    return std::find(encoder_inputs.begin(), encoder_inputs.end(), port) != encoder_inputs.end();
+  };
   for (const auto& input : abi.other_inputs)
-    if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port))
+    if (input.purpose != "write_indices" && input.purpose != "kv_length" && !is_state_input(input.port) &&
+        !from_encoder(input.port))
       fail(ErrorCode::kUnsupported, origin, "decoder input '{}' ({}) has no role the engine can fill", input.port,
            input.purpose);
 }
@@ -257,9 +262,11 @@ PackageConfig make_package_config(const metadata::Package& package) {
          "token/embeds roles with logits or owned KV); ogai executes single-decoder packages");
   const metadata::DecoderAbi& abi = *package.decoder;
   check_single_step(package, origin);
-  std::optional<metadata::MultimodalAbi> front = metadata::derive_multimodal_abi(package);
-  check_executable(abi, origin, front.has_value());
   PackageConfig c;
+  c.encoder = make_encoder_config(package, c.decoder);  // encoder-decoder: no multimodal front
+  std::optional<metadata::MultimodalAbi> front;
+  if (!c.encoder) front = metadata::derive_multimodal_abi(package);
+  check_executable(abi, origin, front.has_value(), c.decoder.encoder_inputs);
   c.root = package.files.root;
   DecoderSpec& d = c.decoder;
   d.artifact = abi.artifact;
@@ -274,6 +281,7 @@ PackageConfig make_package_config(const metadata::Package& package) {
     d.cache.pairs.push_back(make_state_pair(pair, group_of(abi, pair.group), origin));
   for (const auto& pair : abi.kv_pairs) d.cache.prefix_reusable &= group_of(abi, pair.group).prefix_reusable;
   for (const auto& pair : abi.state_pairs) d.cache.prefix_reusable &= group_of(abi, pair.group).prefix_reusable;
+  if (c.encoder) d.cache.prefix_reusable = false;  // never another request's encoder outputs
   if (abi.static_cache) {
     d.write_indices_input = abi.static_cache->write_indices_input;
     d.cache_lengths_input = abi.static_cache->kv_length_input;

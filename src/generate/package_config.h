@@ -5,7 +5,7 @@
 // multimodal front's embedding graph: metadata/multimodal_abi.h), with attention mask / position inputs
 // by role and self-attention KV groups that grow by appending along axis 2 ([B, H, S, D]).
 // Anything else the metadata can express (inputs_embeds-only decoders, replace/indexed_scatter
-// updates, recurrent or cross-attention state, extra inputs with no role) is refused at load
+// updates, cross-attention state the decoder writes, extra inputs with no role) is refused at load
 // with an error naming it — never run approximately.
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include "generate/assistant_drafter.h"
 #include "generate/decoder_spec.h"
+#include "generate/encoder_config.h"
 #include "generate/request.h"
 #include "metadata/multimodal_abi.h"
 #include "metadata/package.h"
@@ -38,6 +39,8 @@ struct PackageConfig {
   // The decoder's output with metadata role hidden_states ([batch, seq, hidden]; empty: none), what
   // Model::embed pools (embedding.h).
   std::string hidden_states_output;
+  // Encoder-decoder packages (Whisper, translation): the encoder run once per request.
+  std::optional<EncoderConfig> encoder;
   // A multimodal front (encoders and the embedding graph feeding the decoder's inputs_embeds;
   // decoder.embedding is set from it), or none.
   std::optional<metadata::MultimodalAbi> multimodal;

@@ -53,7 +53,55 @@ PromptExpander PromptExpander::for_vocabulary(const tokenizer::Tokenizer* tok) {
   return e;
 }
 
+PromptExpander PromptExpander::numbered_images() {
+  PromptExpander e;
+  e.family_ = "phi3v";
+  e.numbered_ = true;
+  return e;
+}
+
+std::vector<TokenId> PromptExpander::expand_numbered(std::span<const TokenId> prompt, PromptMedia& media) const {
+  std::size_t images = 0, tags = 0;
+  for (const auto& item : media.items) {
+    if (item.audio)
+      fail(ErrorCode::kInvalidArgument, "media", "an audio clip given, but Phi-3-V's prompts take images only");
+    ++images;
+  }
+  for (TokenId id : prompt) {
+    if (id >= 0) continue;
+    ++tags;
+    if (-static_cast<std::int64_t>(id) != static_cast<std::int64_t>(tags))
+      fail(ErrorCode::kInvalidArgument, "media",
+           "image tag {} of the prompt is <|image_{}|>; Phi-3-V's tags number the images <|image_1|>, <|image_2|>, "
+           "... in prompt order, each once (its embedding places the images at the tags in order)",
+           tags, -static_cast<std::int64_t>(id));
+  }
+  if (tags != images)
+    fail(ErrorCode::kInvalidArgument, "media",
+         "the prompt has {} but {} given; each image needs exactly one tag <|image_N|>, in order",
+         plural(tags, "image tag"), plural(images, "image"));
+  std::vector<TokenId> out;
+  out.reserve(prompt.size());
+  media.marks.clear();
+  std::size_t next = 0;
+  for (TokenId id : prompt) {
+    if (id >= 0) {
+      out.push_back(id);
+      continue;
+    }
+    EncodedMedia& item = media.items[next++];
+    media.marks.push_back({out.size(), static_cast<std::size_t>(item.rows), item.digest, item.features, item.port});
+    out.insert(out.end(), static_cast<std::size_t>(item.rows), id);
+  }
+  return out;
+}
+
 std::vector<TokenId> PromptExpander::expand(std::span<const TokenId> prompt, PromptMedia& media) const {
+  if (numbered_) return expand_numbered(prompt, media);
+  for (std::size_t i = 0; i < prompt.size(); ++i)  // negative ids are Phi-3-V's image tags only
+    if (prompt[i] < 0)
+      fail(ErrorCode::kInvalidArgument, "prompt_ids", "id {} at position {} is negative; only Phi-3-V packages take "
+           "negative ids (their <|image_N|> tags)", prompt[i], i);
   // Each kind's items, in request order.
   std::vector<std::size_t> queue[2];
   for (std::size_t i = 0; i < media.items.size(); ++i) queue[media.items[i].audio ? 1 : 0].push_back(i);

@@ -21,6 +21,7 @@ void PromptLogprobs::observe(StepOutput& out, std::size_t begin, std::size_t n) 
   for (std::size_t j = 0; j < n; ++j) {
     const std::size_t target = begin + j + 1;  // the prompt id these logits predict
     if (target >= prompt_.size()) break;
+    if (prompt_[target] < 0) continue;  // Phi-3-V's image soft tokens (-N): features, no vocabulary entry
     entries_[target] =
         compute_token_logprobs(out.row_logits(0, static_cast<std::int64_t>(j), scratch_), prompt_[target], top_n_);
   }

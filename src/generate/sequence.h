@@ -21,6 +21,7 @@ struct SequenceState {
   SequenceState copy() const {
     SequenceState s(cache.copy(), attention, tokens);
     s.media = media;
+    s.cross = cross;
     return s;
   }
 
@@ -28,6 +29,8 @@ struct SequenceState {
   AttentionState attention;
   std::vector<TokenId> tokens;  // tokens whose KV is in `cache`
   MediaMarks media;             // the media whose soft tokens are among `tokens` (media_marks.h)
+  // Encoder-decoder packages: this request's encoder outputs (shared, read-only); null otherwise.
+  CrossStatePtr cross;
 
  private:
   SequenceState(kv::KvCache c, AttentionState a, std::vector<TokenId> t)

@@ -59,7 +59,7 @@ StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const To
     std::optional<FeatureRows> rows;
     if (media && decoder.embedding()) rows = media->rows(at, at + n, decoder.embedding()->ports());
     out = decoder.step(tokens.subspan(begin, n), static_cast<std::int64_t>(n), {}, state.attention, state.cache,
-                       rows ? &*rows : nullptr, keep);
+                       rows ? &*rows : nullptr, keep, state.cross.get());
     if (media) add_marks(state.media, media->marks, at, at + n);
     run_seconds += out.run_seconds;
     if (on_step) on_step(out, begin, n);

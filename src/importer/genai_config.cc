@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/file.h"
+#include "importer/genai_encoder.h"
 #include "importer/genai_sections.h"
 #include "importer/json_reader.h"
 
@@ -26,14 +27,15 @@ constexpr std::array<std::string_view, 24> kDecoderTypes = {
 struct RefusedType {
   std::string_view type, why;
 };
-constexpr std::array<RefusedType, 19> kRefusedTypes = {{
+constexpr std::array<RefusedType, 18> kRefusedTypes = {{
     {"granitemoehybrid", "a hybrid of attention and state-space layers"},
     {"qwen3_5_text", "a hybrid of attention and linear-attention layers with recurrent state"},
     {"qwen3_5_moe_text", "a hybrid of attention and linear-attention layers with recurrent state"},
     {"decoder-pipeline", "a decoder split into several sessions (model.decoder.pipeline)"},
-    {"whisper", "an encoder-decoder speech model"},
-    {"marian-ssru", "an encoder-decoder translation model"},
-    {"marian", "an encoder-decoder translation model"},
+    {"marian-ssru", "an encoder-decoder translation model whose decoder carries SSRU recurrent state, reads the "
+                    "encoder's hidden states with a batch-wide past_key_values_length and returns logits [batch, vocab] "
+                    "(encoder-decoder folders are imported in Whisper's form: cross-attention KV from the encoder)"},
+    {"marian", "an encoder-decoder translation model (encoder-decoder folders are imported in Whisper's form only)"},
     {"nemotron_speech", "a speech transducer"},
     {"parakeet_tdt", "a speech transducer"},
     {"gemma3", "a vision-language model (vision and embedding sessions)"},
@@ -49,6 +51,10 @@ constexpr std::array<RefusedType, 19> kRefusedTypes = {{
     {"t5", "an encoder-decoder model"},
 }};
 
+// The encoder-decoder type the importer maps (genai_encoder.h): an encoder whose cross-attention
+// KV the decoder reads.
+constexpr std::string_view kEncoderDecoderType = "whisper";
+
 // Multimodal pipelines the importer maps: vision (and speech) sessions and an embedding session
 // feeding the decoder's inputs_embeds (genai_multimodal.cc, multimodal_ports.h). What each
 // graph takes is checked port by port.
@@ -63,6 +69,7 @@ constexpr std::string_view kMediaIds[] = {"image_token_id", "audio_token_id", "b
 
 void check_type(const JsonReader& r, const std::string& type) {
   if (std::find(kDecoderTypes.begin(), kDecoderTypes.end(), type) != kDecoderTypes.end() || is_multimodal(type)) return;
+  if (type == kEncoderDecoderType) return;
   for (const auto& refused : kRefusedTypes)
     if (type == refused.type)
       r.refuse("model.type", "'" + type + "' is " + std::string(refused.why) +
@@ -158,9 +165,9 @@ void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
   r.closed(r.object(value, "model"), "model",
            {"type", "vocab_size", "context_length", "pad_token_id", "eos_token_id", "bos_token_id", "decoder",
             "sep_token_id", "bot_token_id", "eot_token_id", "bor_token_id", "eor_token_id", "vision", "speech",
-            "embedding", "image_token_id", "audio_token_id", "boa_token_id", "video_token_id", "vision_start_token_id"},
-           {{"encoder", "encoder-decoder models (an encoder session feeding cross-attention) are not imported"},
-            {"decoder_start_token_id", "an encoder-decoder start token; encoder-decoder models are not imported"},
+            "embedding", "image_token_id", "audio_token_id", "boa_token_id", "video_token_id", "vision_start_token_id",
+            "encoder", "decoder_start_token_id"},
+           {
             {"joiner", "speech transducer components are not imported"},
             {"vad", "voice-activity-detection components are not imported"},
             {"mtp", "multi-token-prediction heads are not imported"},
@@ -188,6 +195,7 @@ void read_model(const JsonReader& r, const Json& value, GenaiConfig& c) {
       c.notes.push_back(std::string("model.") + key + " is not used by ogai (no v1 field)");
     }
   read_decoder(r, value["decoder"], c);
+  read_encoder_section(r, value, c);
 }
 
 }  // namespace

@@ -48,6 +48,20 @@ struct DecoderNames {
   // LFM2's convolution state, [batch, channels, conv_cache_size] per conv layer, replaced each
   // step (inputs.past_conv_names / outputs.present_conv_names; empty: none).
   std::string past_conv, present_conv;
+  // Encoder-decoder (Whisper) decoders: the cross-attention KV the encoder produced, read each step
+  // (inputs.cross_past_key_names / cross_past_value_names), and the cross-attention weights output
+  // (outputs.output_cross_qk_names); empty: none.
+  std::string cross_past_key, cross_past_value, output_cross_qk;
+};
+
+// model.encoder of an encoder-decoder folder (Whisper): the encoder graph and its port names.
+struct EncoderSection {
+  std::string filename;
+  std::string audio_features = "audio_features";              // inputs.audio_features
+  std::string hidden_states = "encoder_hidden_states";        // outputs.encoder_hidden_states
+  std::string cross_present_key = "present_key_cross_%d";     // outputs.cross_present_key_names
+  std::string cross_present_value = "present_value_cross_%d"; // outputs.cross_present_value_names
+  std::optional<std::int64_t> head_size, num_attention_heads, num_hidden_layers, hidden_size;
 };
 
 // The `search` section as generation defaults (fields absent in the file stay unset).
@@ -97,7 +111,7 @@ struct MultimodalSections {
 
 struct GenaiConfig {
   std::filesystem::path file;  // the genai_config.json read
-  std::string type;            // model.type (a decoder-only LLM type, or a multimodal one: gemma4, phi3v, ...)
+  std::string type;            // model.type (a decoder-only LLM type, a multimodal one: gemma4, phi3v, ..., or whisper)
   std::optional<std::int64_t> vocab_size, context_length, bos_token_id, pad_token_id;
   std::vector<std::int64_t> eos_token_ids;  // model.eos_token_id (int or list)
   std::string decoder_filename;             // model.decoder.filename, relative to the folder
@@ -109,6 +123,8 @@ struct GenaiConfig {
   std::optional<std::int64_t> conv_cache_size;  // model.decoder.conv_cache_size (LFM2)
   SearchDefaults search;
   SessionSettings session;
+  std::optional<EncoderSection> encoder;  // encoder-decoder types (whisper) only
+  std::optional<std::int64_t> decoder_start_token_id;
   // A multimodal pipeline's other sessions (multimodal types only; the decoder then reads
   // inputs_embeds from the embedding session).
   MultimodalSections multimodal;

@@ -78,16 +78,18 @@ void read_run_options(const JsonReader& r, const Json& value, const std::string&
 
 void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& names) {
   const std::string path = "model.decoder.inputs";
-  constexpr std::string_view kCross = "cross-attention inputs (encoder-decoder models) are not imported";
+  constexpr std::string_view kDirect =
+      "a decoder fed the encoder's hidden states directly (Marian) is not imported; encoder-decoder folders are "
+      "imported in Whisper's form (cross-attention KV from the encoder)";
   // Names of inputs ogai never feeds: accepted as names; a graph input so named is refused later.
   r.closed(r.object(value, path), path,
            {"input_ids", "inputs_embeds", "attention_mask", "position_ids", "past_key_names", "past_value_names",
             "past_sequence_length", "current_sequence_length", "total_sequence_length", "past_key_values_length",
             "cache_indirection", "cumulative_sequence_lengths", "past_sequence_lengths", "block_table",
             "block_table_windowed", "attention_metadata", "past_conv_names", "rnn_states_prev", "hidden_states",
-            "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length", "past_names"},
-           {{"cross_past_key_names", kCross}, {"cross_past_value_names", kCross},
-            {"encoder_hidden_states", kCross}, {"encoder_attention_mask", kCross}});
+            "per_layer_inputs", "targets", "lstm_hidden_state", "lstm_cell_state", "targets_length", "past_names",
+            "cross_past_key_names", "cross_past_value_names"},
+           {{"encoder_hidden_states", kDirect}, {"encoder_attention_mask", kDirect}});
   r.read_string(value, path, "input_ids", names.input_ids);
   r.read_string(value, path, "inputs_embeds", names.inputs_embeds);
   r.read_string(value, path, "attention_mask", names.attention_mask);
@@ -96,6 +98,8 @@ void read_decoder_inputs(const JsonReader& r, const Json& value, DecoderNames& n
   r.read_string(value, path, "past_value_names", names.past_value);
   r.read_string(value, path, "past_names", names.past_combined);
   r.read_string(value, path, "past_conv_names", names.past_conv);
+  r.read_string(value, path, "cross_past_key_names", names.cross_past_key);
+  r.read_string(value, path, "cross_past_value_names", names.cross_past_value);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 
@@ -111,6 +115,7 @@ void read_decoder_outputs(const JsonReader& r, const Json& value, DecoderNames& 
   r.read_string(value, path, "hidden_states", names.hidden_states);
   r.read_string(value, path, "present_names", names.present_combined);
   r.read_string(value, path, "present_conv_names", names.present_conv);
+  r.read_string(value, path, "output_cross_qk_names", names.output_cross_qk);
   for (const auto& [key, v] : value.items()) r.string(v, join_path(path, key));
 }
 

@@ -10,7 +10,10 @@
 #include "base/file.h"
 #include "base/json_parse.h"
 #include "importer/decoder_ports.h"
+#include "importer/audio_processor.h"
 #include "importer/document_writer.h"
+#include "importer/encoder_decoder_writer.h"
+#include "importer/genai_encoder.h"
 #include "importer/genai_config.h"
 #include "importer/multimodal_ports.h"
 #include "importer/tokenizer_summary.h"
@@ -84,6 +87,23 @@ std::vector<SpecialTokenFact> special_tokens(const GenaiConfig& c, const Tokeniz
   return facts;
 }
 
+// Whisper's forced decoder prompt as special tokens (encoder_decoder_writer.h): the start token
+// (model.decoder_start_token_id, else <|startoftranscript|>), then English, transcription and no
+// timestamps, each where the tokenizer has it (ORT GenAI's Whisper examples force the same prompt).
+void add_forced_tokens(const GenaiConfig& c, const TokenizerSummary& tok, std::vector<SpecialTokenFact>& facts) {
+  if (c.decoder_start_token_id) {
+    facts.push_back(special_token(c, tok, "decoder_start", "decoder_start_token_id", *c.decoder_start_token_id));
+  } else if (auto id = tok.id_of("<|startoftranscript|>")) {
+    facts.push_back({"decoder_start", *id, "<|startoftranscript|>"});
+  } else {
+    fail(ErrorCode::kUnsupported, c.file.string(), "model.decoder_start_token_id: missing, and tokenizer.json has no "
+         "<|startoftranscript|>: the decoder's first token is unknown");
+  }
+  for (const auto& [name, content] : {std::pair{"language", "<|en|>"}, std::pair{"task", "<|transcribe|>"},
+                                      std::pair{"no_timestamps", "<|notimestamps|>"}})
+    if (auto id = tok.id_of(content)) facts.push_back({name, *id, content});
+}
+
 void check_token_range(const GenaiConfig& c, const char* field, std::int64_t id) {
   if (id < 0 || (c.vocab_size && id >= *c.vocab_size))
     fail(ErrorCode::kUnsupported, c.file.string(), "model.{} {} is outside the vocabulary (model.vocab_size {})", field,
@@ -128,7 +148,10 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
   GenaiConfig config = read_genai_config(config_file);
   const fs::path graph_file = folder_file(config, dir, config.decoder_filename, "model.decoder.filename");
   const onnx::GraphInfo graph = onnx::read_graph_info(graph_file);
-  DecoderPorts ports = bind_decoder_ports(config, graph, graph_file.string());
+  EncoderPorts encoder;  // encoder-decoder folders: the decoder is bound without its cross ports
+  const onnx::GraphInfo decoder_view =
+      config.encoder ? split_cross_ports(config, graph, graph_file.string(), encoder) : graph;
+  DecoderPorts ports = bind_decoder_ports(config, decoder_view, graph_file.string());
   check_kv_geometry(config, ports);
   check_attention_nodes(config, ports, graph);
   check_vocab(config, ports);
@@ -154,6 +177,18 @@ ImportResult import_genai_folder(const fs::path& folder_or_config) {
     plan.notes.push_back("model.eos_token_id " + id_list(config.eos_token_ids) + ": v1 holds one EOS id (special_tokens."
                          "eos); ogai stops on the whole list when it imports the folder itself");
   for (const auto& line : config.session.ignored) plan.notes.push_back(line);
+  if (config.encoder) {
+    const fs::path encoder_file = folder_file(config, dir, config.encoder->filename, "model.encoder.filename");
+    bind_encoder_ports(config, onnx::read_graph_info(encoder_file), encoder_file.string(), encoder);
+    auto audio = read_audio_processor(dir);
+    if (!audio)
+      fail(ErrorCode::kUnsupported, (dir / kAudioProcessorName).string(), "not found: a whisper folder's encoder reads "
+           "log-mel features, which the package's preprocessing.audio program computes from it");
+    if (tok) add_forced_tokens(config, *tok, plan.special_tokens);
+    EncoderDocumentPlan encoder_plan{plan, encoder, fs::path(config.encoder->filename).lexically_normal().generic_string(),
+                                     std::move(*audio)};
+    return {write_encoder_decoder_document(encoder_plan), config_file, std::move(facts)};
+  }
   return {write_document(plan), config_file, std::move(facts)};
 }
 

@@ -1,11 +1,13 @@
 // ONNX admission R4–R8: overridable components, KV ports, speculative graphs, required aliasing
 // and static-cache ports.
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "metadata/admission_internal.h"
 #include "metadata/decoder_abi.h"
+#include "metadata/decoder_abi_internal.h"
 
 namespace ogai::metadata::detail {
 namespace {
@@ -59,6 +61,24 @@ void check_legacy_kv(Admission& a) {
   check_unexplained_ports(a, "model", explained);
 }
 
+// Outputs of `component` that its (first) invoke binds to a value the workflow emits: published
+// as workflow outputs (e.g. Whisper's cross-attention weights, output_cross_qk_N), so explained.
+std::set<std::string> emitted_outputs(const Workflow& wf, const std::string& component) {
+  std::set<std::string> emitted, ports;
+  std::function<void(const std::vector<Step>&)> walk = [&](const std::vector<Step>& steps) {
+    for (const Step& s : steps) {
+      if (const auto* e = std::get_if<EmitStep>(&s.body)) emitted.insert(e->value);
+      if (const auto* q = std::get_if<SequenceStep>(&s.body)) walk(q->steps);
+      if (const auto* l = std::get_if<LoopStep>(&s.body)) walk(l->setup), walk(l->steps);
+    }
+  };
+  walk(wf.steps);
+  if (const InvokeStep* inv = first_invoke(wf.steps, component))
+    for (const auto& [port, value] : inv->outputs)
+      if (emitted.count(value)) ports.insert(port);
+  return ports;
+}
+
 }  // namespace
 
 void check_kv_ports(Admission& a) {
@@ -86,6 +106,7 @@ void check_kv_ports(Admission& a) {
   }
   if (!decoder) return;
   for (const auto& [port, role] : find_named(wf.components, *decoder)->ports.roles) explained.insert(port);
+  for (const auto& port : emitted_outputs(wf, *decoder)) explained.insert(port);
   check_unexplained_ports(a, *decoder, explained);
 }
 

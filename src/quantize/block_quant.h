@@ -25,7 +25,7 @@
 namespace ogai::quantize {
 
 struct BlockQuantOptions {
-  int block_size = 128;  // a power of two, 16..128 here (128: docs/quantize.md, "Measurements and the default")
+  int block_size = 32;  // a power of two, 16..128 here (32: docs/quantize.md, "Measurements and the default")
   bool symmetric = true;
   int bits = 4;  // 4 or 8
   std::int64_t block_bytes() const { return block_size * bits / 8; }

@@ -124,7 +124,7 @@ NodeDecision plan_matmul(const Graph& graph, int i, const GraphIndex& index,
   if (!d.reason.empty()) return d;
   if (auto p = matched_pattern(options, {node.name(), node.output(0), d.weight}); !p.empty())
     return d.reason = fmt::format("excluded by --exclude {}", p), d;
-  if (d.lm_head && !options.lm_head) return d.reason = "the lm-head (pass --lm-head)", d;
+  if (d.lm_head && !options.lm_head) return d.reason = "the lm-head (--no-lm-head)", d;
   d.quantize = true;
   return d;
 }

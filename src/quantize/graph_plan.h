@@ -3,7 +3,7 @@
 // A MatMul is eligible when its B input is a constant 2-D float32/float16 initializer [K, N]
 // (directly, or through a Transpose perm [1, 0] of one, as tied lm-heads are exported) and its A
 // input is not a constant. The lm-head (a MatMul from which a graph output named *logits* is
-// reached without another MatMul) is rewritten only with `lm_head`; the token embedding (a
+// reached without another MatMul) is rewritten only with `lm_head` (the default, at 8 bits); the token embedding (a
 // Gather of a 2-D float table indexed by a graph input, with vocab rows or fed by *input_ids*)
 // only with `embeddings`. `exclude` patterns (fnmatch globs) match a node's name, its output or
 // its weight's name. Subgraphs (If/Loop bodies) are left as they are.
@@ -26,9 +26,9 @@ struct QuantizeOptions {
   BlockQuantOptions block;
   int accuracy_level = 4;
   std::vector<std::string> exclude;
-  bool lm_head = false;
+  bool lm_head = true;     // the default package has an 8-bit lm-head (docs/quantize.md)
   bool embeddings = false;
-  int lm_head_bits = 0;    // the lm-head's bits (4 or 8); 0 = `bits`
+  int lm_head_bits = 8;    // the lm-head's bits (4 or 8); 0 = `bits`
   int embedding_bits = 0;  // the token embedding's bits (4 or 8); 0 = `bits`
 };
 

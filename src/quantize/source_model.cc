@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "onnx/model_split.h"
 #include "onnx/wire.h"
 
 namespace ogai::quantize {
@@ -15,19 +16,7 @@ namespace {
 using onnx::WireReader;
 using Type = WireReader::WireType;
 
-constexpr std::uint32_t kModelGraph = 7;
-constexpr std::uint32_t kGraphInitializer = 5;
-constexpr std::uint32_t kTensorRawData = 9;
-constexpr std::uint32_t kTensorExternalData = 13;
-constexpr std::uint32_t kTensorDataLocation = 14;
-
-void append_varint(std::string& out, std::uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
+constexpr std::uint32_t kTensorRawData = 9;  // TensorProto.raw_data (onnx.proto)
 
 std::string_view span_of(const std::uint8_t* begin, const std::uint8_t* end) {
   return {reinterpret_cast<const char*>(begin), static_cast<std::size_t>(end - begin)};
@@ -101,40 +90,14 @@ std::int64_t SourceTensor::element_count() const {
 SourceModel::SourceModel(const std::filesystem::path& path) : path_(path), file_(path) {
   const std::string origin = path.string();
   const std::uint8_t* begin = file_.data();
-  WireReader model(begin, begin + file_.size(), &origin);
-  std::string skeleton_bytes, graph_bytes;
-  bool has_graph = false;
-  while (!model.done()) {
-    const std::uint8_t* field_begin = model.position();
-    std::uint32_t field;
-    Type type;
-    model.next_field(field, type);
-    if (field != kModelGraph || type != Type::kLengthDelimited) {
-      model.skip(type);
-      skeleton_bytes.append(span_of(field_begin, model.position()));
-      continue;
-    }
-    has_graph = true;
-    WireReader graph = model.read_message();
-    while (!graph.done()) {
-      const std::uint8_t* g_begin = graph.position();
-      std::uint32_t g_field;
-      Type g_type;
-      graph.next_field(g_field, g_type);
-      if (g_field == kGraphInitializer && g_type == Type::kLengthDelimited) {
-        initializers_.push_back(read_tensor(graph.read_message(), begin, origin));
-        continue;
-      }
-      graph.skip(g_type);
-      graph_bytes.append(span_of(g_begin, graph.position()));
-    }
+  onnx::SplitModel split =
+      onnx::split_model({reinterpret_cast<const char*>(begin), file_.size()}, origin);
+  skeleton_ = std::move(split.skeleton);
+  initializers_.reserve(split.initializers.size());
+  for (const auto& init : split.initializers) {
+    const auto* tensor = reinterpret_cast<const std::uint8_t*>(init.tensor.data());
+    initializers_.push_back(read_tensor(WireReader(tensor, tensor + init.tensor.size(), &origin), begin, origin));
   }
-  if (!has_graph) fail(ErrorCode::kParse, origin, "not an ONNX ModelProto with a graph");
-  skeleton_bytes.push_back(static_cast<char>((kModelGraph << 3) | Type::kLengthDelimited));
-  append_varint(skeleton_bytes, graph_bytes.size());
-  skeleton_bytes += graph_bytes;
-  if (!skeleton_.ParseFromString(skeleton_bytes))
-    fail(ErrorCode::kParse, origin, "not a valid ONNX ModelProto");
 }
 
 std::vector<std::string> SourceModel::external_files() const {

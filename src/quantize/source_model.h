@@ -5,7 +5,9 @@
 // parsed without its raw_data, whose range in the file (or in its external-data file) is kept.
 // data() hands out that range in place, release() drops its pages from memory again, so a rewrite
 // touches one tensor at a time. Initializers stored in typed fields (float_data, int32_data, ...)
-// are parsed whole; exporters use them for small tensors only.
+// are parsed whole; exporters use them for small tensors only. The split into skeleton and
+// initializers is the onnx stage's (onnx/model_split.h); this unit adds the payload ranges and
+// the on-demand reads.
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "sampling/sampling_params.h"
 #include "serve/ops/auth.h"
+#include "serve/route_table.h"
 #include "serve/server_impl.h"
 #include "serve/webui/chat_page.h"
 
@@ -23,74 +24,6 @@ namespace {
 constexpr int kIoThreads = 2;     // every connection's reads and writes
 constexpr int kRouteThreads = 4;  // parsing, templates, tokenizing, encoding answers
 constexpr std::size_t kBulkBodyBytes = 256 << 10;  // bodies this large take the bulk lane
-
-struct Route {
-  const char* path;    // exact, or a prefix when `prefix`
-  const char* label;   // metrics label
-  const char* method;  // the one allowed method
-  bool prefix = false; // "/v1/models/" + a non-empty id
-};
-constexpr Route kRoutes[] = {
-    {"/health", "/health", "GET"},
-    {"/ready", "/ready", "GET"},
-    {"/metrics", "/metrics", "GET"},
-    {"/v1/models", "/v1/models", "GET"},
-    {"/v1/models/", "/v1/models/{id}", "GET", true},
-    {"/v1/chat/completions", "/v1/chat/completions", "POST"},
-    {"/v1/completions", "/v1/completions", "POST"},
-    {"/v1/responses", "/v1/responses", "POST"},
-    {"/v1/responses/", "/v1/responses/{id}", "GET", true},
-    {"/v1/messages", "/v1/messages", "POST"},
-    {"/v1/messages/count_tokens", "/v1/messages/count_tokens", "POST"},
-    {"/v1/embeddings", "/v1/embeddings", "POST"},
-    {"/v1/audio/transcriptions", "/v1/audio/transcriptions", "POST"},
-    {"/v1/audio/translations", "/v1/audio/translations", "POST"},
-    {"/version", "/version", "GET"},
-    {"/tokenize", "/tokenize", "POST"},
-    {"/detokenize", "/detokenize", "POST"},
-};
-
-const Route* find_route(const std::string& path) {
-  for (const Route& r : kRoutes)
-    if (r.prefix ? path.size() > std::strlen(r.path) && path.starts_with(r.path) : path == r.path) return &r;
-  return nullptr;
-}
-
-// The path a request is routed by: a /v1 route asked without its prefix ("/chat/completions",
-// "/models/ID") is that route, as llama-server answers both; any other path is itself.
-std::string routed_path(const std::string& path) {
-  if (path.starts_with("/v1/") || find_route(path) != nullptr) return path;
-  std::string v1 = "/v1" + path;
-  return find_route(v1) != nullptr ? v1 : path;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// "%20" -> " " (as clients encode a model id in a path); a malformed escape stays as it is.
-std::string percent_decoded(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const int hi = s[i] == '%' && i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
-    const int lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
-    if (lo < 0) {
-      out += s[i];
-      continue;
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
-std::string endpoint_label(const std::string& path) {
-  const Route* r = find_route(routed_path(path));
-  return r ? r->label : "other";
-}
 
 std::string default_model_name(const Model& model) {
   std::filesystem::path package = model.info().package;
@@ -115,38 +48,6 @@ void check_sampling_defaults(const SamplingOptions& d) {
   p.frequency_penalty = d.frequency_penalty.value_or(0.0f);
   p.presence_penalty = d.presence_penalty.value_or(0.0f);
   p.validate("");
-}
-
-void check_options(const ServerOptions& o) {
-  if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
-  if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
-    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", o.max_concurrent, kMaxConcurrentLimit);
-  if (o.queue < 0 || o.queue > kQueueLimit)
-    fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
-  if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
-  if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
-    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
-         kMaxConnectionsLimit);
-  if (o.max_connections_per_peer < 0 || o.max_connections_per_peer > kMaxConnectionsLimit)
-    fail(ErrorCode::kInvalidArgument, "max_connections_per_peer", "{} is not in [0, {}]", o.max_connections_per_peer,
-         kMaxConnectionsLimit);
-  check_seconds(o.idle_timeout_s, "idle_timeout");
-  check_seconds(o.header_timeout_s, "header_timeout");
-  check_seconds(o.body_timeout_s, "body_timeout");
-  if (o.grammar.threads < 1 || o.grammar.threads > 64)
-    fail(ErrorCode::kInvalidArgument, "grammar_threads", "{} is not in [1, 64]", o.grammar.threads);
-  if (o.grammar.queue < 0 || o.grammar.queue > kQueueLimit)
-    fail(ErrorCode::kInvalidArgument, "grammar_queue", "{} is not in [0, {}]", o.grammar.queue, kQueueLimit);
-  if (!(o.grammar.seconds >= 0) || o.grammar.seconds > 86400)
-    fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
-  if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
-    fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
-  if (o.max_media_parts < 1 || o.max_media_bytes < 1)
-    fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
-  if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
-  if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
-    fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
-  check_sampling_defaults(o.surface.sampling_defaults);
 }
 
 ServerOptions checked(ServerOptions o) {
@@ -180,24 +81,44 @@ http::Limits limits_of(const ServerOptions& o) {
   return l;
 }
 
-http::Response text_response(std::string body, std::string content_type = "application/json") {
-  http::Response r;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
-// A known route asked with another method: 405 with the Allow header.
-http::Response method_not_allowed(const http::Request& req, const Route& route) {
-  ApiError e = invalid_request("", req.method + " is not allowed on " + req.path + "; use " + route.method,
-                               "method_not_allowed");
-  e.status = 405;
-  http::Response r = error_response(e, req);
-  r.fields.emplace_back("Allow", route.method);
-  return r;
-}
-
 }  // namespace
+
+void check_options(const ServerOptions& o) {
+  if (o.port < 0 || o.port > 65535) fail(ErrorCode::kInvalidArgument, "port", "{} is not in [0, 65535]", o.port);
+  if (o.max_concurrent < 1 || o.max_concurrent > kMaxConcurrentLimit)
+    fail(ErrorCode::kInvalidArgument, "max_concurrent", "{} is not in [1, {}]", o.max_concurrent, kMaxConcurrentLimit);
+  if (o.queue < 0 || o.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "queue", "{} is not in [0, {}]", o.queue, kQueueLimit);
+  if (o.max_body_bytes == 0) fail(ErrorCode::kInvalidArgument, "max_body_bytes", "must be at least 1");
+  if (o.max_connections < 1 || o.max_connections > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections", "{} is not in [1, {}]", o.max_connections,
+         kMaxConnectionsLimit);
+  if (o.max_connections_per_peer < 0 || o.max_connections_per_peer > kMaxConnectionsLimit)
+    fail(ErrorCode::kInvalidArgument, "max_connections_per_peer", "{} is not in [0, {}]", o.max_connections_per_peer,
+         kMaxConnectionsLimit);
+  check_seconds(o.idle_timeout_s, "idle_timeout");
+  check_seconds(o.header_timeout_s, "header_timeout");
+  check_seconds(o.body_timeout_s, "body_timeout");
+  if (o.grammar.threads < 1 || o.grammar.threads > 64)
+    fail(ErrorCode::kInvalidArgument, "grammar_threads", "{} is not in [1, 64]", o.grammar.threads);
+  if (o.grammar.queue < 0 || o.grammar.queue > kQueueLimit)
+    fail(ErrorCode::kInvalidArgument, "grammar_queue", "{} is not in [0, {}]", o.grammar.queue, kQueueLimit);
+  if (!(o.grammar.seconds >= 0) || o.grammar.seconds > 86400)
+    fail(ErrorCode::kInvalidArgument, "grammar_timeout", "{} is not in [0, 86400] seconds", o.grammar.seconds);
+  if (o.max_stop_strings < 1 || o.max_stop_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_stop_strings", "the stop budgets must be at least 1");
+  if (o.max_media_parts < 1 || o.max_media_bytes < 1)
+    fail(ErrorCode::kInvalidArgument, "max_media_parts", "the media budgets must be at least 1");
+  if (o.allow_private_media_urls && !o.allow_media_urls)
+    fail(ErrorCode::kInvalidArgument, "allow_private_media_urls",
+         "--allow-private-media-urls widens --allow-media-urls, which is not given (no URL is fetched without it)");
+  if (!(o.media_url_timeout > 0) || o.media_url_timeout > 600)
+    fail(ErrorCode::kInvalidArgument, "media_url_timeout", "{} is not in (0, 600] seconds", o.media_url_timeout);
+  if (o.grammar.max_bytes < 1) fail(ErrorCode::kInvalidArgument, "max_grammar_bytes", "must be at least 1");
+  if (o.surface.max_tokens_default && *o.surface.max_tokens_default < 1)
+    fail(ErrorCode::kInvalidArgument, "max_tokens_default", "{} must be at least 1", *o.surface.max_tokens_default);
+  check_sampling_defaults(o.surface.sampling_defaults);
+}
 
 http::Response error_response(const ApiError& error) {
   http::Response r = text_response(to_text(error_json(error)));
@@ -244,6 +165,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     else if (!serves(alias)) names.push_back(alias);
   request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
   request_limits.media = {options.max_media_parts, options.max_media_bytes};
+  request_limits.media.urls = {options.allow_media_urls, options.allow_private_media_urls,
+                               static_cast<long>(options.media_url_timeout * 1000.0)};
   created = static_cast<std::int64_t>(std::time(nullptr));
 }
 
@@ -357,14 +280,7 @@ bool Server::Impl::serves(const std::string& id) const {
 }
 
 http::Response Server::Impl::failure_response(const http::Failure& failure) const {
-  ApiError e;
-  e.status = failure.status;
-  e.code = failure.code;
-  e.message = failure.message;
-  if (failure.status >= 500) e.type = "server_error";
-  http::Response r = error_response(e);
-  if (failure.code == "too_many_connections") r.fields.emplace_back("Retry-After", "1");
-  return r;
+  return transport_failure_response(failure);
 }
 
 Server::Server(std::shared_ptr<const Model> model, ServerOptions options)

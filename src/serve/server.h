@@ -103,11 +103,19 @@ struct ServerOptions {
   // Images and audio in one request (common/media_input.h; more or larger -> 400 naming the flag).
   std::size_t max_media_parts = 32;           // --max-media-parts
   std::size_t max_media_bytes = 20u << 20;    // --max-media-bytes: one part, decoded
+  // http(s) media URLs (common/media_fetch.h): off unless --allow-media-urls; private addresses
+  // need --allow-private-media-urls; --media-url-timeout bounds each fetch.
+  bool allow_media_urls = false, allow_private_media_urls = false;
+  double media_url_timeout = 10.0;  // seconds
   // POST /v1/embeddings: how an input's hidden states become one vector (--pooling).
   Pooling embedding_pooling = Pooling::kLast;
   // The Responses store (responses_store.h): text it may hold, oldest-used out (--responses-store-bytes).
   std::size_t responses_store_bytes = 64u << 20;
 };
+
+// Throws ogai::Error (kInvalidArgument) naming the first option out of range (what Server's
+// constructor checks; the router checks its options so once at start).
+void check_options(const ServerOptions& options);
 
 class Server {
  public:

@@ -1,11 +1,10 @@
 #include "workflow/audio_adapter.h"
 
-#include <cstring>
-
 #include "base/error.h"
-#include "base/half.h"
 #include "media/audio/program.h"
 #include "media/media_limits.h"
+#include "metadata/contract.h"
+#include "workflow/audio_tensor.h"
 #include "workflow/plan.h"
 #include "workflow/text_assembly.h"
 
@@ -13,6 +12,12 @@ namespace ogai::workflow {
 namespace {
 
 namespace audio = media::audio;
+
+// A produced tensor in its binding's declared dtype (float32 when none is declared).
+ort::Tensor as_declared(const audio::AudioTensor& t, const audio::AudioOutputBinding& binding) {
+  const auto dtype = metadata::canonical_dtype(binding.dtype).value_or(DataType::kFloat32);
+  return audio_tensor_as(t, dtype, t.shape, "preprocessing.audio output '" + binding.name + "'");
+}
 
 struct BoundOutput {
   std::string role;  // the port's role
@@ -44,31 +49,11 @@ class AudioPreprocessAdapter final : public Adapter {
            bytes.size(), max_bytes_);
     auto produced = program_.run(bytes, input_name, limits_);
     RoleOutputs out;
-    for (const auto& b : outputs_) out.emplace(b.role, to_tensor(produced[b.index], program_.outputs()[b.index].dtype));
+    for (const auto& b : outputs_) out.emplace(b.role, as_declared(produced[b.index], program_.outputs()[b.index]));
     return out;
   }
 
  private:
-  static ort::Tensor to_tensor(const audio::AudioTensor& t, const std::string& dtype_text) {
-    const auto dtype = metadata::canonical_dtype(dtype_text).value_or(DataType::kFloat32);
-    ort::Tensor out = ort::Tensor::allocate(dtype, t.shape);
-    const std::size_t n = t.integer ? t.i64.size() : t.f32.size();
-    if (dtype == DataType::kInt64) {
-      std::memcpy(out.raw_data(), t.i64.data(), n * sizeof(std::int64_t));
-    } else if (dtype == DataType::kInt32) {
-      auto* dst = static_cast<std::int32_t*>(out.raw_data());
-      for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<std::int32_t>(t.i64[i]);
-    } else if (dtype == DataType::kBool) {
-      auto* dst = static_cast<std::uint8_t*>(out.raw_data());
-      for (std::size_t i = 0; i < n; ++i) dst[i] = t.i64[i] != 0 ? 1 : 0;
-    } else if (dtype == DataType::kFloat32) {
-      std::memcpy(out.raw_data(), t.f32.data(), n * sizeof(float));
-    } else {
-      convert_floats(t.f32.data(), DataType::kFloat32, out.raw_data(), dtype, n);
-    }
-    return out;
-  }
-
   audio::AudioProgram program_;
   std::string component_, input_role_;
   std::vector<BoundOutput> outputs_;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "metadata/encoder_decoder.h"
 #include "metadata/multimodal_abi.h"
 #include "workflow/adapter.h"
 #include "workflow/lora_cache.h"
@@ -103,6 +104,8 @@ Program load_program(const std::filesystem::path& package, const ort::SessionOpt
 bool needs_interpreter(const metadata::Package& package) {
   if (!package.document.workflow) return false;
   const auto& wf = *package.document.workflow;
+  // An encoder run once, then the decoder (metadata/encoder_decoder.h): the native engine's.
+  if (package.decoder && metadata::derive_encoder_decoder(package.document, package.decoder->component, {})) return false;
   std::set<std::string> native;  // the components the native decode loop runs
   if (package.decoder) native.insert(package.decoder->component);
   if (package.document.speculative) native.insert(package.document.speculative->proposer);

@@ -173,26 +173,13 @@ class ImportedGemma4AudioRuns(unittest.TestCase):
         b = json_line(self, run_folder(self, STAND_IN, image, tone(self, 0.5, 16000, 5), ids))["outputs"]["logits"]["data"]
         self.assertGreater(max(abs(x - y) for x, y in zip(a, b)), 1e-3)
 
-    def test_generate_with_a_clip_equals_greedy_on_the_oracle(self):
+    def generate_equals_greedy_on_the_oracle(self, folder, graph, seconds, seed):
         # The native engine (docs/multimodal.md) on the imported folder: <|audio|> becomes the
         # Gemma-4 block of audio_sizes soft tokens, and the greedy ids follow the oracle's logits.
-        # Its speech graph has the shared gemma4 dummy's inputs (audio_embeds, audio_sizes): the
-        # engine does not feed a bool input from an audio program yet (src/generate/media_encoders.cc).
-        folder = os.path.join(temp_dir(self), "mm-gemma4-audio-nomask")
-        os.makedirs(folder)
-        for name in os.listdir(STAND_IN):
-            if name != "genai_config.json":
-                os.link(os.path.realpath(os.path.join(STAND_IN, name)), os.path.join(folder, name))
-        with open(os.path.join(STAND_IN, "genai_config.json")) as f:
-            config = json.load(f)
-        config["model"]["speech"]["filename"] = "speech_nomask.onnx"
-        del config["model"]["speech"]["inputs"]["attention_mask"]
-        with open(os.path.join(folder, "genai_config.json"), "w") as f:
-            json.dump(config, f)
-        wav = tone(self, 1.3, 16000, 7)
+        wav = tone(self, seconds, 16000, seed)
         f = program_features(self, self.program, wav)
         tokens = int(f["audio.audio_sizes"][0])
-        audio, no_image = speech_oracle(f, "speech_nomask.onnx"), np.zeros((0, 32), np.float32)
+        audio, no_image = speech_oracle(f, graph), np.zeros((0, 32), np.float32)
         r = json_line(self, run(OGAI, "generate", folder, "--json", "--max-new-tokens", "5",
                                 "--prompt", "<bos> w5 <|audio|> w7", "--audio", wav))
         prompt = [2, 5, 58] + [AUDIO_ID] * tokens + [59, 7]
@@ -206,6 +193,26 @@ class ImportedGemma4AudioRuns(unittest.TestCase):
         # The features decide: with them zeroed the oracle's first token differs.
         silent = int(np.argmax(logits_oracle(prompt, no_image, audio * 0)[0, -1]))
         self.assertNotEqual(silent, r["ids"][0])
+
+    def test_generate_with_a_clip_feeds_the_bool_mask_and_equals_greedy_on_the_oracle(self):
+        # The stand-in's speech graph takes Gemma-4's input_features_mask as bool: the program's
+        # bool output feeds it (src/workflow/audio_tensor.h).
+        self.generate_equals_greedy_on_the_oracle(STAND_IN, "speech.onnx", 1.3, 7)
+
+    def test_generate_without_the_mask_input_equals_greedy_on_the_oracle(self):
+        # The shared gemma4 dummy's speech inputs (audio_embeds, audio_sizes): the mask is not fed.
+        folder = os.path.join(temp_dir(self), "mm-gemma4-audio-nomask")
+        os.makedirs(folder)
+        for name in os.listdir(STAND_IN):
+            if name != "genai_config.json":
+                os.link(os.path.realpath(os.path.join(STAND_IN, name)), os.path.join(folder, name))
+        with open(os.path.join(STAND_IN, "genai_config.json")) as f:
+            config = json.load(f)
+        config["model"]["speech"]["filename"] = "speech_nomask.onnx"
+        del config["model"]["speech"]["inputs"]["attention_mask"]
+        with open(os.path.join(folder, "genai_config.json"), "w") as f:
+            json.dump(config, f)
+        self.generate_equals_greedy_on_the_oracle(folder, "speech_nomask.onnx", 0.9, 8)
 
     def test_corrupt_audio_is_refused_naming_the_input(self):
         bad = os.path.join(temp_dir(self), "bad.wav")

@@ -130,7 +130,11 @@ struct Refusal {
 
 TEST(GenaiConfig, EveryRefusalNamesItsField) {
   const std::vector<Refusal> refusals = {
-      {"/model/type", "whisper", {"model.type", "'whisper'", "encoder-decoder"}},
+      {"/model/type", "whisper", {"model.encoder", "missing", "whisper"}},
+      {"/model/type", "marian-ssru", {"model.type", "'marian-ssru'", "SSRU recurrent state"}},
+      {"/model/decoder_start_token_id", 3, {"model.decoder_start_token_id", "encoder-decoder"}},
+      {"/model/decoder/outputs/output_cross_qk_names", "qk.%d", {"output_cross_qk_names", "encoder-decoder"}},
+      {"/model/decoder/inputs/encoder_hidden_states", "h", {"encoder_hidden_states", "Marian"}},
       {"/model/type", "qwen2_5_vl", {"model.type", "vision-language"}},
       {"/model/type", "decoder-pipeline", {"model.type", "several sessions"}},
       {"/model/type", "my_model", {"model.type", "'my_model' is not a decoder-only model type"}},

@@ -66,12 +66,16 @@ def compare(a, b):
 
 
 def main():
-    q = check_package(STORIES, "stories_q4", expect_matmuls="35 of 46")
+    q = check_package(STORIES, "stories_q4", expect_matmuls="36 of 46")  # the default: an 8-bit lm-head
+    head = [n for n in onnx.load(os.path.join(q, "model.onnx"), load_external_data=False).graph.node
+            if n.op_type == "MatMulNBits" and "logits" in (n.name, n.output[0])]
+    assert [onnx.helper.get_attribute_value(a) for a in head[0].attribute if a.name == "bits"] == [8], head
+    check_package(STORIES, "stories_q4_fp_head", "--no-lm-head", expect_matmuls="35 of 46")
     lm = check_package(STORIES, "stories_q4_lm", "--lm-head", "--block-size", "16", "--asymmetric",
                        "--accuracy-level", "0", expect_matmuls="36 of 46")
-    out = ogai("quantize", STORIES, os.path.join(WORK, "listing"), "--exclude", "w2*")
+    out = ogai("quantize", STORIES, os.path.join(WORK, "listing"), "--exclude", "w2*", "--no-lm-head")
     assert out.stdout.count("excluded by --exclude w2*") == 5, out.stdout
-    assert out.stdout.count("skipped MatMul logits: the lm-head (pass --lm-head)") == 1, out.stdout
+    assert out.stdout.count("skipped MatMul logits: the lm-head (--no-lm-head)") == 1, out.stdout
 
     same = compare(STORIES, STORIES)
     assert same["greedy_agreement"] == 1.0 and same["kl_mean"] == 0.0 and same["kl_max"] == 0.0, same

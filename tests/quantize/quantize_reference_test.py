@@ -180,10 +180,20 @@ def check_tied_lm_head_and_embeddings():
     src = os.path.join(WORK, "tied")
     save(model, src)
     ids = np.array([[0, 5, 95, 17]], np.int64)
-    # Without flags the lm-head and the embedding are the only candidates: nothing to do.
-    p = quantize(src, os.path.join(WORK, "tied_none"), expect=1)
-    assert "no graph has an eligible MatMul" in p.stderr and "pass --lm-head" in p.stderr, p.stderr
+    # With --no-lm-head the lm-head and the embedding are the only candidates: nothing to do.
+    p = quantize(src, os.path.join(WORK, "tied_none"), "--no-lm-head", expect=1)
+    assert "no graph has an eligible MatMul" in p.stderr and "the lm-head (--no-lm-head)" in p.stderr, p.stderr
     assert not os.path.exists(os.path.join(WORK, "tied_none"))
+    # Without flags: the default package's lm-head is 8-bit at block 32, the Gather keeps emb.
+    dst = os.path.join(WORK, "tied_default")
+    out = quantize(src, dst)
+    assert "(lm-head)" in out.stdout and "lm-head 8-bit" in out.stderr, (out.stdout, out.stderr)
+    m, t = tensors(os.path.join(dst, "model.onnx"))
+    mm = m.graph.node[1]
+    assert [n.op_type for n in m.graph.node] == ["Gather", "MatMulNBits"] and "emb" in t
+    assert (attr(mm, "bits"), attr(mm, "block_size"), attr(mm, "accuracy_level")) == (8, 32, 4), "the defaults"
+    codes, scale, zp = quantize_rows_reference(e, 32, True, 8)
+    assert np.array_equal(t[mm.input[1]], codes) and np.array_equal(t[mm.input[2]], scale.reshape(-1))
     # --lm-head: B = Transpose(emb) quantized along the table's rows; the Gather keeps emb.
     dst = os.path.join(WORK, "tied_lm")
     out = quantize(src, dst, "--lm-head", "--block-size", "16", "--accuracy-level", "0")
@@ -279,7 +289,8 @@ def check_refusals():
     quantize(src, dst)
     assert open(os.path.join(dst, "notes.txt")).read() == "copied\n"
     m, _ = tensors(os.path.join(dst, "model.onnx"))
-    assert (attr(m.graph.node[0], "block_size"), attr(m.graph.node[0], "accuracy_level")) == (128, 4), "the defaults"
+    assert (attr(m.graph.node[0], "block_size"), attr(m.graph.node[0], "accuracy_level"), attr(m.graph.node[0], "bits")) \
+        == (32, 4, 4), "the defaults"
     p = quantize(src, dst, expect=1)
     assert "exists (pass --force to replace it)" in p.stderr, p.stderr
     quantize(src, dst, "--force", "--block-size", "64")

@@ -183,8 +183,9 @@ TEST(RequestModel, ResponsesAndMessagesMediaRefusals) {
   EXPECT_EQ(error_of([&] { parse_messages_request(messages.dump(), MessagesRoute::kCreate); }).param,
             "messages[0].content[0].source.data");
   messages["messages"][0]["content"][0]["source"] = {{"type", "url"}, {"url", "https://x/y.png"}};
-  EXPECT_EQ(error_of([&] { parse_messages_request(messages.dump(), MessagesRoute::kCreate); }).param,
-            "messages[0].content[0].source.type");
+  const ApiError url = error_of([&] { parse_messages_request(messages.dump(), MessagesRoute::kCreate); });
+  EXPECT_EQ(url.param, "messages[0].content[0].source.url");  // not fetched without --allow-media-urls
+  EXPECT_NE(url.message.find("--allow-media-urls"), std::string::npos) << url.message;
 }
 
 TEST(RequestModel, AnEngineRefusalOfAMediaPartNamesWhereTheClientSentIt) {

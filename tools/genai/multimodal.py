@@ -25,6 +25,12 @@ Graphs that compute, with the ports and dtypes of the shared dummies, at toy siz
   OUT_DIR/mm-phi3v: type phi3v without a processor config; vision takes float16 pixel_values
     [num_images, max_num_crops, 3, height, width] and image_sizes, makes float16 image_features;
     the embedding takes them; its decoder has no position_ids.
+  OUT_DIR/mm-phi3v-hd: type phi3v with the shared phi3-v folder's tokenizer and
+    processor_config.json (Phi3ImageTransform, 4 crops, 144 tokens per crop); a vision graph whose
+    image_features have Phi-3-V's soft-token count for the canvas image_sizes gives
+    ((h/336)(w/336) + 1) * 144 + 1 + (h/336 + 1) * 12 rows (row k: k * WR + mean(pixels) * WP); an
+    embedding that places feature row k at the k-th negative id (ids < 0, as Phi-3-V's prompt
+    expansion writes -N for the N-th image) and looks the rest up in a 32064-row table.
   OUT_DIR/mm-qwen2_5_vl: type qwen2_5_vl with a Qwen2-VL processor config (smart resize, rescale,
     normalize, PatchImage); its decoder takes 3-D mRoPE position_ids [3, batch, sequence], which the
     importer refuses by name.
@@ -85,11 +91,11 @@ def dummy_text(path, hidden, vocab, kv_heads, head):
     save([], inputs, outputs, inits, path)
 
 
-def text_decoder(path, positions_rank=2, with_positions=True):
+def text_decoder(path, positions_rank=2, with_positions=True, vocab=VOCAB):
     """inputs_embeds [b, s, H] -> logits [b, s, V] and one KV layer [b, 2, t, 8]."""
     b, s, p, t = "batch_size", "sequence_length", "past_sequence_length", "total_sequence_length"
     nodes, inits = [], [weight("wk", [HIDDEN, KV_HEADS * HEAD]), weight("wv", [HIDDEN, KV_HEADS * HEAD]),
-                        weight("wo", [HIDDEN, VOCAB]), weight("wm", [KV_HEADS * HEAD, VOCAB]),
+                        weight("wo", [HIDDEN, vocab]), weight("wm", [KV_HEADS * HEAD, vocab]),
                         const("split_heads", np.array([0, 0, KV_HEADS, HEAD], np.int64)),
                         const("flat_heads", np.array([0, KV_HEADS * HEAD], np.int64)),
                         const("mask_shape", np.array([0, 1, -1, 1], np.int64)), const("axis2", np.array([2], np.int64)),
@@ -127,7 +133,7 @@ def text_decoder(path, positions_rank=2, with_positions=True):
               node("Unsqueeze", ["memory", "axis1"], ["memory_u"]),
               node("MatMul", [x, "wo"], ["direct"]),
               node("Add", ["direct", "memory_u"], ["logits"])]
-    outputs = [value("logits", FLOAT, [b, s, VOCAB]), value("present.0.key", FLOAT, [b, KV_HEADS, t, HEAD]),
+    outputs = [value("logits", FLOAT, [b, s, vocab]), value("present.0.key", FLOAT, [b, KV_HEADS, t, HEAD]),
                value("present.0.value", FLOAT, [b, KV_HEADS, t, HEAD])]
     save(nodes, inputs, outputs, inits, path)
 
@@ -230,6 +236,56 @@ def phi3v_vision(path):
          [value("image_features", FLOAT16, ["num_image_tokens", HIDDEN])], inits, path)
 
 
+def phi3v_hd_vision(path):
+    """float16 pixel_values [1, crops, 3, h, w] + image_sizes [1, 2] -> float16 [n, H], n Phi-3-V's
+    soft-token count of the canvas: row k = k * wr + mean(pixel_values) * wp."""
+    nodes = [node("Gather", ["image_sizes", "zero"], ["hw"], axis=0),
+             node("Div", ["hw", "tile"], ["rc"]),
+             node("Gather", ["rc", "zero"], ["r"], axis=0),
+             node("Gather", ["rc", "one"], ["c"], axis=0),
+             node("Mul", ["r", "c"], ["rxc"]), node("Add", ["rxc", "one"], ["crops1"]),
+             node("Mul", ["crops1", "per_tile"], ["crop_tokens"]),
+             node("Add", ["r", "one"], ["r1"]), node("Mul", ["r1", "per_row"], ["newlines"]),
+             node("Add", ["crop_tokens", "newlines"], ["n0"]), node("Add", ["n0", "one"], ["n"]),
+             node("Range", ["zero", "n", "one"], ["k"]),
+             node("Cast", ["k"], ["k_f"], to=FLOAT), node("Unsqueeze", ["k_f", "axis1"], ["k_u"]),
+             node("Mul", ["k_u", "wr"], ["rows"]),
+             node("Cast", ["pixel_values"], ["pv_f"], to=FLOAT),
+             node("ReduceMean", ["pv_f"], ["pv_mean"], keepdims=0),
+             node("Mul", ["pv_mean", "wp"], ["content"]),
+             node("Add", ["rows", "content"], ["features_f"]),
+             node("Cast", ["features_f"], ["image_features"], to=FLOAT16)]
+    inits = [const("zero", np.array(0, np.int64)), const("one", np.array(1, np.int64)),
+             const("tile", np.array(336, np.int64)), const("per_tile", np.array(144, np.int64)),
+             const("per_row", np.array(12, np.int64)), const("axis1", np.array([1], np.int64)),
+             const("wr", (RNG.standard_normal(HIDDEN) * 0.01).astype(np.float32)), weight("wp", [HIDDEN])]
+    save(nodes, [value("pixel_values", FLOAT16, ["num_images", "max_num_crops", 3, "height", "width"]),
+                 value("image_sizes", INT64, ["num_images", 2])],
+         [value("image_features", FLOAT16, ["num_image_tokens", HIDDEN])], inits, path)
+
+
+def phi3v_embedding(path, vocab):
+    """input_ids [b, s] + float16 image_features [n, H] -> inputs_embeds [b, s, H]: the k-th negative
+    id along a row takes feature row k; other ids index a [vocab, H] table."""
+    nodes = [node("Max", ["input_ids", "zero"], ["text_ids"]),
+             node("Gather", ["table", "text_ids"], ["text"], axis=0),
+             node("Less", ["input_ids", "zero"], ["is_image"]),
+             node("Cast", ["is_image"], ["image_i"], to=INT64),
+             node("CumSum", ["image_i", "axis1"], ["image_rank"]),
+             node("Where", ["is_image", "image_rank", "zero"], ["image_row"]),
+             node("Cast", ["image_features"], ["features_f"], to=FLOAT),
+             node("Concat", ["zero_row", "features_f"], ["features_0"], axis=0),
+             node("Gather", ["features_0", "image_row"], ["placed"], axis=0),
+             node("Unsqueeze", ["is_image", "axis2"], ["is_image_u"]),
+             node("Where", ["is_image_u", "placed", "text"], ["inputs_embeds"])]
+    inits = [weight("table", [vocab, HIDDEN]), const("zero", np.array(0, np.int64)),
+             const("zero_row", np.zeros([1, HIDDEN], np.float32)), const("axis1", np.array(1, np.int64)),
+             const("axis2", np.array([2], np.int64))]
+    save(nodes, [value("input_ids", INT64, ["batch_size", "sequence_length"]),
+                 value("image_features", FLOAT16, ["num_image_tokens", HIDDEN])],
+         [value("inputs_embeds", FLOAT, ["batch_size", "sequence_length", HIDDEN])], inits, path)
+
+
 def qwen_vision(path, feature):
     nodes = [node("MatMul", ["pixel_values", "wq"], ["proj"]),
              node("Cast", ["image_grid_thw"], ["grid_f"], to=FLOAT),
@@ -318,6 +374,30 @@ def mm_phi3v(out):
     write_json(os.path.join(out, "genai_config.json"), config("phi3v", decoder, vision))
 
 
+def mm_phi3v_hd(out, shared):
+    os.makedirs(out, exist_ok=True)
+    source = os.path.join(shared, "ortgenai", "phi3-v")
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "processor_config.json"):
+        link = os.path.join(out, name)
+        if os.path.lexists(link):
+            os.remove(link)
+        try:
+            os.link(os.path.join(source, name), link)
+        except OSError:
+            shutil.copyfile(os.path.join(source, name), link)
+    phi3v_hd_vision(os.path.join(out, "vision.onnx"))
+    phi3v_embedding(os.path.join(out, "embedding.onnx"), 32064)
+    text_decoder(os.path.join(out, "text.onnx"), with_positions=False, vocab=32064)
+    decoder = decoder_section("text.onnx", {"inputs_embeds": "inputs_embeds", "attention_mask": "attention_mask"})
+    vision = session("vision.onnx", {"pixel_values": "pixel_values", "image_sizes": "image_sizes"},
+                     {"image_features": "image_features"}, config_filename="processor_config.json")
+    data = config("phi3v", decoder, vision)
+    data["model"].update({"bos_token_id": 1, "eos_token_id": 32007, "pad_token_id": 32000, "context_length": 4096,
+                          "vocab_size": 32064})
+    data["search"]["max_length"] = 4096
+    write_json(os.path.join(out, "genai_config.json"), data)
+
+
 def mm_qwen(out):
     os.makedirs(out, exist_ok=True)
     qwen_vision(os.path.join(out, "vision.onnx"), 3 * 2 * 14 * 14)
@@ -386,6 +466,7 @@ def main(out_dir, shared_dir):
     mm_gemma4(os.path.join(out_dir, "mm-gemma4"))
     mm_gemma4_audio(os.path.join(out_dir, "mm-gemma4-audio"))
     mm_phi3v(os.path.join(out_dir, "mm-phi3v"))
+    mm_phi3v_hd(os.path.join(out_dir, "mm-phi3v-hd"), shared_dir)
     mm_qwen(os.path.join(out_dir, "mm-qwen2_5_vl"))
 
 

@@ -65,11 +65,13 @@ Part read_image(const FieldReader& b, const std::string& at, MediaReader& media)
     throw invalid_request(b.param("source"), b.param("source") + ": required (an object {type: base64, media_type, data})");
   FieldReader s(*source, b.param("source") + ".");
   const std::string type = s.string("type").value_or("");
-  if (type == "url")
-    throw unsupported(s.param("type"), s.param("type") + ": this server does not fetch images from URLs; send "
-                                                         "{\"type\": \"base64\", \"media_type\", \"data\"}");
+  if (type == "url") {  // fetched only with --allow-media-urls (media_fetch.h)
+    auto url = s.string("url");
+    if (!url) throw invalid_request(s.param("url"), s.param("url") + ": required (an http or https URL)");
+    return Part::media_part(media.url(MediaInput::Kind::kImage, *url, s.param("url"), at));
+  }
   if (type != "base64")
-    throw invalid_request(s.param("type"), s.param("type") + ": " + quote_value(type) + " is not \"base64\"");
+    throw invalid_request(s.param("type"), s.param("type") + ": " + quote_value(type) + " is not \"base64\" or \"url\"");
   auto mime = s.string("media_type");
   if (!mime) throw invalid_request(s.param("media_type"), s.param("media_type") + ": required (image/png, ...)");
   auto data = s.string("data");

@@ -27,6 +27,7 @@ struct TranscriptionState {
   TranscriptFormat format = TranscriptFormat::kJson;
   std::string language;              // as asked ("" = not given); translations answer "english"
   double duration = 0;               // seconds, from a WAV header (0 when not known here)
+  bool has_prompt = false;           // the form's `prompt` was given (non-empty)
 };
 
 // `content_type`: the request's Content-Type header.

@@ -65,9 +65,7 @@ MediaInput MediaReader::data_url(MediaInput::Kind kind, std::string_view url, co
                                  const std::string& origin) {
   count(param);
   const std::string scheme = lower(url.substr(0, std::min<std::size_t>(url.size(), 8)));
-  if (scheme.starts_with("http://") || scheme.starts_with("https://"))
-    throw unsupported(param, param + ": this server does not fetch media from URLs; send the file inline as a "
-                                     "data URL (data:<type>;base64,<data>)");
+  if (scheme.starts_with("http://") || scheme.starts_with("https://")) return fetch(kind, url, param, origin);
   if (!scheme.starts_with("data:"))
     throw invalid_request(param, param + ": expected a data URL (data:<type>;base64,<data>), got " + preview(url));
   const std::size_t comma = url.find(',');
@@ -79,6 +77,30 @@ MediaInput MediaReader::data_url(MediaInput::Kind kind, std::string_view url, co
     throw invalid_request(param, param + ": the data URL must be base64 (data:<type>;base64,<data>), got " +
                                      preview(url.substr(0, comma)));
   return decode(kind, url.substr(comma + 1), header.substr(0, semicolon), param, origin);
+}
+
+MediaInput MediaReader::url(MediaInput::Kind kind, std::string_view url, const std::string& param,
+                            const std::string& origin) {
+  count(param);
+  const std::string scheme = lower(url.substr(0, std::min<std::size_t>(url.size(), 8)));
+  if (!scheme.starts_with("http://") && !scheme.starts_with("https://"))
+    throw invalid_request(param, param + ": expected an http or https URL, got " + preview(url));
+  return fetch(kind, url, param, origin);
+}
+
+MediaInput MediaReader::fetch(MediaInput::Kind kind, std::string_view url, const std::string& param,
+                              const std::string& origin) const {
+  if (!limits_.urls.allow)
+    throw unsupported(param, param + ": this server does not fetch media from URLs (it runs without "
+                                     "--allow-media-urls); send the file inline as a data URL "
+                                     "(data:<type>;base64,<data>)");
+  FetchedMedia got = fetch_media_url(url, limits_.urls, limits_.max_bytes, param);
+  if (got.content_type.empty())
+    throw invalid_request(param, param + ": the response has no Content-Type; the server takes " +
+                                     (kind == MediaInput::Kind::kImage ? "image" : "audio") + " types only");
+  check_mime(kind, got.content_type, param);
+  if (got.bytes.empty()) throw invalid_request(param, param + ": the " + std::string(media_kind_name(kind)) + " is empty");
+  return MediaInput{kind, std::move(got.bytes), std::move(got.content_type), origin};
 }
 
 MediaInput MediaReader::base64(MediaInput::Kind kind, std::string_view data, std::string mime,

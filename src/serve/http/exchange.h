@@ -84,6 +84,9 @@ class Exchange {
   void annotate(Annotations annotations) { annotations_ = std::move(annotations); }
   void add_field(Field field) { annotations_.fields.push_back(std::move(field)); }
   const std::string& request_id() const { return annotations_.request_id; }
+  // Keeps `value` alive until the Exchange is gone (after on_done ran): e.g. the router's hold on
+  // the model that answers it. Call before handing the Exchange on, from the thread holding it.
+  void hold(std::shared_ptr<void> value) { held_.push_back(std::move(value)); }
 
   // The whole answer (Content-Length framing).
   void respond(Response response);
@@ -116,6 +119,7 @@ class Exchange {
   Annotations annotations_;
   int status_ = 500;            // the answer's status once answered
   std::size_t body_bytes_ = 0;  // body bytes handed to respond() / write()
+  std::vector<std::shared_ptr<void>> held_;  // last: released first, after the destructor's on_done
 };
 
 }  // namespace ogai::serve::http

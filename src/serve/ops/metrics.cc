@@ -120,6 +120,23 @@ void write_store_metrics(std::string& out, std::size_t entries, std::size_t byte
   out += fmt::format("ogai_responses_store_max_bytes {}\n", max_bytes);
 }
 
+std::string Metrics::front_text() const {
+  std::string out;
+  {
+    std::lock_guard lock(mutex_);
+    header(out, "ogai_http_requests_total", "counter", "HTTP requests answered, by endpoint and status code.");
+    for (const auto& [key, n] : requests_)
+      out += fmt::format("ogai_http_requests_total{{endpoint=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, n);
+    header(out, "ogai_replica_info", "gauge", "This replica's id (--replica-id), as a label.");
+    out += fmt::format("ogai_replica_info{{replica_id=\"{}\"}} 1\n", label_value(replica_id_));
+  }
+  header(out, "ogai_build_info", "gauge", "ogai's version and the ONNX Runtime version it runs on, as labels.");
+  out += fmt::format("ogai_build_info{{version=\"{}\",onnxruntime=\"{}\"}} 1\n", OGAI_VERSION_STRING,
+                     label_value(onnxruntime_version()));
+  write_process_metrics(out);
+  return out;
+}
+
 std::string Metrics::prometheus_text(int in_flight, int queued, const EngineStats& engine) const {
   std::string out;
   std::string labels;

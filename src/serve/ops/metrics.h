@@ -66,6 +66,9 @@ class Metrics {
 
   // `in_flight`, `queued` and `engine` are read from the scheduler at scrape time.
   std::string prometheus_text(int in_flight, int queued, const EngineStats& engine = {}) const;
+  // Only the front's series: HTTP requests, replica and build info, process metrics (a router
+  // writes these once beside its models' generation series; router/metrics_merge.h).
+  std::string front_text() const;
 
  private:
   mutable std::mutex mutex_;
