@@ -98,11 +98,12 @@ ort::SessionOptions session_options(const LoadOptions& options) {
   return so;
 }
 
-// The tokens output; "" for a media workflow (speech, images), which does not generate().
-std::string tokens_output(const metadata::Workflow& wf, const std::string& origin, bool media) {
-  for (const auto& [name, out] : wf.outputs)
+// The tokens output; "" for a media workflow (speech, images) or a transcription package, which
+// do not generate() (refused per request).
+std::string tokens_output(const workflow::Program& program, const std::string& origin, bool media) {
+  for (const auto& [name, out] : program.workflow().outputs)
     if (out.role == "tokens") return name;
-  if (media) return "";
+  if (media || !program.transcriptions.empty()) return "";
   fail(ErrorCode::kUnsupported, origin,
        "the workflow has no output with role 'tokens' to generate from, nor a speech or image output "
        "(include/ogai/media_generation.h); run it with `ogai run` or ogai::Workflow");
@@ -114,8 +115,7 @@ std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package
   auto w = std::make_unique<generate::WorkflowModel>();
   w->program = workflow::prepare_program(std::move(package), session_options(options));
   w->media = generate::find_media_workflow(w->program);
-  w->tokens_output =
-      tokens_output(w->program.workflow(), w->program.package.files.metadata_file.string(), w->media.has_value());
+  w->tokens_output = tokens_output(w->program, w->program.package.files.metadata_file.string(), w->media.has_value());
   w->tokenizer = tokenizer;
   workflow::RunRequest fixed;
   workflow::add_input_tensors(w->program.workflow(), options.workflow_inputs, fixed);

@@ -23,6 +23,7 @@
 
 #include "metadata/package.h"
 #include "metadata/workflow.h"
+#include "media/media_limits.h"
 #include "ort/tensor.h"
 
 namespace ogai::workflow {
@@ -41,6 +42,8 @@ struct AdapterSite {
   // The package's LoRA adapter cache (lora_cache.h), shared by its parameter overlays; null
   // when the document has no `adapters`.
   std::shared_ptr<LoraCache> lora = nullptr;
+  // Budgets on the media an image / audio preprocess adapter decodes (include/ogai/media.h).
+  media::MediaLimits media_limits = {};
 };
 
 // One invocation: the inputs by role, and the value names the step binds each role to (inputs

@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "media/audio/program.h"
+#include "media/media_limits.h"
 #include "metadata/contract.h"
 #include "workflow/audio_tensor.h"
 #include "workflow/plan.h"
@@ -26,9 +27,9 @@ struct BoundOutput {
 class AudioPreprocessAdapter final : public Adapter {
  public:
   AudioPreprocessAdapter(audio::AudioProgram program, std::string component, std::string input_role,
-                         std::vector<BoundOutput> outputs)
+                         std::vector<BoundOutput> outputs, const media::MediaLimits& limits)
       : program_(std::move(program)), component_(std::move(component)), input_role_(std::move(input_role)),
-        outputs_(std::move(outputs)) {}
+        outputs_(std::move(outputs)), limits_(media::decode_limits(limits)), max_bytes_(limits.max_media_bytes) {}
 
   RoleOutputs run(const AdapterCall& call) const override {
     auto it = call.inputs.find(input_role_);
@@ -43,7 +44,10 @@ class AudioPreprocessAdapter final : public Adapter {
            ort::shape_string(encoded.shape()));
     const std::span<const std::uint8_t> bytes(static_cast<const std::uint8_t*>(encoded.raw_data()),
                                               static_cast<std::size_t>(encoded.shape()[0]));
-    auto produced = program_.run(bytes, input_name);
+    if (bytes.size() > max_bytes_)
+      fail(ErrorCode::kInvalidArgument, input_name, "the audio file is {} bytes, over the limit of {} (--max-media-bytes)",
+           bytes.size(), max_bytes_);
+    auto produced = program_.run(bytes, input_name, limits_);
     RoleOutputs out;
     for (const auto& b : outputs_) out.emplace(b.role, as_declared(produced[b.index], program_.outputs()[b.index]));
     return out;
@@ -53,6 +57,8 @@ class AudioPreprocessAdapter final : public Adapter {
   audio::AudioProgram program_;
   std::string component_, input_role_;
   std::vector<BoundOutput> outputs_;
+  audio::DecodeLimits limits_;
+  std::uint64_t max_bytes_ = 0;
 };
 
 // The one invoke step of `component` (V-PREPROC: a preprocessing adapter is invoked once).
@@ -95,7 +101,7 @@ std::unique_ptr<const Adapter> make_audio_preprocess_adapter(const AdapterSite& 
       fail(ErrorCode::kInvalidPackage, "preprocessing.audio.outputs[" + std::to_string(i) + "]",
            "'{}' is bound to no output port of the adapter '{}'", program.outputs()[i].name, site.name);
   return std::make_unique<AudioPreprocessAdapter>(std::move(program), site.name, adapter_role(site.component, "encoded"),
-                                                  std::move(bound));
+                                                  std::move(bound), site.media_limits);
 }
 
 namespace {

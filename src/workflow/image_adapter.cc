@@ -4,13 +4,15 @@
 
 #include "base/error.h"
 #include "media/image/program.h"
+#include "media/media_limits.h"
 
 namespace ogai::workflow {
 namespace {
 
 class ImagePreprocessAdapter final : public Adapter {
  public:
-  explicit ImagePreprocessAdapter(media::ImageProgram program) : program_(std::move(program)) {}
+  ImagePreprocessAdapter(media::ImageProgram program, const media::MediaLimits& limits)
+      : program_(std::move(program)), limits_(media::image_limits(limits)) {}
 
   RoleOutputs run(const AdapterCall& call) const override {
     auto it = call.inputs.find("encoded");
@@ -56,7 +58,8 @@ std::unique_ptr<const Adapter> make_image_preprocess_adapter(const AdapterSite& 
     fail(ErrorCode::kInvalidPackage, site.path, "an image-preprocess@1 adapter needs the document's preprocessing.image");
   if (!site.component.ports.inputs.empty() && !metadata::find_named(site.component.ports.inputs, "encoded"))
     fail(ErrorCode::kInvalidPackage, site.path + ".ports.inputs", "image-preprocess@1 reads one input port `encoded`");
-  return std::make_unique<ImagePreprocessAdapter>(media::ImageProgram::parse(pre["image"], "preprocessing.image"));
+  return std::make_unique<ImagePreprocessAdapter>(media::ImageProgram::parse(pre["image"], "preprocessing.image"),
+                                                  site.media_limits);
 }
 
 }  // namespace ogai::workflow

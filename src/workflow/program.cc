@@ -22,7 +22,7 @@ void check_component(Program& p, const std::string& name, const std::string& pat
   const auto* comp = metadata::find_named(p.workflow().components, name);
   if (!comp) fail(ErrorCode::kInvalidPackage, path, "invokes undeclared component '{}'", name);
   if (comp->implementation.kind != metadata::Implementation::Kind::kAdapter || p.adapters.count(name)) return;
-  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name, p.lora};
+  const AdapterSite site{p.package, *comp, name, "pipeline.workflow.components." + name, p.lora, p.media_limits};
   p.adapters.emplace(name, prepare_adapter(site, path));
 }
 
@@ -61,11 +61,12 @@ void check_adapters_applied(const Program& p) {
 
 }  // namespace
 
-Program prepare_program(metadata::Package package, const ort::SessionOptions& options) {
+Program prepare_program(metadata::Package package, const ort::SessionOptions& options,
+                        const media::MediaLimits& media_limits) {
   const std::string origin = package.files.metadata_file.string();
   if (!package.document.workflow)
     fail(ErrorCode::kUnsupported, origin, "the package has no pipeline.workflow to interpret");
-  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Program p{std::move(package), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, media_limits};
   if (p.package.document.adapters)
     p.lora = std::make_shared<LoraCache>(lora_contract(*p.package.document.adapters, p.package.files.root));
   const auto& wf = p.workflow();
@@ -91,11 +92,13 @@ Program prepare_program(metadata::Package package, const ort::SessionOptions& op
     p.sessions.emplace(name, ort::Session::open(it->second, options));
   }
   build_plans(p);
+  p.transcriptions = transcription_profiles(p.package);
   return p;
 }
 
-Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options) {
-  return prepare_program(metadata::load_package(package), options);
+Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options,
+                     const media::MediaLimits& media_limits) {
+  return prepare_program(metadata::load_package(package), options, media_limits);
 }
 
 bool needs_interpreter(const metadata::Package& package) {

@@ -21,6 +21,7 @@
 #include "ort/session.h"
 #include "workflow/adapter.h"
 #include "workflow/plan.h"
+#include "workflow/transcription.h"
 
 namespace ogai::workflow {
 
@@ -42,14 +43,20 @@ struct Program {
   // The package's LoRA adapter cache (lora_cache.h; internally synchronized), shared by every
   // parameter-overlay component; null when the document has no `adapters`.
   std::shared_ptr<LoraCache> lora;
+  // The transcription profiles it decodes after a run (transcription.h), in document order.
+  std::vector<TranscriptionProfile> transcriptions;
+  // Budgets on the media its preprocess adapters decode (include/ogai/media.h).
+  media::MediaLimits media_limits;
 
   const metadata::Workflow& workflow() const { return *package.document.workflow; }
 };
 
 // Validates the package (metadata::load_package) and prepares it. Throws ogai::Error
 // (kInvalidPackage, kUnsupported) naming the document path.
-Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options = {});
-Program prepare_program(metadata::Package package, const ort::SessionOptions& options = {});
+Program load_program(const std::filesystem::path& package, const ort::SessionOptions& options = {},
+                     const media::MediaLimits& media_limits = {});
+Program prepare_program(metadata::Package package, const ort::SessionOptions& options = {},
+                        const media::MediaLimits& media_limits = {});
 
 // True when the package has a workflow that is more than the single-step shape (a loop, a branch,
 // an adapter, or an invoke of a component other than the sole decoder): the native decode loop

@@ -74,6 +74,28 @@ TEST(RunnableTest, LiteralWithoutDefaultIsValidButNotRunnable) {
   EXPECT_TRUE(has(runnable(text), "RUN", "inputs.package.limit.default", "no value to run with")) << runnable(text).text();
 }
 
+// Profiles: ogai executes generation profiles and ctc / greedy_argmax transcription profiles with an
+// inline or tokenizer vocabulary and a `logits` role; a required profile beyond that is refused by
+// its field, an ignorable one is skipped (the CTC decoding itself: tests/e2e/ctc_run_cli_test.py).
+TEST(RunnableTest, ProfilesOgaiDoesNotExecuteAreRefusedByField) {
+  const std::string ctc = "profiles:\n  t:\n    kind: transcription\n    version: '1'\n    outputs: {logits: out}\n"
+                          "    decoding: {kind: ctc, blank_id: 0, time_axis: 1, class_axis: 2, vocabulary: {source: inline, "
+                          "tokens: [a, b]}}\n";
+  EXPECT_TRUE(runnable(kWorkflow + ctc).empty()) << runnable(kWorkflow + ctc).text();
+  EXPECT_TRUE(runnable(kWorkflow + replace_once(ctc, "kind: ctc, blank_id: 0", "kind: greedy_argmax")).empty());
+  EXPECT_TRUE(runnable(kWorkflow + "profiles: {g: {kind: generation, version: '1', outputs: {tokens: out}}}\n").empty());
+  const std::string beam = kWorkflow + replace_once(ctc, "kind: ctc", "kind: beam_search");
+  EXPECT_TRUE(has(runnable(beam), "RUN", "profiles.t.decoding.kind", "'beam_search'")) << runnable(beam).text();
+  const std::string lexicon = kWorkflow + replace_once(ctc, "source: inline", "source: lexicon");
+  EXPECT_TRUE(has(runnable(lexicon), "RUN", "profiles.t.decoding.vocabulary.source", "lexicon"));
+  const std::string role = kWorkflow + replace_once(ctc, "outputs: {logits: out}", "outputs: {scores: out}");
+  EXPECT_TRUE(has(runnable(role), "RUN", "profiles.t.outputs", "`logits`")) << runnable(role).text();
+  const std::string embedding = kWorkflow + "profiles: {e: {kind: embedding, version: '1', outputs: {embedding: out}}}\n";
+  EXPECT_TRUE(has(runnable(embedding), "RUN", "profiles.e.kind", "'embedding'")) << runnable(embedding).text();
+  const std::string ignorable = kWorkflow + "profiles: {e: {kind: embedding, version: '1', requirement: ignorable}}\n";
+  EXPECT_TRUE(runnable(ignorable).empty()) << runnable(ignorable).text();
+}
+
 TEST(RunnableTest, LoadRefusesByName) {
   testing::TempDir dir("runnable");
   dir.write("inference_metadata.yaml", replace_once(kWorkflow, "[workflow_ssa]", "[workflow_ssa, warp_drive]"));

@@ -60,7 +60,7 @@ void check_declared(std::uint64_t frames, int rate, int channels, const DecodeLi
   if (frames <= frame_budget(limits, rate, channels)) return;
   fail(ErrorCode::kInvalidArgument, name,
        "the audio header declares {} frames ({:.1f} s at {} Hz, {} channel(s), {} bytes decoded); the limits are "
-       "{} s and {} decoded bytes",
+       "{} s (--max-audio-seconds) and {} decoded bytes (--max-decoded-bytes)",
        frames, static_cast<double>(frames) / rate, rate, channels, frames * channels * sizeof(float), limits.max_seconds,
        limits.max_decoded_bytes);
 }
@@ -108,7 +108,8 @@ std::vector<float> read_frames(SNDFILE* f, const SF_INFO& info, std::uint64_t bu
     total += static_cast<std::uint64_t>(got);
     if (total > budget)
       fail(ErrorCode::kInvalidArgument, name, "the audio decodes to more than {} frames at {} Hz; the limits are {} s "
-           "and {} decoded bytes", budget, info.samplerate, limits.max_seconds, limits.max_decoded_bytes);
+           "(--max-audio-seconds) and {} decoded bytes (--max-decoded-bytes)",
+           budget, info.samplerate, limits.max_seconds, limits.max_decoded_bytes);
   }
   if (sf_error(f) != SF_ERR_NO_ERROR)
     fail(ErrorCode::kInvalidArgument, name, "the audio is corrupt: {}", sf_strerror(f));

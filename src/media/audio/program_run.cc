@@ -158,7 +158,7 @@ void check_pad_budget(std::size_t frames, int channels, const AudioOp& op, const
   const auto bytes = static_cast<unsigned __int128>(frames) * static_cast<unsigned>(channels) * sizeof(float);
   if (bytes > limits.max_decoded_bytes)
     fail(ErrorCode::kInvalidArgument, op.path, "{} pads the clip to {} samples per channel ({} channel(s)); the decoded "
-         "size limit is {} bytes", op.op, frames, channels, limits.max_decoded_bytes);
+         "size limit is {} bytes (--max-decoded-bytes)", op.op, frames, channels, limits.max_decoded_bytes);
 }
 
 Value padded(const Value& in, const AudioOp& op, const DecodeLimits& limits) {

@@ -10,7 +10,7 @@ namespace ogai::media {
 Raster decode_image(std::span<const std::uint8_t> bytes, const std::string& what, const ImageLimits& limits) {
   if (bytes.empty()) fail(ErrorCode::kInvalidArgument, what, "the image is empty (0 bytes)");
   if (bytes.size() > limits.max_encoded_bytes)
-    fail(ErrorCode::kInvalidArgument, what, "the image file is {} bytes, over the limit of {}", bytes.size(),
+    fail(ErrorCode::kInvalidArgument, what, "the image file is {} bytes, over the limit of {} (--max-media-bytes)", bytes.size(),
          limits.max_encoded_bytes);
   const auto format = sniff_image_format(bytes);
   if (!format)

@@ -3,9 +3,12 @@
 // completion (the package's chat template places the audio; its prompt expansion and encoder run
 // in the generate stage), and answered whole in the asked response_format (transcript_render.h).
 // An encoder-decoder package (Whisper) gets the decoder's task prompt instead (task_prompt.h).
-// A package that takes no audio answers 400 naming `file`.
+// A package that takes no audio answers 400 naming `file`. A transcription package (a CTC profile)
+// is answered by its profile's decoder instead (ctc_transcription.h).
 #include <string>
 
+#include "generate/transcribe.h"
+#include "serve/audio/ctc_transcription.h"
 #include "serve/audio/task_prompt.h"
 #include "serve/audio/transcript_render.h"
 #include "serve/audio/transcription_request.h"
@@ -29,6 +32,10 @@ void Server::Impl::handle_transcription(bool translate, const std::shared_ptr<ht
     ApiRequest request = parse_transcription_request(req.header("content-type"), req.body, translate, request_limits);
     apply_surface(request, *exchange);
     if (!serves(request.model)) throw model_not_found(request.model, name);
+    if (!generate::transcription_profile(*model).empty()) {  // a CTC package: its profile decodes (ctc_transcription.h)
+      exchange->respond(ctc_transcription_response(*model, request));
+      return;
+    }
     if (model->info().encoder_decoder) to_task_prompt(*model, request);
     admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
