@@ -93,15 +93,14 @@ WorkflowSequence::WorkflowSequence(const WorkflowModel& model, const ResolvedReq
       output_(model.tokenizer, request_, on_token_, result_),
       tokens_output_(model.tokens_output) {
   times_.start = Clock::now();
+  if (tokens_output_.empty() && model.media)
+    fail(ErrorCode::kUnsupported, "model",
+         "this package's workflow emits {} (output '{}'), not tokens: use POST <server>/v1/{} or Model::{}",
+         model.media->kind, model.media->output, model.media->kind == "speech" ? "audio/speech" : "images/generations",
+         model.media->kind == "speech" ? "synthesize_speech" : "generate_images");
   if (tokens_output_.empty())
-    if (model.media)
-      fail(ErrorCode::kUnsupported, "model",
-           "this package's workflow emits {} (output '{}'), not tokens: use POST <server>/v1/{} or Model::{}",
-           model.media->kind, model.media->output, model.media->kind == "speech" ? "audio/speech" : "images/generations",
-           model.media->kind == "speech" ? "synthesize_speech" : "generate_images");
-    else
-      fail(ErrorCode::kUnsupported, "model", "the package transcribes audio (its transcription profile decodes frame "
-           "logits) and has no `tokens` output to generate text from: POST /v1/audio/transcriptions, or `ogai run`");
+    fail(ErrorCode::kUnsupported, "model", "the package transcribes audio (its transcription profile decodes frame "
+         "logits) and has no `tokens` output to generate text from: POST /v1/audio/transcriptions, or `ogai run`");
   check_request(request_);
   check_budget(request_, prompt.size());
   auto run_request = make_run_request(model, request_, prompt);

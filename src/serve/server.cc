@@ -165,7 +165,8 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     if (alias.empty()) fail(ErrorCode::kInvalidArgument, "model_aliases", "an alias must not be empty");
     else if (!serves(alias)) names.push_back(alias);
   request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
-  request_limits.media = {options.max_media_parts, options.max_media_bytes};
+  request_limits.media.max_parts = options.max_media_parts;
+  request_limits.media.max_bytes = options.max_media_bytes;
   request_limits.media.urls = {options.allow_media_urls, options.allow_private_media_urls,
                                static_cast<long>(options.media_url_timeout * 1000.0)};
   created = static_cast<std::int64_t>(std::time(nullptr));

@@ -202,7 +202,7 @@ TEST(RequestModel, AnEngineRefusalOfAMediaPartNamesWhereTheClientSentIt) {
 }
 
 TEST(Base64, DecodesStrictlyAndRoundTrips) {
-  for (const std::string s : {std::string(""), std::string("a"), std::string("ab"), std::string("abc"), kPng})
+  for (const std::string& s : {std::string(""), std::string("a"), std::string("ab"), std::string("abc"), kPng})
     EXPECT_EQ(decode_base64(encode_base64(s)).value(), s);
   EXPECT_EQ(decode_base64("YWI").value(), "ab");  // padding optional
   std::size_t at = 0;

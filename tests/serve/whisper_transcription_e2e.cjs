@@ -8,7 +8,8 @@
 'use strict';
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('child_process');
+const { execFile } = require('child_process');
+const { promisify } = require('util');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -31,12 +32,14 @@ function sineWav(hz, seconds) {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai-whisper-'));
-function cliText(wav, taskPrompt) {
+// Asynchronous, so the event loop keeps running: a blocking child would leave the client's pooled
+// keep-alive socket unread while the server closes it idle, and the next request would reuse it.
+async function cliText(wav, taskPrompt) {
   const file = path.join(dir, `clip-${Math.random().toString(36).slice(2)}.wav`);
   fs.writeFileSync(file, wav);
-  const out = execFileSync(ogai, ['generate', pkg, '--audio', file, '--prompt', taskPrompt, '--temperature', '0'],
-                           { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  return out.trim();
+  const { stdout } = await promisify(execFile)(
+      ogai, ['generate', pkg, '--audio', file, '--prompt', taskPrompt, '--temperature', '0'], { encoding: 'utf8' });
+  return stdout.trim();
 }
 
 async function refusal(promise) {
@@ -63,22 +66,22 @@ describe('Whisper behind the audio routes', () => {
     for (const hz of [300]) {
       const wav = sineWav(hz, 1.0);
       const served = await transcribe(wav);
-      assert.equal(served.text, cliText(wav, '<|startoftranscript|><|en|><|transcribe|><|notimestamps|>'));
+      assert.equal(served.text, await cliText(wav, '<|startoftranscript|><|en|><|transcribe|><|notimestamps|>'));
     }
   });
 
   it('language and translation choose the task prompt', async () => {
     const wav = sineWav(440, 1.0);
     const fr = await transcribe(wav, { language: 'fr' });
-    assert.equal(fr.text, cliText(wav, '<|startoftranscript|><|fr|><|transcribe|><|notimestamps|>'));
+    assert.equal(fr.text, await cliText(wav, '<|startoftranscript|><|fr|><|transcribe|><|notimestamps|>'));
     const tr = await client.audio.translations.create({ file: await toFile(wav, 'a.wav'), model: 'w', temperature: 0 });
-    assert.equal(tr.text, cliText(wav, '<|startoftranscript|><|en|><|translate|><|notimestamps|>'));
+    assert.equal(tr.text, await cliText(wav, '<|startoftranscript|><|en|><|translate|><|notimestamps|>'));
   });
 
   it('verbose_json and srt carry the text', async () => {
     const wav = sineWav(300, 1.0);
     const v = await transcribe(wav, { response_format: 'verbose_json' });
-    assert.equal(v.text, cliText(wav, '<|startoftranscript|><|en|><|transcribe|><|notimestamps|>'));
+    assert.equal(v.text, await cliText(wav, '<|startoftranscript|><|en|><|transcribe|><|notimestamps|>'));
     assert.equal(v.segments.length, 1);
     assert.ok(Math.abs(v.duration - 1.0) < 1e-6, String(v.duration));
   });
