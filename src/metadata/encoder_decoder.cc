@@ -75,7 +75,7 @@ bool feeds_encoder_inputs(const Workflow& wf, const Invokes& inv, EncoderDecoder
   }
   for (const auto& [port, value] : inv.encoder->inputs) {
     if (inv.preprocess && std::any_of(inv.preprocess->outputs.begin(), inv.preprocess->outputs.end(),
-                                      [&](const auto& o) { return o.second == value; })) {
+                                      [&v = value](const auto& o) { return o.second == v; })) {
       if (!abi.features_input.empty()) return false;  // one features input
       abi.features_input = port;
       abi.features_value = value;
@@ -109,7 +109,8 @@ std::optional<EncoderDecoderAbi> derive_encoder_decoder(const Document& doc, con
   // Direct feeds: other decoder inputs bound to an encoder value.
   for (const auto& [port, value] : inv->decoder->inputs) {
     std::string out = output_of(*inv->encoder, value);
-    const bool cross = std::any_of(abi.feeds.begin(), abi.feeds.end(), [&](const auto& f) { return f.decoder_input == port; });
+    const bool cross =
+        std::any_of(abi.feeds.begin(), abi.feeds.end(), [&p = port](const auto& f) { return f.decoder_input == p; });
     if (!out.empty() && !cross) abi.feeds.push_back({out, port, ""});
   }
   if (abi.feeds.empty()) return std::nullopt;

@@ -77,10 +77,10 @@ std::string merge_model_metrics(const std::string& server,
   });
   std::set<std::string> headed;  // model families whose head is written
   for (const auto& [id, text] : models)
-    for_each_line(text, [&](const std::string& family, const std::string& line, bool head) {
+    for_each_line(text, [&, &model = id](const std::string& family, const std::string& line, bool head) {
       if (owned.count(family) != 0) return;
       Family& f = families.at(family);
-      if (!head) return f.samples.push_back(with_model_label(line, id));
+      if (!head) return f.samples.push_back(with_model_label(line, model));
       if (f.samples.empty() && headed.count(family) == 0) f.head.push_back(line);
       if (line.starts_with("# TYPE ")) headed.insert(family);
     });
