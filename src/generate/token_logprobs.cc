@@ -46,7 +46,7 @@ OGAI_VECTOR_CLONES float log_sum_exp_shifted(std::span<const float> row, float m
   for (std::size_t begin = 0; begin < row.size(); begin += kBlock) {
     const std::size_t n = std::min(kBlock, row.size() - begin);
     const float* x = row.data() + begin;
-    for (std::size_t i = 0; i < n; ++i) buffer[i] = sampling::exp_nonpositive(x[i] - max);
+    for (std::size_t i = 0; i < n; ++i) buffer[i] = sampling::exp_nonpositive_fast(x[i] - max);
     std::fill(buffer + n, buffer + kBlock, 0.0f);
     float lane[kLanes] = {};
     for (std::size_t i = 0; i < kBlock; i += kLanes)
