@@ -208,7 +208,14 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
       std::fill_n(w + begin, n, 0.0f);
       std::fill_n(x + begin, n, -INFINITY);  // the row of materialize()
     } else {
-      for (std::size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[begin + j] : -INFINITY;
+      if (n == kBlock) {  // four lanes at a time (lanes.h), not a bit test per id
+        for (std::size_t j = 0; j < kBlock; j += 4) {
+          const lanes::F4 kept = lanes::keep(lanes::load(x + begin + j), static_cast<unsigned>(m >> j));
+          std::memcpy(masked + j, &kept, sizeof kept);
+        }
+      } else {
+        for (std::size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[begin + j] : -INFINITY;
+      }
       kernel.run(masked, x + begin, w + begin, n);
       if (!write_processed) std::copy_n(masked, n, x + begin);  // the row of materialize()
     }
