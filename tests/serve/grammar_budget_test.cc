@@ -103,6 +103,16 @@ TEST(GrammarBudget, NeverRefusesWhatTheDumpedTextFits) {
   const ApiError e = error_of([&] { parse_chat_request(body, grammar_limit(exact / 2)); });
   EXPECT_EQ(e.code, "grammar_too_large");
 
+  // A schema of keys, strings and objects written compactly counts exactly its dumped size: a
+  // byte over it is refused in the parse.
+  const std::string wide = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function",)"
+                           R"("function":{"name":"w","parameters":)" + wide_schema(1000) + "}}]}";
+  const ApiRequest wide_parsed = parse_chat_request(wide);
+  const Tool& w = wide_parsed.chat.tools.at(0);
+  const std::size_t wide_exact = w.parameters.size() + w.name.size();
+  EXPECT_NO_THROW(parse_chat_request(wide, grammar_limit(wide_exact)));
+  EXPECT_EQ(error_of([&] { parse_chat_request(wide, grammar_limit(wide_exact - 1)); }).code, "grammar_too_large");
+
   const std::string regex = R"({"model":"m","prompt":"x","response_format":{"type":"regex","regex":"[a-z]{3}\\d+"}})";
   const std::size_t regex_bytes = parse_completion_request(regex).options.response_format->text.size();
   EXPECT_NO_THROW(parse_completion_request(regex, grammar_limit(regex_bytes)));

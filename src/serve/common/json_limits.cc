@@ -107,7 +107,9 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
       group_ = starts;
       group_depth_ = depth_;
     }
-    if (group_ >= 0) grammar_add(static_cast<std::size_t>(group_), 2);  // its brackets
+    // The value's own bracket pair; a container inside one also its comma (or its opening
+    // bracket's other half): 1 a container plus 1 an element never exceeds the dump.
+    if (group_ >= 0) grammar_add(static_cast<std::size_t>(group_), starts >= 0 ? 1 : 2);
     if (depth_ <= kPathDepth && !grammar_.empty()) path_[depth_ - 1] = array ? "*" : "";
     if (build_) dom_.open(array);
     return true;
@@ -139,7 +141,7 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
   bool grammar_scalar(std::size_t inside, std::size_t alone) {
     if (grammar_.empty()) return true;
     if (group_ >= 0) {
-      grammar_add(static_cast<std::size_t>(group_), inside);
+      grammar_add(static_cast<std::size_t>(group_), inside + 1);  // and its comma
     } else if (int g = grammar_match(depth_); g >= 0) {
       grammar_add(static_cast<std::size_t>(g), alone);
     }

@@ -55,7 +55,7 @@ struct JsonLimits {
 // Where a route's request carries grammar text: the value at `keys` (from the top level; "*" is
 // any array item; unused trailing keys empty). The parse counts such a value as the compact JSON
 // text it will become when the schema is dumped (a lower bound: its strings and keys with quotes
-// and colons, brackets, 1 byte a number; a string that is itself the value counts its bytes, as a
+// and colons, a bracket a container and a comma an element, 1 byte a number; a string that is itself the value counts its bytes, as a
 // regex or grammar is used unquoted), summed over the paths that share `param`, and refuses the
 // request (a 400 grammar_too_large naming `param` and --max-grammar-bytes) the moment a sum passes
 // JsonLimits::max_grammar_bytes: an oversized schema costs the parse of the bytes up to the limit,
