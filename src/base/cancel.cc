@@ -16,7 +16,11 @@ CancelScope::~CancelScope() { current = outer_; }
 
 void check_cancelled(const char* where) {
   if (current == nullptr || ++calls % kCancelPollEvery != 0) return;
-  if ((*current)()) fail(ErrorCode::kCancelled, where, "the work was cancelled (its client left)");
+  check_cancelled_now(where);
+}
+
+void check_cancelled_now(const char* where) {
+  if (current != nullptr && (*current)()) fail(ErrorCode::kCancelled, where, "the work was cancelled (its client left)");
 }
 
 }  // namespace ogai

@@ -29,5 +29,7 @@ class CancelScope {
 // the work is abandoned; polls once every kCancelPollEvery calls.
 void check_cancelled(const char* where);
 inline constexpr unsigned kCancelPollEvery = 1024;
+// The same, polling at once (for loops that count their own interval, e.g. every 64 KiB of text).
+void check_cancelled_now(const char* where);
 
 }  // namespace ogai

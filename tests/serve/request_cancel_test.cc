@@ -57,6 +57,14 @@ TEST(RequestCancel, TheBodysParseAndTranslationsStopAtTheirNextPoll) {
   EXPECT_EQ(parse_chat_request(chat).messages.size(), 2000u);
 }
 
+// One 8 MB string is one JSON token (a handful of SAX events): the parse polls every 64 KiB of
+// bytes read, so it stops within the string.
+TEST(RequestCancel, TheParseStopsInsideOneLongString) {
+  const std::string body = R"({"model":"m","messages":[{"role":"user","content":")" + std::string(8 << 20, 'a') + R"("}]})";
+  EXPECT_EQ(polls_until_cancelled([&] { parse_chat_request(body); }, 3), 3);
+  EXPECT_EQ(polls_until_cancelled([&] { parse_chat_request(body); }, 1 << 30), -1);
+}
+
 TEST(RequestCancel, TheChatTemplatesRenderStopsAtItsNextPoll) {
   const chat::Template t = chat::Template::parse(
       "{% for m in messages %}{% for i in range(50) %}{{ m.content }}{% endfor %}{% endfor %}", "test");

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <utility>
@@ -202,6 +204,39 @@ class LimitCheck : public nlohmann::json_sax<RequestJson> {
   std::string syntax_error_;  // nlohmann's message of the first syntax error
 };
 
+// The body's bytes as the JSON lexer reads them, polling the request's cancel token every 64 KiB:
+// one multi-megabyte string is a single token, read without a SAX event in between.
+class CancellableBytes {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  static constexpr std::size_t kPollBytes = 64 << 10;
+
+  CancellableBytes() = default;
+  explicit CancellableBytes(const char* p) : p_(p) {}
+  reference operator*() const { return *p_; }
+  CancellableBytes& operator++() {
+    if ((reinterpret_cast<std::uintptr_t>(++p_) & (kPollBytes - 1)) == 0) check_cancelled_now("the request body's parse");
+    return *this;
+  }
+  CancellableBytes operator++(int) {
+    CancellableBytes old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const CancellableBytes& o) const { return p_ == o.p_; }
+
+ private:
+  const char* p_ = nullptr;
+};
+
+bool sax_parse(std::string_view body, LimitCheck& check) {
+  return RequestJson::sax_parse(CancellableBytes(body.data()), CancellableBytes(body.data() + body.size()), &check);
+}
+
 }  // namespace
 
 std::vector<FieldBudget> default_field_budgets(std::size_t max_stop_strings, std::size_t max_stop_bytes) {
@@ -215,12 +250,12 @@ std::vector<FieldBudget> default_field_budgets(std::size_t max_stop_strings, std
 
 void check_json_limits(std::string_view body, const JsonLimits& limits, std::span<const GrammarPath> grammar) {
   LimitCheck check(limits, /*build=*/false, grammar);
-  RequestJson::sax_parse(body.begin(), body.end(), &check);
+  sax_parse(body, check);
 }
 
 RequestJson parse_json_body(std::string_view body, const JsonLimits& limits, std::span<const GrammarPath> grammar) {
   LimitCheck builder(limits, /*build=*/true, grammar);
-  if (!RequestJson::sax_parse(body.begin(), body.end(), &builder)) {
+  if (!sax_parse(body, builder)) {
     std::string why = builder.syntax_error();  // "[json.exception.parse_error.101] parse error at ..."
     if (auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
     throw invalid_request("", "the request body is not valid JSON: " + why, "invalid_json");
