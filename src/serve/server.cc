@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <ctime>
 
+#include "base/cancel.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "sampling/sampling_params.h"
@@ -165,6 +166,7 @@ Server::Impl::Impl(std::shared_ptr<const Model> m, ServerOptions o)
     if (alias.empty()) fail(ErrorCode::kInvalidArgument, "model_aliases", "an alias must not be empty");
     else if (!serves(alias)) names.push_back(alias);
   request_limits.fields = default_field_budgets(options.max_stop_strings, options.max_stop_bytes);
+  request_limits.max_grammar_bytes = options.grammar.max_bytes;  // refused in the parse (json_limits.h)
   request_limits.media.max_parts = options.max_media_parts;
   request_limits.media.max_bytes = options.max_media_bytes;
   request_limits.media.urls = {options.allow_media_urls, options.allow_private_media_urls,
@@ -186,12 +188,19 @@ void Server::Impl::on_route_pool(std::function<void()> step) {
   });
 }
 
+// The step runs under the client's cancel token (base/cancel.h): its parse, translation, template
+// render and tokenization stop within a poll interval once the client left.
 void Server::Impl::on_request_lane(const std::shared_ptr<http::Exchange>& exchange, std::function<void()> step) {
-  if (exchange->request().body.size() < kBulkBodyBytes) return on_route_pool(std::move(step));
+  if (exchange->request().body.size() < kBulkBodyBytes)
+    return on_route_pool([exchange, step = std::move(step)] {
+      CancelScope cancel([&exchange] { return exchange->client_gone(); });
+      step();
+    });
   boost::asio::post(bulk, [exchange, step = std::move(step)] {
     lower_this_thread_priority();  // the streams' threads first (engine/background_priority.h)
     if (exchange->client_gone()) return;  // nobody waits for it
     try {
+      CancelScope cancel([&exchange] { return exchange->client_gone(); });
       step();
     } catch (const std::exception& e) {
       log(LogLevel::kError, "serve: a request step failed: {}", e.what());

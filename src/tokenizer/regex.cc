@@ -7,6 +7,7 @@
 
 
 #include "base/error.h"
+#include "tokenizer/cancel.h"
 #include "tokenizer/unicode16.h"
 
 namespace ogai::tokenizer {
@@ -179,6 +180,7 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(std::string_vie
   std::size_t pos = 0;
   std::uint32_t options = 0;
   while (pos <= text.size()) {
+    check_cancelled();  // a long text's matches stop when its client left (cancel.h)
     int rc = pcre2_match(code_->code, subject, text.size(), pos, options | PCRE2_NO_UTF_CHECK, scratch.data,
                          scratch.context);
     if (rc == PCRE2_ERROR_NOMATCH) {

@@ -49,9 +49,12 @@ void activity(const Context& ctx, const LoopProgress& p, std::vector<bool>& flag
   flags.assign(values.begin(), values.end());
 }
 
+// A growing or bounded cell past its max fails the run (digest §5.3.1: "both extents are <= max";
+// the reference interpreter stops with an error there too, it neither clamps nor ends the loop
+// early): the error says at which trip of how many, so the caller can ask for fewer iterations.
 template <class What>
-void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& carry, const Tensor& old,
-                      const Tensor& next, const What& lazy_what) {
+void check_recurrence(const Context& ctx, const LoopProgress& p, const StateCell& cell, const Carry& carry,
+                      const Tensor& old, const Tensor& next, const What& lazy_what) {
   const bool invariant_ok = old.dtype() == next.dtype() && old.shape() == next.shape() &&
                             cell.recurrence.kind == Recurrence::Kind::kInvariant;
   if (invariant_ok) return;  // the common case: nothing to format or check
@@ -75,8 +78,12 @@ void check_recurrence(const Context& ctx, const StateCell& cell, const Carry& ca
   const auto maxes = int_values(*max_v, what + " max '" + r.max + "'");
   const std::int64_t max = *std::max_element(maxes.begin(), maxes.end());
   if (next.shape()[axis] > max || old.shape()[axis] > max)
-    fail(ErrorCode::kInvalidArgument, what, "grows to {} along axis {}, over its max {} ('{}')", next.shape()[axis],
-         r.axis, max, r.max);
+    fail(ErrorCode::kInvalidArgument, what,
+         "grows to {} along axis {}, over its max {} ('{}'), in trip {} of the loop's {} (max_iterations '{}'); "
+         "a run may not take its state past the package's capacity: ask for fewer iterations (max_tokens, "
+         "--max-new-tokens){}",
+         next.shape()[axis], r.axis, max, r.max, p.index + 1, p.limit, p.loop->max_iterations,
+         p.index > 0 ? fmt::format(": this run's first {} trips fit", p.index) : std::string());
   if (r.kind == Recurrence::Kind::kGrowing && maxes.size() == 1) {
     const auto inc = ctx.get(r.increment, what, "the recurrence increment");
     const auto incs = int_values(*inc, what + " increment '" + r.increment + "'");
@@ -120,7 +127,7 @@ void update_carries(Context& ctx, LoopProgress& p) {
       fail(ErrorCode::kInvalidArgument, what(), "the body did not define its next value");
     }
     const Value& old = ctx.store[c.cell_slot];
-    check_recurrence(ctx, cell, carry, *old, *next, what);
+    check_recurrence(ctx, p, cell, carry, *old, *next, what);
     updates.emplace_back(c.cell_slot, merged(ctx, cell, carry, old, next, p.flags, what));
   }
   for (auto& [slot, value] : updates) ctx.store[slot] = std::move(value);

@@ -73,6 +73,49 @@ describe('ogai serve: a schema as wide as the size budget allows', () => {
   }
 });
 
+// A schema over --max-grammar-bytes is refused while the body is read (json_limits.h GrammarPath):
+// each body below holds 1.2 MB of schema (limit 1 MiB) and then breaks off into bytes that are not
+// JSON. The answer is the grammar budget's 400, not the syntax error at the end of the body, so
+// the server refused before it had read the rest (no DOM, translation or dump of it).
+describe('ogai serve: a schema over --max-grammar-bytes is refused within the parse', () => {
+  let server;
+  let tmp;
+  const schema = JSON.stringify(wideObject(40000));
+  const broken = ', "oops" ][';
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ogai-wide-'));
+    server = await startServer(ogai, packageWith('qwen2.5.tokenizer_config.json', tmp), ['--model-name', MODEL]);
+    assert.ok(schema.length > (1 << 20), `the schema (${schema.length} bytes) is over the default limit`);
+  });
+  after(async () => {
+    const end = await stopServer(server);
+    fs.rmSync(tmp, { recursive: true, force: true });
+    assert.equal(end.code, 0, end.stderr);
+  });
+  const user = '"messages":[{"role":"user","content":"hi"}]';
+  const cases = [
+    ['/v1/chat/completions', 'tools', `{"model":"${MODEL}",${user},"tools":[{"type":"function","function":{"name":"w","parameters":${schema}`],
+    ['/v1/chat/completions', 'response_format', `{"model":"${MODEL}",${user},"response_format":{"type":"json_schema","json_schema":{"name":"w","schema":${schema}`],
+    ['/v1/completions', 'response_format', `{"model":"${MODEL}","prompt":"hi","response_format":{"type":"json_schema","json_schema":{"name":"w","schema":${schema}`],
+    ['/v1/responses', 'tools', `{"model":"${MODEL}","input":"hi","tools":[{"type":"function","name":"w","parameters":${schema}`],
+    ['/v1/responses', 'text.format', `{"model":"${MODEL}","input":"hi","text":{"format":{"type":"json_schema","name":"w","schema":${schema}`],
+    ['/v1/messages', 'tools', `{"model":"${MODEL}","max_tokens":4,${user},"tools":[{"name":"w","input_schema":${schema}`],
+    ['/v1/messages/count_tokens', 'tools', `{"model":"${MODEL}",${user},"tools":[{"name":"w","input_schema":${schema}`],
+  ];
+  for (const [route, param, body] of cases) {
+    it(`${route} ${param}: a 400 grammar_too_large before the end of the body`, async () => {
+      const res = await postJson(server.url + route, body + broken);
+      assert.equal(res.status, 400, res.text);
+      const error = res.json.error;
+      assert.match(error.message, /--max-grammar-bytes/);
+      if (route.startsWith('/v1/messages')) assert.equal(res.json.type, 'error');
+      else assert.equal(error.code, 'grammar_too_large', res.text);
+      if (error.param !== undefined) assert.equal(error.param, param);
+      await stillServes(server);
+    });
+  }
+});
+
 describe('ogai serve: response ids and stored responses', () => {
   let server;
   const keys = ['sk-tenant-a', 'sk-tenant-b'];

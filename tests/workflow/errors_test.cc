@@ -123,6 +123,23 @@ TEST(WorkflowErrors, BoundedCellOverItsMax) {
   fs::remove_all(dir);
 }
 
+// The decoder fixture's cache starts prompt + max_new_tokens wide, its prefill adds the prompt and
+// every trip one more (digest §7: a zero past of that width; the synthetic model appends), so with
+// max_context 20 and the prompt [4, 5]: 7 new tokens end at 4 + 7 + 7 = 18 and fit; 9 pass 20 in
+// trip 8 (4 + 9 + 8 = 21). The standard and the reference fail the run there (no clamp, no early
+// end); the error says which trip of how many failed and how many fit, and asks for fewer.
+TEST(WorkflowErrors, BoundedCellPastItsMaxSaysWhichTripAndHowManyFit) {
+  const auto dir = edited("decoder", "default: 8192", "default: 20");
+  const Program p = load_program(dir);
+  EXPECT_EQ(run(p, decoder_request(7)).outputs.at("tokens.row.0").element_count(), 7);
+  const auto e = error_of([&] { run(p, decoder_request(9)); });
+  EXPECT_HAS(e, "grows to 21 along axis 2, over its max 20 ('package.max_context')");
+  EXPECT_HAS(e, "in trip 8 of the loop's 9 (max_iterations 'request.max_iterations')");
+  EXPECT_HAS(e, "ask for fewer iterations");
+  EXPECT_HAS(e, "this run's first 7 trips fit");
+  fs::remove_all(dir);
+}
+
 TEST(WorkflowErrors, PolicyGraphReturnsTheWrongShape) {
   // token_to_slot's graph becomes an Identity that returns int64[batch] for its [batch, 1] port.
   const std::string graph = "policies/token_to_slot.onnx.textproto";

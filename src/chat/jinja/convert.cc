@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/cancel.h"
 #include "base/json_parse.h"
 #include "chat/jinja/error.h"
 
@@ -45,6 +46,7 @@ Value object_from_json(Renderer& r, const nlohmann::ordered_json& j, int depth) 
 }  // namespace
 
 Value from_json(Renderer& r, const nlohmann::ordered_json& j, int depth) {
+  check_cancelled("the chat template's variables");  // a client that left stops here (base/cancel.h)
   if (depth > kMaxDepth) template_fail("input JSON nested more than {} levels deep", kMaxDepth);
   using T = nlohmann::ordered_json::value_t;
   switch (j.type()) {

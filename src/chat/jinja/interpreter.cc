@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/cancel.h"
 #include "chat/jinja/error.h"
 #include "chat/jinja/parser.h"
 #include "chat/jinja/text.h"
@@ -82,6 +83,7 @@ Value Renderer::concat(std::string_view a, std::string_view b) {
 }
 
 void Renderer::count_iterations(std::uint64_t n) {
+  check_cancelled("the chat template's render");  // a client that left stops the render (base/cancel.h)
   iterations_ += n;
   if (iterations_ > limits_.max_loop_iterations)
     template_fail("more than {} loop iterations and macro calls in one render", limits_.max_loop_iterations);
@@ -89,6 +91,7 @@ void Renderer::count_iterations(std::uint64_t n) {
 
 Flow Renderer::exec(const Body& body, Scope* scope) {
   for (const auto& s : body) {
+    check_cancelled("the chat template's render");
     Flow f = exec_stmt(*s, scope);
     if (out_.size() > limits_.max_output_bytes)
       template_fail("output exceeds the limit of {} bytes", limits_.max_output_bytes);

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "base/cancel.h"
 #include "serve/common/json_fields.h"
 #include "serve/common/parse_tools.h"
 #include "serve/common/request_fields.h"
@@ -161,7 +162,10 @@ Conversation read_conversation(const FieldReader& f, const JsonLimits& limits, A
   if (!messages->is_array() || messages->empty())
     throw invalid_request("messages", "messages: expected a non-empty array of messages, got " + json_preview(*messages));
   MediaReader media(limits.media);
-  for (std::size_t i = 0; i < messages->size(); ++i) c.turns.push_back(read_message((*messages)[i], i, media));
+  for (std::size_t i = 0; i < messages->size(); ++i) {
+    check_cancelled("the request's translation");  // base/cancel.h
+    c.turns.push_back(read_message((*messages)[i], i, media));
+  }
   if (c.turns.back().role == "assistant") {
     r.continue_final_message = true;
     r.add_generation_prompt = false;
@@ -267,7 +271,7 @@ ApiError with_messages_names(ApiError e) {
 }
 
 ApiRequest parse_messages_request(const std::string& body, MessagesRoute route, const JsonLimits& limits) {
-  const RequestJson j = parse_json_object(body, limits);
+  const RequestJson j = parse_json_object(body, limits, kMessagesGrammarPaths);
   FieldReader f(j);
   ApiRequest r;
   r.endpoint = Endpoint::kChat;

@@ -90,8 +90,8 @@ std::optional<std::string> FieldReader::string(const char* name) const {
   return v->get<std::string>();
 }
 
-RequestJson parse_json_object(const std::string& body, const JsonLimits& limits) {
-  return parse_json_body(body, limits);  // limits, syntax and shape in one pass
+RequestJson parse_json_object(const std::string& body, const JsonLimits& limits, std::span<const GrammarPath> grammar) {
+  return parse_json_body(body, limits, grammar);  // limits, syntax and shape in one pass
 }
 
 std::optional<float> FieldReader::float_number(const char* name) const {

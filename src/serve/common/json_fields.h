@@ -71,6 +71,7 @@ std::string content_text(const RequestJson& content, const std::string& param,
 
 // Parses a request body within JsonLimits in one pass (parse_json_body, json_limits.h); not JSON,
 // not an object, or over a limit -> ApiError 400.
-RequestJson parse_json_object(const std::string& body, const JsonLimits& limits = {});
+RequestJson parse_json_object(const std::string& body, const JsonLimits& limits = {},
+                              std::span<const GrammarPath> grammar = {});
 
 }  // namespace ogai::serve

@@ -14,8 +14,10 @@
 // holds what it built when it refuses (bounded by the limits). Stateless; thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,17 +47,58 @@ struct JsonLimits {
   std::size_t max_values = 1'000'000;     // values of any kind (a prompt of token ids counts one each)
   std::vector<FieldBudget> fields = default_field_budgets();
   MediaLimits media;  // images and audio in a request (media_input.h), read by the translators
+  // Schema and grammar text (--max-grammar-bytes; 0: not checked in the parse): the values at a
+  // route's GrammarPath list, counted while they are read (see GrammarPath).
+  std::size_t max_grammar_bytes = 0;
 };
+
+// Where a route's request carries grammar text: the value at `keys` (from the top level; "*" is
+// any array item; unused trailing keys empty). The parse counts such a value as the compact JSON
+// text it will become when the schema is dumped (a lower bound: its strings and keys with quotes
+// and colons, a bracket a container and a comma an element, 1 byte a number; a string that is itself the value counts its bytes, as a
+// regex or grammar is used unquoted), summed over the paths that share `param`, and refuses the
+// request (a 400 grammar_too_large naming `param` and --max-grammar-bytes) the moment a sum passes
+// JsonLimits::max_grammar_bytes: an oversized schema costs the parse of the bytes up to the limit,
+// never a DOM or a translation of the rest (issue 37). A value at a path counts whether or not the
+// request's type then uses it. The exact check on the translated text stays where it was
+// (GrammarPool::check_size).
+struct GrammarPath {
+  std::string_view param;
+  std::array<std::string_view, 4> keys{};
+};
+
+// Each surface's grammar paths.
+inline constexpr GrammarPath kChatGrammarPaths[] = {
+    {"response_format", {"response_format", "json_schema", "schema"}},
+    {"response_format", {"response_format", "regex"}},
+    {"response_format", {"response_format", "grammar"}},
+    {"tools", {"tools", "*", "function", "parameters"}},
+    {"tools", {"tools", "*", "function", "name"}}};
+inline constexpr GrammarPath kCompletionGrammarPaths[] = {
+    {"response_format", {"response_format", "json_schema", "schema"}},
+    {"response_format", {"response_format", "regex"}},
+    {"response_format", {"response_format", "grammar"}}};
+inline constexpr GrammarPath kResponsesGrammarPaths[] = {
+    {"text.format", {"text", "format", "schema"}},
+    {"text.format", {"text", "format", "regex"}},
+    {"tools", {"tools", "*", "parameters"}},
+    {"tools", {"tools", "*", "name"}}};
+inline constexpr GrammarPath kMessagesGrammarPaths[] = {
+    {"tools", {"tools", "*", "input_schema"}},
+    {"tools", {"tools", "*", "name"}}};
 
 // The DOM every request parser reads: keys in the client's order.
 using RequestJson = nlohmann::ordered_json;
 
 // Throws ApiError 400 when `body` exceeds a limit or holds a number out of range; a syntax error
 // ends the check without an error (it builds nothing).
-void check_json_limits(std::string_view body, const JsonLimits& limits = {});
+void check_json_limits(std::string_view body, const JsonLimits& limits = {},
+                       std::span<const GrammarPath> grammar = {});
 
 // The body as a DOM, in the same single pass. Throws ApiError 400 (code invalid_json) when it is
-// not JSON (naming the position) or not an object, and the limits' 400s.
-RequestJson parse_json_body(std::string_view body, const JsonLimits& limits = {});
+// not JSON (naming the position) or not an object, and the limits' 400s (`grammar`: the route's
+// grammar paths, checked against limits.max_grammar_bytes).
+RequestJson parse_json_body(std::string_view body, const JsonLimits& limits = {},
+                            std::span<const GrammarPath> grammar = {});
 
 }  // namespace ogai::serve

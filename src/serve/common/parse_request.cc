@@ -61,7 +61,9 @@ void check_combinations(const ApiRequest& r) {
 ApiRequest parse_common(const std::string& body, Endpoint endpoint,
                         void (*read_prompt)(const FieldReader&, const JsonLimits&, ApiRequest&),
                         const JsonLimits& limits) {
-  const RequestJson j = parse_json_object(body, limits);
+  const RequestJson j = parse_json_object(
+      body, limits, endpoint == Endpoint::kChat ? std::span<const GrammarPath>(kChatGrammarPaths)
+                                                : std::span<const GrammarPath>(kCompletionGrammarPaths));
   FieldReader f(j);
   ApiRequest r;
   r.endpoint = endpoint;

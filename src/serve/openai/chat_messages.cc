@@ -1,5 +1,6 @@
 #include "serve/openai/chat_messages.h"
 
+#include "base/cancel.h"
 #include "serve/common/api_error.h"
 #include "serve/common/base64.h"
 
@@ -160,6 +161,7 @@ Conversation read_chat_messages(const RequestJson& messages, MediaReader& media,
                                 const std::string& origin_all) {
   Conversation c;
   for (std::size_t i = 0; i < messages.size(); ++i) {
+    check_cancelled("the request's translation");  // base/cancel.h
     c.turns.push_back(read_message(messages[i], element_param(param, i), media));
     if (!origin_all.empty()) c.turns.back().origin = origin_all;
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/cancel.h"
 #include "serve/common/json_fields.h"
 #include "serve/common/parse_tools.h"
 #include "serve/common/request_fields.h"
@@ -174,7 +175,10 @@ Conversation read_input(const FieldReader& f, const PreviousLookup& lookup, cons
   }
   if (!input->is_array() || input->empty())
     throw invalid_request("input", "input: expected a string or a non-empty array of items, got " + json_preview(*input));
-  for (std::size_t i = 0; i < input->size(); ++i) read_item((*input)[i], i, media, c);
+  for (std::size_t i = 0; i < input->size(); ++i) {
+    check_cancelled("the request's translation");  // base/cancel.h
+    read_item((*input)[i], i, media, c);
+  }
   return c;
 }
 
@@ -313,7 +317,7 @@ ApiError responses_error_names(ApiError e) {
 
 ResponsesRequest parse_responses_request(const std::string& body, const JsonLimits& limits,
                                          const PreviousLookup& previous, const std::string& owner) {
-  const Json j = parse_json_object(body, limits);
+  const Json j = parse_json_object(body, limits, kResponsesGrammarPaths);
   FieldReader f(j);
   ResponsesRequest out;
   ApiRequest& r = out.request;

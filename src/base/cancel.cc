@@ -1,8 +1,8 @@
-#include "tokenizer/cancel.h"
+#include "base/cancel.h"
 
 #include "base/error.h"
 
-namespace ogai::tokenizer {
+namespace ogai {
 namespace {
 
 thread_local const std::function<bool()>* current = nullptr;
@@ -14,9 +14,13 @@ CancelScope::CancelScope(std::function<bool()> gone) : gone_(std::move(gone)), o
 
 CancelScope::~CancelScope() { current = outer_; }
 
-void check_cancelled() {
+void check_cancelled(const char* where) {
   if (current == nullptr || ++calls % kCancelPollEvery != 0) return;
-  if ((*current)()) fail(ErrorCode::kCancelled, "tokenize", "the text's encoding was cancelled (its client left)");
+  check_cancelled_now(where);
 }
 
-}  // namespace ogai::tokenizer
+void check_cancelled_now(const char* where) {
+  if (current != nullptr && (*current)()) fail(ErrorCode::kCancelled, where, "the work was cancelled (its client left)");
+}
+
+}  // namespace ogai
