@@ -171,9 +171,9 @@ void Sampler::check_size(std::span<const float> logits) const {
   }
 }
 
-const AllowedTokens* Sampler::constrain() {
+const AllowedTokens* Sampler::constrain(std::span<const float> logits) {
   if (!constraint_) return nullptr;
-  allowed_ = constraint_->allowed();
+  allowed_ = constraint_->allowed_at(logits);
   return &allowed_;
 }
 
@@ -226,7 +226,7 @@ void Sampler::gather_all(std::span<const float> logits, const AllowedTokens* all
 
 TokenId Sampler::sample(std::span<float> logits) {
   check_size(logits);
-  const AllowedTokens* allowed = constrain();
+  const AllowedTokens* allowed = constrain(logits);
   apply_processors(logits);
   if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
   switch (path_) {
@@ -328,7 +328,7 @@ TokenId Sampler::next(std::span<float> logits) {
 std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
   if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
-  const AllowedTokens* allowed = constrain();
+  const AllowedTokens* allowed = constrain(logits);
   apply_processors(logits);
   if (params_.greedy()) {
     gather_all(logits, allowed);
