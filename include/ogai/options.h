@@ -117,6 +117,16 @@ struct UnenforcedKeyword {
   std::string pointer;  // "#/properties/link/format"
 };
 
+// Whisper's timestamp rules (GenerationOptions::timestamp_rules; docs/encoder_decoder.md): the
+// timestamp tokens are every id after <|notimestamps|>, one per 0.02 s.
+struct TimestampRules {
+  TokenId eos = -1;            // <|endoftext|>
+  TokenId no_timestamps = -1;  // <|notimestamps|>
+  // The first timestamp is at most <|0.00|> + this many steps (50 = 1.0 s, Whisper's default);
+  // unset: no bound.
+  std::optional<int> max_initial_index = 50;
+};
+
 struct GenerationOptions {
   // Default: the package's max_length, else until the context ends. 0 = prefill only: no token is
   // generated (finish reason kLength); what prompt_logprobs or warming a Context's KV need. < 0 is
@@ -149,6 +159,15 @@ struct GenerationOptions {
   // (include/ogai/media.h). Empty for text-only requests; a package without the matching encoder
   // refuses media (kUnsupported naming the media kind).
   std::vector<MediaInput> media;
+  // Set: every generated token follows Whisper's timestamp rules (Hugging Face's
+  // WhisperTimeStampLogitsProcessor: <|notimestamps|> forbidden, timestamps in pairs and never
+  // decreasing, the first token a timestamp within max_initial_index, text forbidden when the
+  // timestamps' total probability beats every text token). Not with response_format or
+  // allowed_token_ids (kUnsupported).
+  std::optional<TimestampRules> timestamp_rules;
+  // Non-empty: only these ids may be generated (Whisper's language detection: one step over the
+  // language tokens). Not with response_format or timestamp_rules (kUnsupported).
+  std::vector<TokenId> allowed_token_ids;
 };
 
 // Compiles `format` without a model and throws the ogai::Error generate() would (a malformed

@@ -64,7 +64,9 @@ std::vector<TokenId> EncoderInput::decoder_prompt(std::span<const TokenId> promp
            "first token is needed to translate");
     return {*decoder_start_};
   }
-  if (!prompt.empty() && decoder_start_ && prompt[0] == *decoder_start_) return {prompt.begin(), prompt.end()};
+  // A prompt holding the start id (first, or after Whisper's <|startofprev|> context) is whole.
+  if (decoder_start_ && std::find(prompt.begin(), prompt.end(), *decoder_start_) != prompt.end())
+    return {prompt.begin(), prompt.end()};
   std::vector<TokenId> ids = forced_;
   ids.insert(ids.end(), prompt.begin(), prompt.end());
   if (ids.empty())

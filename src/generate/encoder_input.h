@@ -6,7 +6,8 @@
 // input), checked against the encoder's features port. The decoder's prompt is the package's
 // forced ids (special_tokens decoder_start, then language, task and no_timestamps where declared:
 // Whisper's <|startoftranscript|><|en|><|transcribe|><|notimestamps|>) when the caller's prompt is
-// empty; a prompt that begins with the decoder start id is taken as the whole task prompt (so a
+// empty; a prompt that holds the decoder start id (first, or after Whisper's <|startofprev|> context)
+// is taken as the whole task prompt (so a
 // caller picks the language and task, e.g. "<|startoftranscript|><|fr|><|translate|>..."); any
 // other prompt follows the forced ids as the transcript's forced beginning.
 // Source-id encoders (translation): the caller's prompt ids are the source the encoder reads; the

@@ -5,6 +5,8 @@
 #include "base/error.h"
 #include "generate/token_logprobs.h"
 #include "grammar/grammar_constraint.h"
+#include "sampling/timestamp_rules.h"
+#include "sampling/token_allowlist.h"
 #include "grammar/response_format.h"
 
 namespace ogai::generate {
@@ -104,6 +106,22 @@ std::shared_ptr<const sampling::Constraint> make_constraint(const ResponseFormat
   return package.grammar->constraint(format, ends);
 }
 
+// Whisper's decoding rules as the sampler's constraint (one constraint per request).
+std::shared_ptr<const sampling::Constraint> decoding_rules(const GenerationOptions& options) {
+  const int set = (options.response_format ? 1 : 0) + (options.timestamp_rules ? 1 : 0) +
+                  (options.allowed_token_ids.empty() ? 0 : 1);
+  if (set > 1)
+    fail(ErrorCode::kUnsupported, options.timestamp_rules ? "timestamp_rules" : "allowed_token_ids",
+         "only one of response_format, timestamp_rules and allowed_token_ids may constrain a request");
+  if (options.timestamp_rules) {
+    const TimestampRules& t = *options.timestamp_rules;
+    return std::make_shared<sampling::TimestampRules>(
+        sampling::TimestampRuleIds{t.eos, t.no_timestamps, t.max_initial_index});
+  }
+  if (!options.allowed_token_ids.empty()) return std::make_shared<sampling::TokenAllowlist>(options.allowed_token_ids);
+  return nullptr;
+}
+
 }  // namespace
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
@@ -148,6 +166,7 @@ ResolvedRequest resolve_request(const GenerationOptions& options, const PackageG
     fail(ErrorCode::kInvalidArgument, "prompt_logprobs",
          "prompt log-probabilities need logprobs set (the number of alternatives, 0 to {})", kMaxTopLogprobs);
   r.prompt_logprobs = options.prompt_logprobs;
+  r.sampling.constraint = decoding_rules(options);
   if (options.response_format) r.sampling.constraint = make_constraint(*options.response_format, package, r);
   if (!options.media.empty()) r.media_inputs = std::make_shared<const std::vector<MediaInput>>(options.media);
   return r;

@@ -30,6 +30,14 @@ class ConstraintState {
   // Valid until the next allowed() or accept(). Throws ogai::Error when no token at all may
   // follow (a grammar the vocabulary cannot spell, or after an end token).
   virtual AllowedTokens allowed() = 0;
+  // allowed() for a state whose mask also depends on this step's raw logits (size V, before logit
+  // bias, penalties and temperature): Whisper's timestamp rule (timestamp_rules.h) forbids text when
+  // the timestamps' total probability beats every text token. The Sampler calls this one; the
+  // default ignores the logits. Same lifetime and errors as allowed().
+  virtual AllowedTokens allowed_at(std::span<const float> logits) {
+    (void)logits;
+    return allowed();
+  }
   // allowed() materialized: every forbidden logit of `logits` (size V) set to -inf. O(V).
   void mask(std::span<float> logits) { materialize(allowed(), logits); }
   // Advances over a chosen token. Throws ogai::Error for a token mask() forbids.

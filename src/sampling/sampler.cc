@@ -177,9 +177,9 @@ void Sampler::check_size(std::span<const float> logits) const {
   }
 }
 
-const AllowedTokens* Sampler::constrain() {
+const AllowedTokens* Sampler::constrain(std::span<const float> logits) {
   if (!constraint_) return nullptr;
-  allowed_ = constraint_->allowed();
+  allowed_ = constraint_->allowed_at(logits);
   return &allowed_;
 }
 
@@ -238,7 +238,7 @@ std::optional<RawSoftmaxSum> Sampler::raw_softmax_sum() const {
 TokenId Sampler::sample(std::span<float> logits) {
   check_size(logits);
   raw_sum_ready_ = false;
-  const AllowedTokens* allowed = constrain();
+  const AllowedTokens* allowed = constrain(logits);
   apply_processors(logits);
   if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
   switch (path_) {
@@ -343,7 +343,7 @@ std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
   raw_sum_ready_ = false;
   if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
-  const AllowedTokens* allowed = constrain();
+  const AllowedTokens* allowed = constrain(logits);
   apply_processors(logits);
   if (params_.greedy()) {
     gather_all(logits, allowed);

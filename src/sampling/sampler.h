@@ -111,8 +111,9 @@ class Sampler {
  private:
   void plan_chain();
   void check_size(std::span<const float> logits) const;
-  // The constraint's allowed set for this step (allowed_), or null without a constraint.
-  const AllowedTokens* constrain();
+  // The constraint's allowed set for this step (allowed_) given its raw logits, or null without a
+  // constraint.
+  const AllowedTokens* constrain(std::span<const float> logits);
   void apply_processors(std::span<float> logits);
   void apply_warpers(std::span<float> logits, const AllowedTokens* allowed);
   void gather_all(std::span<const float> logits, const AllowedTokens* allowed);

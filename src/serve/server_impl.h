@@ -120,6 +120,9 @@ struct Server::Impl {
   void handle_transcription(bool translate, const std::shared_ptr<http::Exchange>& exchange);
   void answer_transcription(const std::shared_ptr<Job>& job, std::shared_ptr<http::Exchange> exchange);
   http::Response transcription_response(Job& job);
+  // An encoder-decoder (Whisper) package's transcription, its decodes admitted one at a time and
+  // waited for on this thread (audio/whisper_route.cc).
+  http::Response whisper_transcription(ApiRequest request);
 
   // POST /v1/audio/speech and /v1/images/generations (media_out/media_routes.cc): queued on
   // `media`, answered there, for packages whose workflow emits speech or images.

@@ -11,12 +11,14 @@
 // the file), marian-batch is an SSRU decoder (refused naming the type).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <numbers>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -181,6 +183,58 @@ TEST(EncoderDecoderRun, EqualsTheBareLoopWithTheForcedPrompt) {
   EXPECT_EQ(shape, (std::vector<std::int64_t>{1, 80, 3000}));
   testing::WhisperBareLoop bare(generated("whisper-standin"));
   EXPECT_EQ(result.ids, bare.greedy(features, shape, kForced, kTokens));
+}
+
+// Language detection's decode (serve/audio/whisper_transcriber.h): one step after
+// <|startoftranscript|> restricted to the language tokens equals the bare loop's argmax over them.
+TEST(EncoderDecoderRun, AllowedTokenIdsEqualTheBareLoopsRestrictedArgmax) {
+  std::vector<TokenId> languages;
+  for (TokenId id = 50259; id < 50358; ++id) languages.push_back(id);
+  testing::WhisperBareLoop bare(generated("whisper-standin"));
+  std::set<TokenId> picked;
+  for (double hz : {300.0, 900.0, 2500.0, 5000.0}) {
+    const std::string wav = sine_wav(hz, 1.0);
+    GenerationOptions o = greedy({audio(wav)});
+    o.max_new_tokens = 1;
+    o.allowed_token_ids = languages;
+    auto result = standin()->generate("<|startoftranscript|>", o);
+    std::vector<std::int64_t> shape;
+    auto features = features_of(wav, shape);
+    const auto expected = bare.greedy(features, shape, {50258}, 1, [&](const float* logits, std::int64_t) {
+      return static_cast<std::int32_t>(std::max_element(logits + 50259, logits + 50358) - logits);
+    });
+    EXPECT_EQ(result.ids, expected) << hz;
+    picked.insert(result.ids.at(0));
+  }
+  // The unrestricted argmax is not a language token here, so the restriction is what is tested.
+  std::vector<std::int64_t> shape;
+  auto features = features_of(sine_wav(300, 1.0), shape);
+  const auto free = bare.greedy(features, shape, {50258}, 1);
+  EXPECT_TRUE(free[0] < 50259 || free[0] >= 50358) << free[0];
+}
+
+// Whisper's timestamp rules through the engine (the rules themselves: timestamp_rules_test and the
+// transformers.js comparison): the first token is a timestamp within 1.0 s, timestamps never
+// decrease, and <|notimestamps|> never appears.
+TEST(EncoderDecoderRun, TimestampRulesHoldOnGeneratedIds) {
+  GenerationOptions o = greedy({audio(sine_wav(700, 1.0))});
+  o.max_new_tokens = 40;
+  o.timestamp_rules = TimestampRules{50257, 50363, 50};
+  auto r = standin()->generate("<|startoftranscript|><|en|><|transcribe|>", o);
+  ASSERT_FALSE(r.ids.empty());
+  EXPECT_GE(r.ids[0], 50364);
+  EXPECT_LE(r.ids[0], 50364 + 50);
+  TokenId last = 0;
+  for (TokenId id : r.ids) {
+    EXPECT_NE(id, 50363);
+    if (id >= 50364) {
+      EXPECT_GE(id, last);
+      last = id;
+    }
+  }
+  GenerationOptions both = o;
+  both.allowed_token_ids = {1};
+  EXPECT_THROW(standin()->generate("<|startoftranscript|>", both), Error);
 }
 
 TEST(EncoderDecoderRun, OneEncoderRunPerRequestAndAudioMatters) {

@@ -41,7 +41,8 @@ WhisperBareLoop::~WhisperBareLoop() = default;
 
 std::vector<std::int32_t> WhisperBareLoop::greedy(const std::vector<float>& features,
                                                   const std::vector<std::int64_t>& shape,
-                                                  const std::vector<std::int32_t>& prompt, int steps) {
+                                                  const std::vector<std::int32_t>& prompt, int steps,
+                                                  const Pick& pick) {
   State& s = *state_;
   const auto& enc = s.config["model"]["encoder"];
   const auto& dec = s.config["model"]["decoder"];
@@ -109,7 +110,7 @@ std::vector<std::int32_t> WhisperBareLoop::greedy(const std::vector<float>& feat
     auto logits_shape = results[0].GetTensorTypeAndShapeInfo().GetShape();
     const std::int64_t vocab = logits_shape[2];
     const float* last = results[0].GetTensorData<float>() + (logits_shape[1] - 1) * vocab;
-    const auto next = static_cast<std::int32_t>(std::max_element(last, last + vocab) - last);
+    const auto next = pick ? pick(last, vocab) : static_cast<std::int32_t>(std::max_element(last, last + vocab) - last);
     out.push_back(next);
     tokens.assign(1, next);
     pasts.clear();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -17,9 +18,12 @@ class WhisperBareLoop {
  public:
   explicit WhisperBareLoop(const std::filesystem::path& folder);
   ~WhisperBareLoop();
-  // `steps` greedy ids after `prompt`, the encoder fed `features` ([1, mels, frames] row-major).
+  // Picks the next id from one step's logits [vocab].
+  using Pick = std::function<std::int32_t(const float* logits, std::int64_t vocab)>;
+  // `steps` greedy ids after `prompt`, the encoder fed `features` ([1, mels, frames] row-major);
+  // `pick` replaces the argmax over the whole vocabulary when given.
   std::vector<std::int32_t> greedy(const std::vector<float>& features, const std::vector<std::int64_t>& shape,
-                                   const std::vector<std::int32_t>& prompt, int steps);
+                                   const std::vector<std::int32_t>& prompt, int steps, const Pick& pick = {});
 
  private:
   struct State;

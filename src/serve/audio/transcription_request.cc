@@ -131,7 +131,10 @@ ApiRequest parse_transcription_request(std::string_view content_type, std::strin
     if (translate) throw invalid_request("language", "language: translations are always into English; leave it out");
     state->language = *language;
   }
-  if (const std::string* prompt = form.get("prompt")) state->has_prompt = !prompt->empty();
+  if (const std::string* prompt = form.get("prompt")) {
+    state->has_prompt = !prompt->empty();
+    state->prompt = *prompt;
+  }
   read_temperature(form, r.options.sampling);
   refuse_features(form);
   MediaReader media(limits.media);

@@ -28,6 +28,7 @@ struct TranscriptionState {
   std::string language;              // as asked ("" = not given); translations answer "english"
   double duration = 0;               // seconds, from a WAV header (0 when not known here)
   bool has_prompt = false;           // the form's `prompt` was given (non-empty)
+  std::string prompt;                // its text (Whisper's previous-text context)
 };
 
 // `content_type`: the request's Content-Type header.

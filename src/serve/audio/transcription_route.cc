@@ -2,14 +2,13 @@
 // multipart form becomes a chat request whose user turn holds the audio, admitted like a chat
 // completion (the package's chat template places the audio; its prompt expansion and encoder run
 // in the generate stage), and answered whole in the asked response_format (transcript_render.h).
-// An encoder-decoder package (Whisper) gets the decoder's task prompt instead (task_prompt.h).
+// An encoder-decoder package (Whisper) is transcribed window by window instead (whisper_route.cc).
 // A package that takes no audio answers 400 naming `file`. A transcription package (a CTC profile)
 // is answered by its profile's decoder instead (ctc_transcription.h).
 #include <string>
 
 #include "generate/transcribe.h"
 #include "serve/audio/ctc_transcription.h"
-#include "serve/audio/task_prompt.h"
 #include "serve/audio/transcript_render.h"
 #include "serve/audio/transcription_request.h"
 #include "serve/common/prompt.h"
@@ -36,7 +35,10 @@ void Server::Impl::handle_transcription(bool translate, const std::shared_ptr<ht
       exchange->respond(ctc_transcription_response(*model, request));
       return;
     }
-    if (model->info().encoder_decoder) to_task_prompt(*model, request);
+    if (model->info().encoder_decoder) {  // Whisper: its own decodes (whisper_transcriber.h)
+      exchange->respond(whisper_transcription(std::move(request)));
+      return;
+    }
     admit_and_answer(exchange, std::move(request));
   } catch (const ApiError& e) {
     exchange->respond(error_response(e, exchange->request()));
