@@ -160,6 +160,9 @@ class QwenVl(unittest.TestCase):
         doc = run(OGAI, "import", FOLDER)
         self.assertEqual(doc.returncode, 0, doc.stderr)
         self.assertIn(", ogai.mrope]", doc.stdout)
+        self.assertIn("model.vision.spatial_merge_size (ORT GenAI's multi-image slicing and QNN pipeline; ogai runs "
+                      "one image per vision invocation; 3-D mRoPE positions use the processor's PatchImage merge_size)",
+                      doc.stdout)
         with open(os.path.join(folder, "inference_metadata.yaml"), "w", encoding="utf-8") as f:
             f.write(doc.stdout.replace(", ogai.mrope]", "]"))
         r = self.generate("w10 <|image_pad|>", "wide", folder=folder)
