@@ -11,33 +11,20 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/image_bench_setup.h"
 #include "media/image/decode.h"
 #include "media/image/program.h"
 
 namespace {
 
-const char* kPython = R"PY(
-import io, math, sys, time, numpy as np
-from PIL import Image
-out, w, h, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-y, x = np.mgrid[0:h, 0:w]
-rng = np.random.default_rng(5)
-base = 128 + 100 * np.sin(x / 37.0) * np.cos(y / 23.0)
-arr = np.clip(np.stack([base, base * 0.8 + 20, 255 - base], -1) + rng.normal(0, 12, (h, w, 3)), 0, 255).astype(np.uint8)
-buf = io.BytesIO(); Image.fromarray(arr).save(buf, "JPEG", quality=90); data = buf.getvalue()
-open(out + "/bench.jpg", "wb").write(data)
+// After kBenchJpegPrelude (image_bench_setup.h).
+const char* kPipeline = R"PY(
 P, MAXP, POOL = 16, 2520, 3
 def pipeline():
     im = Image.open(io.BytesIO(data)).convert("RGB")
@@ -76,16 +63,6 @@ const char* kProgram = R"({
                "source": "padded_coords"},
               {"name": "num_soft_tokens", "content": "token_count", "dtype": "int64", "source": "tokens"}]})";
 
-std::vector<std::uint8_t> read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,32 +73,14 @@ int main(int argc, char** argv) {
     else if (flag == "--width") width = std::atoi(argv[i + 1]);
     else if (flag == "--height") height = std::atoi(argv[i + 1]);
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("ogai_gemma4_bench_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "pipeline.py") << kPython;
-  const std::string cmd = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 " + (dir / "pipeline.py").string() +
-                          " " + dir.string() + " " + std::to_string(width) + " " + std::to_string(height) + " " +
-                          std::to_string(runs);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  double python_seconds = 0;
-  long python_tokens = 0;
-  if (!pipe || std::fscanf(pipe, "%lf %ld", &python_seconds, &python_tokens) != 2) {
-    std::fprintf(stderr, "the Pillow + NumPy baseline failed: %s\n", cmd.c_str());
-    std::filesystem::remove_all(dir);
-    return 1;
-  }
-  pclose(pipe);
-  const auto jpeg = read_bytes(dir / "bench.jpg");
+  const auto baseline = ogai::bench::run_image_baseline(kPipeline, width, height, runs);
+  if (!baseline) return 1;
+  const double python_seconds = baseline->seconds;
+  const long python_tokens = baseline->count;
+  const auto& jpeg = baseline->jpeg;
   const auto program = ogai::media::ImageProgram::parse(nlohmann::json::parse(kProgram), "bench");
   const auto out = program.run(jpeg, "bench.jpg");
-  const auto want_bytes = read_bytes(dir / "bench.f32");
-  std::filesystem::remove_all(dir);
-  std::vector<float> got(out[0].data.size() / 4), want(want_bytes.size() / 4);
-  std::memcpy(got.data(), out[0].data.data(), out[0].data.size());
-  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
-  double worst = got.size() == want.size() ? 0 : 1e9;
-  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
-    worst = std::max(worst, static_cast<double>(std::fabs(got[i] - want[i])));
+  const double worst = ogai::bench::max_abs_difference(out[0].data, baseline->expected);
   std::int64_t tokens = 0;
   std::memcpy(&tokens, out[2].data.data(), sizeof(tokens));
 
@@ -131,13 +90,13 @@ int main(int argc, char** argv) {
     decode.push_back(ogai::bench::thread_cpu_once([&] { ogai::media::decode_image(jpeg, "bench.jpg"); }));
     ratio.push_back(full.back() / decode.back());
   }
-  const double ogai_seconds = median(full);
+  const double ogai_seconds = ogai::bench::median_of(full);
   std::printf("image %dx%d JPEG (%zu bytes) -> %lld soft tokens (Pillow+NumPy: %ld), max |ogai - numpy| %.2g\n",
               width, height, jpeg.size(), static_cast<long long>(tokens), python_tokens, worst);
   std::printf("ogai Gemma-4 program       %8.2f ms (median of %d, thread CPU)   goal <= 10 ms\n", ogai_seconds * 1e3,
               runs);
-  std::printf("ogai JPEG decode alone     %8.2f ms\n", median(decode) * 1e3);
-  std::printf("ratio program / decode     %8.2f  (median of %d paired runs)\n", median(ratio), runs);
+  std::printf("ogai JPEG decode alone     %8.2f ms\n", ogai::bench::median_of(decode) * 1e3);
+  std::printf("ratio program / decode     %8.2f  (median of %d paired runs)\n", ogai::bench::median_of(ratio), runs);
   std::printf("Pillow + NumPy             %8.2f ms\n", python_seconds * 1e3);
   std::printf("ratio ogai / Pillow+NumPy  %8.2f\n", ogai_seconds / python_seconds);
   return worst <= 1e-5 && tokens == python_tokens ? 0 : 1;

@@ -8,32 +8,19 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/image_bench_setup.h"
 #include "media/image/program.h"
 
 namespace {
 
-const char* kPython = R"PY(
-import io, sys, time, numpy as np
-from PIL import Image
-out, w, h, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-y, x = np.mgrid[0:h, 0:w]
-rng = np.random.default_rng(5)
-base = 128 + 100 * np.sin(x / 37.0) * np.cos(y / 23.0)
-arr = np.clip(np.stack([base, base * 0.8 + 20, 255 - base], -1) + rng.normal(0, 12, (h, w, 3)), 0, 255).astype(np.uint8)
-buf = io.BytesIO(); Image.fromarray(arr).save(buf, "JPEG", quality=90); data = buf.getvalue()
-open(out + "/bench.jpg", "wb").write(data)
+// After kBenchJpegPrelude (image_bench_setup.h).
+const char* kPipeline = R"PY(
 MEAN = np.array([0.48145466, 0.4578275, 0.40821073], np.float32); STD = np.array([0.26862954, 0.26130258, 0.27577711], np.float32)
 def smart(hh, ww, f=28, lo=56 * 56, hi=28 * 28 * 1280):
     import math
@@ -73,11 +60,6 @@ const char* kProgram = R"({
   "outputs": [{"name": "pixel_values", "content": "pixels", "dtype": "float32"},
               {"name": "grid_thw", "content": "grid_dimensions", "dtype": "int64"}]})";
 
-std::vector<std::uint8_t> read_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,35 +70,17 @@ int main(int argc, char** argv) {
     else if (flag == "--width") width = std::atoi(argv[i + 1]);
     else if (flag == "--height") height = std::atoi(argv[i + 1]);
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("ogai_image_bench_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const auto script = dir / "pipeline.py";
-  std::ofstream(script) << kPython;
-  const std::string cmd = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 " + script.string() + " " +
-                          dir.string() + " " + std::to_string(width) + " " + std::to_string(height) + " " +
-                          std::to_string(runs);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  double python_seconds = 0;
-  long rows = 0;
-  if (!pipe || std::fscanf(pipe, "%lf %ld", &python_seconds, &rows) != 2) {
-    std::fprintf(stderr, "the Pillow + NumPy baseline failed: %s\n", cmd.c_str());
-    return 1;
-  }
-  pclose(pipe);
-  const auto jpeg = read_bytes(dir / "bench.jpg");
+  const auto baseline = ogai::bench::run_image_baseline(kPipeline, width, height, runs);
+  if (!baseline) return 1;
+  const double python_seconds = baseline->seconds;
+  const long rows = baseline->count;
+  const auto& jpeg = baseline->jpeg;
   const auto program = ogai::media::ImageProgram::parse(nlohmann::json::parse(kProgram), "bench");
-  auto out = program.run(jpeg, "bench.jpg");
-  const auto want_bytes = read_bytes(dir / "bench.f32");
-  std::vector<float> got(out[0].data.size() / 4), want(want_bytes.size() / 4);
-  std::memcpy(got.data(), out[0].data.data(), out[0].data.size());
-  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
-  double worst = got.size() == want.size() ? 0 : 1e9;
-  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) worst = std::max(worst, double(std::fabs(got[i] - want[i])));
+  const auto out = program.run(jpeg, "bench.jpg");
+  const double worst = ogai::bench::max_abs_difference(out[0].data, baseline->expected);
   std::vector<double> times;
   for (int r = 0; r < runs; ++r) times.push_back(ogai::bench::thread_cpu_once([&] { program.run(jpeg, "bench.jpg"); }));
-  std::sort(times.begin(), times.end());
-  const double ogai_seconds = times[times.size() / 2];
-  std::filesystem::remove_all(dir);
+  const double ogai_seconds = ogai::bench::median_of(times);
   std::printf("image %dx%d JPEG (%zu bytes) -> %ld patches x 1176, max |ogai - numpy| %.2g\n", width, height,
               jpeg.size(), rows, worst);
   std::printf("ogai preprocessing.image   %8.2f ms (median of %d, thread CPU)\n", ogai_seconds * 1e3, runs);

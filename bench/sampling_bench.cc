@@ -159,6 +159,7 @@ std::vector<Mode> modes(std::size_t vocab) {
       {"grammar mask, T 0.8 top_p 0.95", make([&](auto& p) { p.temperature = 0.8, p.top_p = 0.95, p.constraint = mask; })},
       {"grammar mask, greedy", make([&](auto& p) { p.do_sample = false, p.constraint = mask; })},
       {"logprobs 5, T 0.8 top_p 0.95", make([](auto& p) { p.temperature = 0.8, p.top_p = 0.95; }), 5},
+      {"logprobs 5, T 1", make([](auto&) {}), 5},
       {"everything, top_k 64", make([](auto& p) {
          p.temperature = 0.8, p.top_k = 64, p.top_p = 0.95, p.min_p = 0.02, p.typical_p = 0.95;
          p.repetition_penalty = 1.1, p.frequency_penalty = 0.2, p.presence_penalty = 0.2;
@@ -248,8 +249,10 @@ void run_shape(const char* shape, const std::vector<std::vector<float>>& rows, i
                         },
                         {}});
     variants.push_back({[&](std::span<float> row) {
-                          const ogai::TokenId t = new_sampler.sample(new_rec.observe(row));
-                          if (new_rec.enabled()) sink = sink + new_rec.entry(t)->logprob;
+                          // As the engine calls them (live_sequence.cc): no copy when the sampler
+                          // leaves the row, its sum reused when it is the raw row's.
+                          const ogai::TokenId t = new_sampler.sample(new_rec.observe(row, new_sampler.leaves_row()));
+                          if (new_rec.enabled()) sink = sink + new_rec.entry(t, new_sampler.raw_softmax_sum())->logprob;
                         },
                         {}});
     const std::vector<double> s = measure(variants, rows, rounds);

@@ -147,8 +147,8 @@ void LiveSequence::start_as_fork(LiveSequence& parent) {
 }
 
 void LiveSequence::emit(std::span<float> raw) {
-  pending_ = sampler_.next(logprobs_.observe(raw));
-  if (output_.push(pending_, logprobs_.entry(pending_))) phase_ = Phase::kDone;
+  pending_ = sampler_.next(logprobs_.observe(raw, sampler_.leaves_row()));
+  if (output_.push(pending_, logprobs_.entry(pending_, sampler_.raw_softmax_sum()))) phase_ = Phase::kDone;
 }
 
 void LiveSequence::decode(StepOutput& out, std::int64_t row, double run_seconds) {
@@ -162,7 +162,7 @@ void LiveSequence::sample(StepOutput& out, std::int64_t row, double run_seconds)
   state_->tokens.push_back(pending_);  // its KV is now in the batch
   times_.run_seconds += run_seconds;
   if (cancelled()) return;  // publish() stops it, on the engine's thread
-  pending_ = sampler_.next(logprobs_.observe(out.row_logits(row, 0, scratch_)));
+  pending_ = sampler_.next(logprobs_.observe(out.row_logits(row, 0, scratch_), sampler_.leaves_row()));
   sampled_ = true;
 }
 
@@ -170,7 +170,7 @@ void LiveSequence::publish() {
   if (phase_ != Phase::kDecode) return;
   if (!sampled_) return stop_cancelled();
   sampled_ = false;
-  if (output_.push(pending_, logprobs_.entry(pending_))) phase_ = Phase::kDone;
+  if (output_.push(pending_, logprobs_.entry(pending_, sampler_.raw_softmax_sum()))) phase_ = Phase::kDone;
   if (speculative_) speculative_->decoder_.observe_plain(pending_);
 }
 

@@ -46,7 +46,7 @@ OGAI_VECTOR_CLONES float log_sum_exp_shifted(std::span<const float> row, float m
   for (std::size_t begin = 0; begin < row.size(); begin += kBlock) {
     const std::size_t n = std::min(kBlock, row.size() - begin);
     const float* x = row.data() + begin;
-    for (std::size_t i = 0; i < n; ++i) buffer[i] = sampling::exp_nonpositive(x[i] - max);
+    for (std::size_t i = 0; i < n; ++i) buffer[i] = sampling::exp_nonpositive_fast(x[i] - max);
     std::fill(buffer + n, buffer + kBlock, 0.0f);
     float lane[kLanes] = {};
     for (std::size_t i = 0; i < kBlock; i += kLanes)
@@ -81,8 +81,10 @@ void select_top(std::span<const float> row, std::size_t n, std::vector<TokenLogp
 // One pass over the row for LogprobRecorder::observe(): copies it into `copy`, returns its max and
 // leaves the n best (logit, id) pairs in `heap`, as select_top() and row_max() would (a block of
 // 64 whose maximum cannot enter the heap is only copied). NaN is skipped by the max, as there.
-OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy, std::size_t n,
-                                         std::vector<TokenLogprob>& heap) {
+// kCopy false: the same without the copy (the sampler leaves the row as it is).
+template <bool kCopy>
+[[gnu::always_inline]] inline float copy_max_select_body(std::span<const float> row, float* copy, std::size_t n,
+                                                         std::vector<TokenLogprob>& heap) {
   heap.clear();
   const std::size_t first = std::min(n, row.size());
   for (std::size_t i = 0; i < first; ++i) heap.push_back({static_cast<TokenId>(i), row[i]});
@@ -98,7 +100,7 @@ OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy
     std::fill(block, block + kLanes, -std::numeric_limits<float>::infinity());
     for (std::size_t i = 0; i < kBlock; i += kLanes) {
       for (std::size_t l = 0; l < kLanes; ++l) {
-        copy[begin + i + l] = x[i + l];
+        if constexpr (kCopy) copy[begin + i + l] = x[i + l];
         block[l] = std::max(block[l], x[i + l]);
       }
     }
@@ -113,7 +115,7 @@ OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy
   }
   float max = *std::max_element(lane, lane + kLanes);
   for (std::size_t i = begin; i < row.size(); ++i) {
-    copy[i] = row[i];
+    if constexpr (kCopy) copy[i] = row[i];
     max = std::max(max, row[i]);
     if (i >= first && row[i] > threshold) {
       replace_worst(heap, static_cast<TokenId>(i), row[i]);
@@ -121,6 +123,15 @@ OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy
     }
   }
   return max;
+}
+
+OGAI_VECTOR_CLONES float copy_max_select(std::span<const float> row, float* copy, std::size_t n,
+                                         std::vector<TokenLogprob>& heap) {
+  return copy_max_select_body<true>(row, copy, n, heap);
+}
+
+OGAI_VECTOR_CLONES float max_select(std::span<const float> row, std::size_t n, std::vector<TokenLogprob>& heap) {
+  return copy_max_select_body<false>(row, nullptr, n, heap);
 }
 
 // Turns the heap of raw logits into the sorted top list of logprobs.
@@ -144,17 +155,29 @@ TokenLogprobs compute_token_logprobs(std::span<const float> logits, TokenId chos
   return entry;
 }
 
-std::span<float> LogprobRecorder::observe(std::span<float> raw) {
+std::span<float> LogprobRecorder::observe(std::span<float> raw, bool sampler_leaves_row) {
   if (!top_n_) return raw;
   raw_ = raw;
+  has_log_sum_ = false;  // entry() sums, unless the sampler hands its sum over
+  const auto n = static_cast<std::size_t>(*top_n_);
+  if (sampler_leaves_row) {
+    max_ = max_select(raw, n, heap_);
+    return raw;
+  }
   copy_.resize(raw.size());
-  max_ = copy_max_select(raw, copy_.data(), static_cast<std::size_t>(*top_n_), heap_);
-  log_sum_ = log_sum_exp_shifted(raw, max_);
+  max_ = copy_max_select(raw, copy_.data(), n, heap_);
   return copy_;
 }
 
-const TokenLogprobs* LogprobRecorder::entry(TokenId chosen) {
+const TokenLogprobs* LogprobRecorder::entry(TokenId chosen, const std::optional<sampling::RawSoftmaxSum>& sum) {
   if (!top_n_) return nullptr;
+  if (sum && sum->max == max_ && sum->total > 0.0) {
+    log_sum_ = static_cast<float>(std::log(sum->total));
+    has_log_sum_ = true;
+  } else if (!has_log_sum_) {
+    log_sum_ = log_sum_exp_shifted(raw_, max_);
+    has_log_sum_ = true;
+  }
   entry_.id = chosen;
   entry_.logprob = (raw_[static_cast<std::size_t>(chosen)] - max_) - log_sum_;
   finish_top(heap_, max_, log_sum_, entry_.top);

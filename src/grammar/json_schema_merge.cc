@@ -97,108 +97,113 @@ Json SchemaCompiler::flatten(const Json& s, const std::string& ptr, int depth) {
   return base;
 }
 
+void SchemaCompiler::cover_additional(const Json& x, Json& y, const std::string& ptr) {
+  if (has_true_ap(x)) return;
+  const Json& ap = x.at("additionalProperties");
+  if (y.contains("properties") && y.at("properties").is_object())
+    for (auto it = y.at("properties").begin(); it != y.at("properties").end(); ++it) {
+      bool covered = x.contains("properties") && x.at("properties").is_object() && x.at("properties").contains(it.key());
+      if (x.contains("patternProperties") && x.at("patternProperties").is_object())
+        for (auto p = x.at("patternProperties").begin(); p != x.at("patternProperties").end() && !covered; ++p)
+          covered = regex_matches(p.key(), it.key(), ptr);
+      if (!covered) *it = both(*it, ap);
+    }
+  if (y.contains("patternProperties") && y.at("patternProperties").is_object())
+    for (auto& v : y.at("patternProperties")) v = both(v, ap);
+}
+
+void SchemaCompiler::merge_prefix_items(Json& a, Json& b, const std::string& ptr) const {
+  if (!a.contains("prefixItems") && !b.contains("prefixItems")) return;
+  const Json none = Json::array();
+  const Json& pa = a.contains("prefixItems") ? a.at("prefixItems") : none;
+  const Json& pb = b.contains("prefixItems") ? b.at("prefixItems") : none;
+  if (!pa.is_array() || !pb.is_array()) invalid(ptr + "/prefixItems", "expected an array of schemas");
+  Json merged = Json::array();
+  for (std::size_t i = 0; i < std::max(pa.size(), pb.size()); ++i)
+    merged.push_back(both(i < pa.size() ? pa[i] : a.value("items", Json(true)),
+                          i < pb.size() ? pb[i] : b.value("items", Json(true))));
+  a["prefixItems"] = merged;
+  b.erase("prefixItems");
+}
+
+bool SchemaCompiler::merge_keyword(const std::string& k, Json& o, const Json& v, const std::string& ptr) {
+  if (k == "type") {
+    Json names = type_names(type_bits(o) & type_bits(v));
+    if (names.empty()) return false;
+    o = names;
+  } else if (k == "enum") {
+    Json kept = Json::array();
+    for (const auto& x : o)
+      for (const auto& y : v)
+        if (json_equal(x, y)) {
+          kept.push_back(x);
+          break;
+        }
+    if (kept.empty()) return false;
+    o = kept;
+  } else if (k == kNotEnum) {
+    for (const auto& x : v) o.push_back(x);
+  } else if (k == "properties" || k == "patternProperties" || k == "dependentSchemas") {
+    if (!o.is_object() || !v.is_object()) invalid(ptr + "/" + k, "expected an object");
+    for (auto p = v.begin(); p != v.end(); ++p) o[p.key()] = o.contains(p.key()) ? both(o[p.key()], *p) : *p;
+  } else if (k == "required") {
+    for (const auto& name : v)
+      if (std::find(o.begin(), o.end(), name) == o.end()) o.push_back(name);
+  } else if (k == "dependentRequired") {
+    for (auto p = v.begin(); p != v.end(); ++p) {
+      Json& list = o[p.key()];
+      if (list.is_null()) list = Json::array();
+      for (const auto& name : *p)
+        if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+    }
+  } else if (k == "additionalProperties" || k == "propertyNames" || k == "items") {
+    o = both(o, v);
+  } else if (kLower.count(k) || kUpper.count(k)) {
+    if (!o.is_number() || !v.is_number()) invalid(ptr + "/" + k, "expected a number");
+    const bool take = kLower.count(k) ? v.get<double>() > o.get<double>() : v.get<double>() < o.get<double>();
+    if (take) o = v;
+  } else if (k == "uniqueItems") {
+    o = o == Json(true) || v == Json(true);
+  } else if (k == "multipleOf") {
+    o = merged_multiple_of(o, v, ptr);
+  } else if (k == "anyOf") {
+    if (!o.is_array() || !v.is_array()) invalid(ptr + "/anyOf", "expected a non-empty array of schemas");
+    if (o.size() * v.size() > 64) unsupported(ptr + "/anyOf", "merged 'anyOf's with more than 64 combinations");
+    Json product = Json::array();
+    for (const auto& x : o)
+      for (const auto& y : v) product.push_back(both(x, y));
+    o = product;
+  } else if (!json_equal(o, v)) {  // equal: the same pattern, format, contains, oneOf
+    unsupported(ptr + "/" + k, fmt::format("two different '{}' values at once (from allOf, $ref or if/then)", k));
+  }
+  return true;
+}
+
+Json SchemaCompiler::merged_multiple_of(const Json& o, const Json& v, const std::string& ptr) const {
+  if (json_equal(o, v)) return o;
+  if (o.is_number_integer() && v.is_number_integer() && o.get<std::int64_t>() > 0 && v.get<std::int64_t>() > 0) {
+    const std::int64_t l = std::lcm(o.get<std::int64_t>(), v.get<std::int64_t>());
+    if (l > (std::int64_t{1} << 53)) unsupported(ptr + "/multipleOf", "merged 'multipleOf' values beyond 2^53");
+    return l;
+  }
+  unsupported(ptr + "/multipleOf", fmt::format("two different 'multipleOf' values ({} and {})", compact(o), compact(v)));
+}
+
 Json SchemaCompiler::merge(const Json& a_in, const Json& b_in, const std::string& ptr) {
   if (a_in.is_boolean()) return a_in.get<bool>() ? b_in : Json(false);
   if (b_in.is_boolean()) return b_in.get<bool>() ? a_in : Json(false);
   Json a = a_in, b = b_in;
-  // x's additionalProperties covers the names y declares that x does not (and y's patterns).
-  auto cover = [&](const Json& x, Json& y) {
-    if (has_true_ap(x)) return;
-    const Json& ap = x.at("additionalProperties");
-    if (y.contains("properties") && y.at("properties").is_object())
-      for (auto it = y.at("properties").begin(); it != y.at("properties").end(); ++it) {
-        bool covered = x.contains("properties") && x.at("properties").is_object() && x.at("properties").contains(it.key());
-        if (x.contains("patternProperties") && x.at("patternProperties").is_object())
-          for (auto p = x.at("patternProperties").begin(); p != x.at("patternProperties").end() && !covered; ++p)
-            covered = regex_matches(p.key(), it.key(), ptr);
-        if (!covered) *it = both(*it, ap);
-      }
-    if (y.contains("patternProperties") && y.at("patternProperties").is_object())
-      for (auto& v : y.at("patternProperties")) v = both(v, ap);
-  };
-  cover(a_in, b);
-  cover(b_in, a);
-  // Tuples: each side's items cover the other's longer prefix.
-  if (a.contains("prefixItems") || b.contains("prefixItems")) {
-    const Json none = Json::array();
-    const Json& pa = a.contains("prefixItems") ? a.at("prefixItems") : none;
-    const Json& pb = b.contains("prefixItems") ? b.at("prefixItems") : none;
-    if (!pa.is_array() || !pb.is_array()) invalid(ptr + "/prefixItems", "expected an array of schemas");
-    Json merged = Json::array();
-    for (std::size_t i = 0; i < std::max(pa.size(), pb.size()); ++i)
-      merged.push_back(both(i < pa.size() ? pa[i] : a.value("items", Json(true)),
-                            i < pb.size() ? pb[i] : b.value("items", Json(true))));
-    a["prefixItems"] = merged;
-    b.erase("prefixItems");
-  }
+  // Each side's additionalProperties covers the names the other declares that it does not.
+  cover_additional(a_in, b, ptr);
+  cover_additional(b_in, a, ptr);
+  merge_prefix_items(a, b, ptr);  // tuples: each side's items cover the other's longer prefix
   Json out = a;
   for (auto it = b.begin(); it != b.end(); ++it) {
-    const std::string& k = it.key();
-    const Json& v = *it;
-    if (!out.contains(k)) {
-      out[k] = v;
+    if (!out.contains(it.key())) {
+      out[it.key()] = *it;
       continue;
     }
-    Json& o = out[k];
-    if (k == "type") {
-      const unsigned bits = type_bits(o) & type_bits(v);
-      Json names = type_names(bits);
-      if (names.empty()) return false;
-      o = names;
-    } else if (k == "enum") {
-      Json kept = Json::array();
-      for (const auto& x : o)
-        for (const auto& y : v)
-          if (json_equal(x, y)) {
-            kept.push_back(x);
-            break;
-          }
-      if (kept.empty()) return false;
-      o = kept;
-    } else if (k == kNotEnum) {
-      for (const auto& x : v) o.push_back(x);
-    } else if (k == "properties" || k == "patternProperties" || k == "dependentSchemas") {
-      if (!o.is_object() || !v.is_object()) invalid(ptr + "/" + k, "expected an object");
-      for (auto p = v.begin(); p != v.end(); ++p) o[p.key()] = o.contains(p.key()) ? both(o[p.key()], *p) : *p;
-    } else if (k == "required") {
-      for (const auto& name : v)
-        if (std::find(o.begin(), o.end(), name) == o.end()) o.push_back(name);
-    } else if (k == "dependentRequired") {
-      for (auto p = v.begin(); p != v.end(); ++p) {
-        Json& list = o[p.key()];
-        if (list.is_null()) list = Json::array();
-        for (const auto& name : *p)
-          if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-      }
-    } else if (k == "additionalProperties" || k == "propertyNames" || k == "items") {
-      o = both(o, v);
-    } else if (kLower.count(k) || kUpper.count(k)) {
-      if (!o.is_number() || !v.is_number()) invalid(ptr + "/" + k, "expected a number");
-      const bool take = kLower.count(k) ? v.get<double>() > o.get<double>() : v.get<double>() < o.get<double>();
-      if (take) o = v;
-    } else if (k == "uniqueItems") {
-      o = o == Json(true) || v == Json(true);
-    } else if (k == "multipleOf") {
-      if (json_equal(o, v)) continue;
-      if (o.is_number_integer() && v.is_number_integer() && o.get<std::int64_t>() > 0 && v.get<std::int64_t>() > 0) {
-        const std::int64_t l = std::lcm(o.get<std::int64_t>(), v.get<std::int64_t>());
-        if (l > (std::int64_t{1} << 53)) unsupported(ptr + "/multipleOf", "merged 'multipleOf' values beyond 2^53");
-        o = l;
-      } else {
-        unsupported(ptr + "/multipleOf", fmt::format("two different 'multipleOf' values ({} and {})", compact(o), compact(v)));
-      }
-    } else if (k == "anyOf") {
-      if (!o.is_array() || !v.is_array()) invalid(ptr + "/anyOf", "expected a non-empty array of schemas");
-      if (o.size() * v.size() > 64) unsupported(ptr + "/anyOf", "merged 'anyOf's with more than 64 combinations");
-      Json product = Json::array();
-      for (const auto& x : o)
-        for (const auto& y : v) product.push_back(both(x, y));
-      o = product;
-    } else if (json_equal(o, v)) {
-      continue;  // the same pattern, format, contains, oneOf
-    } else {
-      unsupported(ptr + "/" + k, fmt::format("two different '{}' values at once (from allOf, $ref or if/then)", k));
-    }
+    if (!merge_keyword(it.key(), out[it.key()], *it, ptr)) return false;
   }
   return out;
 }

@@ -81,6 +81,13 @@ class SchemaCompiler {
   Json flatten(const Json& s, const std::string& ptr, int depth);
   // Both flat schemas at once (false when they contradict).
   Json merge(const Json& a, const Json& b, const std::string& ptr);
+  // merge()'s parts: x's additionalProperties applied to the names y declares that x does not
+  // (and to y's patterns); both sides' prefixItems merged into a's; one keyword present on both
+  // sides merged into `o` (false when the two contradict); two multipleOf values as one.
+  void cover_additional(const Json& x, Json& y, const std::string& ptr);
+  void merge_prefix_items(Json& a, Json& b, const std::string& ptr) const;
+  bool merge_keyword(const std::string& k, Json& o, const Json& v, const std::string& ptr);
+  Json merged_multiple_of(const Json& o, const Json& v, const std::string& ptr) const;
   // A flat schema every instance of which fails `n` (a sound under-approximation of not n);
   // nullopt when there is none ogai can state.
   std::optional<Json> negate(const Json& n, const std::string& ptr, int depth);
@@ -140,6 +147,21 @@ class SchemaCompiler {
   bool name_allowed(const Json& s, const std::string& name, const std::string& ptr);
   Json value_schema_of(const Json& s, const std::string& name, const Json* declared, const std::string& ptr);
   bool regex_matches(const std::string& pattern, const std::string& text, const std::string& ptr);
+  // Arrays: the item bounds the keywords leave (nullopt: no array fits), one position's item rule,
+  // the rule of the items after the leading ones (from `k` on), and the whole array.
+  struct ArrayShape {
+    Json prefix = Json::array();  // prefixItems
+    Json rest;                    // items (true when absent)
+    std::int64_t min = 0;
+    std::optional<std::int64_t> max;
+    const Json* contains = nullptr;
+    std::int64_t contained = 0;  // items from the start that must match `contains`; -1: all
+    std::int64_t uniform = 0;    // positions from here on share one schema
+  };
+  std::optional<ArrayShape> array_shape(const Json& s, const std::string& ptr);
+  std::optional<Element> array_element(const ArrayShape& a, std::int64_t i, const std::string& ptr, int depth);
+  std::optional<std::uint32_t> array_tail(const ArrayShape& a, std::int64_t k, const std::string& ptr, int depth);
+  Sequence array_comma();
   std::optional<Sequence> array_schema(const Json& s, const std::string& ptr, int depth);
 
   const Json& root_;

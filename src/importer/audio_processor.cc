@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "importer/json_reader.h"
+#include "importer/processor_fields.h"
 
 namespace ogai::importer {
 namespace {
@@ -34,8 +35,9 @@ void check_hann(const JsonReader& r, const Json& window, const std::string& path
   }
 }
 
-Stft read_stft(const JsonReader& r, const Json& attrs, const std::string& path) {
-  r.closed(r.object(attrs, path), path, {"n_fft", "frame_length", "hop_length", "_comment"});
+Stft read_stft(const JsonReader& r, const Json& op, const std::string& op_path) {
+  const Json attrs = operation_attrs(r, op, op_path, {"n_fft", "frame_length", "hop_length", "_comment"});
+  const std::string path = op_path + ".attrs";
   Stft s;
   s.n_fft = r.integer(need(r, attrs, path, "n_fft"), path + ".n_fft");
   s.hop = r.integer(need(r, attrs, path, "hop_length"), path + ".hop_length");
@@ -46,9 +48,10 @@ Stft read_stft(const JsonReader& r, const Json& attrs, const std::string& path) 
   return s;
 }
 
-void read_log_mel(const JsonReader& r, const Json& attrs, const std::string& path, const Stft& stft,
+void read_log_mel(const JsonReader& r, const Json& op, const std::string& op_path, const Stft& stft,
                   AudioProgramPlan& plan) {
-  r.closed(r.object(attrs, path), path, {"chunk_size", "hop_length", "n_fft", "n_mel"});
+  const Json attrs = operation_attrs(r, op, op_path, {"chunk_size", "hop_length", "n_fft", "n_mel"});
+  const std::string path = op_path + ".attrs";
   const std::int64_t chunk = r.integer(need(r, attrs, path, "chunk_size"), path + ".chunk_size");
   plan.mels = r.integer(need(r, attrs, path, "n_mel"), path + ".n_mel");
   for (const char* key : {"hop_length", "n_fft"})
@@ -73,33 +76,26 @@ std::optional<AudioProgramPlan> read_audio_processor(const std::filesystem::path
   if (!std::filesystem::is_regular_file(file)) return std::nullopt;
   JsonReader r(file);
   const Json root = r.parse(read_file(file));
-  r.closed(r.object(root, "(top level)"), "", {"feature_extraction"});
-  const Json& fe = need(r, root, "", "feature_extraction");
-  r.closed(r.object(fe, "feature_extraction"), "feature_extraction", {"sequence"});
-  const Json& seq = need(r, fe, "feature_extraction", "sequence");
-  if (!seq.is_array()) r.wrong_type("feature_extraction.sequence", "a list of operations", seq);
+  const Json& seq = feature_sequence(r, root);
   AudioProgramPlan plan;
   plan.features = "audio.audio_features";
   std::optional<Stft> stft;
   bool decoded = false, mel = false;
   for (std::size_t i = 0; i < seq.size(); ++i) {
-    const std::string path = fmt::format("feature_extraction.sequence[{}].operation", i);
-    r.closed(r.object(seq[i], path.substr(0, path.size() - 10)), path.substr(0, path.size() - 10), {"operation"});
-    const Json& op = need(r, seq[i], path.substr(0, path.size() - 10), "operation");
-    r.closed(r.object(op, path), path, {"name", "type", "attrs"});
-    const std::string type = r.string(need(r, op, path, "type"), path + ".type");
-    const Json attrs = op.contains("attrs") ? op["attrs"] : Json::object();
+    const ExtensionOperation e = extension_operation(r, seq[i], fmt::format("feature_extraction.sequence[{}]", i));
+    const std::string& path = e.path;
+    const std::string& type = e.type;
     if (type == "AudioDecoder" && !decoded && !stft) {
-      r.closed(r.object(attrs, path + ".attrs"), path + ".attrs", {});
+      operation_attrs(r, e.op, path, {});
       plan.transforms.push_back("{op: decode, outputs: [samples]}");
       plan.transforms.push_back("{op: downmix, inputs: [samples], outputs: [mono], channels: 1}");
       plan.transforms.push_back(fmt::format("{{op: resample, inputs: [mono], outputs: [resampled], sample_rate: {}}}",
                                             kRate));
       decoded = true;
     } else if (type == "STFTNorm" && decoded && !stft) {
-      stft = read_stft(r, attrs, path + ".attrs");
+      stft = read_stft(r, e.op, path);
     } else if (type == "LogMelSpectrum" && stft && !mel) {
-      read_log_mel(r, attrs, path + ".attrs", *stft, plan);
+      read_log_mel(r, e.op, path, *stft, plan);
       mel = true;
     } else {
       r.refuse(path + ".type", "'" + type + "' here has no preprocessing.audio mapping (ogai maps Whisper's "

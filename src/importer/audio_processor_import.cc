@@ -177,21 +177,15 @@ ProcessorProgram parse_audio_processor(const std::string& text, const std::files
                                        const std::vector<ProgramTarget>& targets) {
   JsonReader r(origin);
   const Json root = r.parse(text);
-  r.closed(r.object(root, "(top level)"), "", {"feature_extraction"});
-  if (!root.contains("feature_extraction")) r.refuse("feature_extraction", "missing");
-  const Json& fe = r.object(root["feature_extraction"], "feature_extraction");
-  r.closed(fe, "feature_extraction", {"sequence"});
-  if (!fe.contains("sequence") || !fe["sequence"].is_array() || fe["sequence"].empty())
-    r.refuse("feature_extraction.sequence", "must list the operations");
-  const Json& list = fe["sequence"];
+  const Json& list = feature_sequence(r, root);
   Decoder decoder;
   std::optional<LogMel> mel;
   std::string mel_path;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string path = fmt::format("feature_extraction.sequence[{}].operation", i);
-    const Json& op = r.object(r.object(list[i], path).contains("operation") ? list[i]["operation"] : list[i], path);
-    r.closed(op, path, {"name", "type", "domain", "attrs"});
-    const std::string type = op.contains("type") ? r.string(op["type"], path + ".type") : "";
+    const ExtensionOperation e = extension_operation(r, list[i], fmt::format("feature_extraction.sequence[{}]", i));
+    const Json& op = e.op;
+    const std::string& path = e.path;
+    const std::string& type = e.type;
     if (type == "AudioDecoder") {
       if (mel) r.refuse(path + ".type", "'AudioDecoder' after the feature operation");
       audio_decoder(r, op, path, decoder);

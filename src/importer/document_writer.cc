@@ -10,8 +10,9 @@
 
 #include "base/version.h"
 #include "importer/cache_branch.h"
-#include "importer/mrope.h"
+#include "importer/document_sections.h"
 #include "importer/document_yaml.h"
+#include "importer/mrope.h"
 #include "importer/multimodal_writer.h"
 
 namespace ogai::importer {
@@ -66,8 +67,8 @@ class Writer {
     state();
     steps();
     serving();
-    package();
-    generation();
+    write_package_section(y_, p_);
+    write_generation_section(y_, p_.config.search);
     return y_.take();
   }
 
@@ -267,46 +268,6 @@ class Writer {
              quote(cell->present->name), role, cell->layer);
       }
     }
-  }
-
-  void package() {
-    if (p_.tokenizer_algorithm.empty()) return;  // no tokenizer.json: a token-id package
-    line(0, "package:");
-    line(1, "tokenizer:");
-    line(2, "algorithm: {}", quote(p_.tokenizer_algorithm));
-    line(2, "vocab_size: {}", p_.tokenizer_vocab_size);
-    line(2, "byte_level: {}", p_.tokenizer_byte_level ? "true" : "false");
-    line(2, "artifacts:");
-    line(2, "- location: tokenizer.json");
-    if (p_.special_tokens.empty()) return;
-    line(2, "special_tokens:");
-    for (const SpecialTokenFact& t : p_.special_tokens)
-      line(3, "{}: {{id: {}, content: {}}}", t.name, t.id, nlohmann::json(t.content).dump());
-  }
-
-  void generation() {
-    const SearchDefaults& s = p_.config.search;
-    std::vector<std::string> fields;
-    auto add = [&](const char* name, const auto& value) {
-      if (value) fields.push_back(fmt::format("{}: {}", name, nlohmann::json(*value).dump()));
-    };
-    add("do_sample", s.do_sample);
-    add("temperature", s.temperature);
-    add("top_k", s.top_k);
-    add("top_p", s.top_p);
-    add("repetition_penalty", s.repetition_penalty);
-    add("num_beams", s.num_beams);
-    add("num_return_sequences", s.num_return_sequences);
-    add("min_length", s.min_length);
-    add("max_length", s.max_length);
-    add("length_penalty", s.length_penalty);
-    add("no_repeat_ngram_size", s.no_repeat_ngram_size);
-    add("diversity_penalty", s.diversity_penalty);
-    add("early_stopping", s.early_stopping);
-    if (fields.empty()) return;
-    line(0, "generation:");
-    line(1, "defaults:");
-    for (const auto& f : fields) line(2, "{}", f);
   }
 
   const DocumentPlan& p_;

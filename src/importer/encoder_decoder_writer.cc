@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.h"
+#include "importer/document_sections.h"
 #include "importer/document_yaml.h"
 
 namespace ogai::importer {
@@ -46,17 +47,15 @@ class EncoderDecoderWriter {
     state();
     steps();
     serving();
-    package();
-    generation();
-    return std::move(out_);
+    write_package_section(y_, d_);
+    write_generation_section(y_, d_.config.search);
+    return y_.take();
   }
 
  private:
   template <typename... Args>
   void line(int indent, fmt::format_string<Args...> format, Args&&... args) {
-    out_.append(static_cast<std::size_t>(indent) * 2, ' ');
-    fmt::format_to(std::back_inserter(out_), format, std::forward<Args>(args)...);
-    out_ += '\n';
+    y_.line(indent, format, std::forward<Args>(args)...);
   }
 
   std::string features_contract() const {
@@ -267,51 +266,11 @@ class EncoderDecoderWriter {
     }
   }
 
-  void package() {
-    if (d_.tokenizer_algorithm.empty()) return;
-    line(0, "package:");
-    line(1, "tokenizer:");
-    line(2, "algorithm: {}", quote(d_.tokenizer_algorithm));
-    line(2, "vocab_size: {}", d_.tokenizer_vocab_size);
-    line(2, "byte_level: {}", d_.tokenizer_byte_level ? "true" : "false");
-    line(2, "artifacts:");
-    line(2, "- location: tokenizer.json");
-    if (d_.special_tokens.empty()) return;
-    line(2, "special_tokens:");
-    for (const SpecialTokenFact& t : d_.special_tokens)
-      line(3, "{}: {{id: {}, content: {}}}", t.name, t.id, nlohmann::json(t.content).dump());
-  }
-
-  void generation() {
-    const SearchDefaults& s = d_.config.search;
-    std::vector<std::string> fields;
-    auto add = [&](const char* name, const auto& value) {
-      if (value) fields.push_back(fmt::format("{}: {}", name, nlohmann::json(*value).dump()));
-    };
-    add("do_sample", s.do_sample);
-    add("temperature", s.temperature);
-    add("top_k", s.top_k);
-    add("top_p", s.top_p);
-    add("repetition_penalty", s.repetition_penalty);
-    add("num_beams", s.num_beams);
-    add("num_return_sequences", s.num_return_sequences);
-    add("min_length", s.min_length);
-    add("max_length", s.max_length);
-    add("length_penalty", s.length_penalty);
-    add("no_repeat_ngram_size", s.no_repeat_ngram_size);
-    add("diversity_penalty", s.diversity_penalty);
-    add("early_stopping", s.early_stopping);
-    if (fields.empty()) return;
-    line(0, "generation:");
-    line(1, "defaults:");
-    for (const auto& f : fields) line(2, "{}", f);
-  }
-
   const EncoderDocumentPlan& p_;
   const DocumentPlan& d_;
   const DecoderPorts& ports_;
   std::vector<SelfCell> self_;
-  std::string out_;
+  YamlLines y_;
 };
 
 }  // namespace

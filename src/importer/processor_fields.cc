@@ -8,6 +8,25 @@
 
 namespace ogai::importer {
 
+ExtensionOperation extension_operation(const JsonReader& r, const Json& entry, const std::string& path) {
+  const Json& op = r.object(r.object(entry, path).contains("operation") ? entry["operation"] : entry, path);
+  std::string at = path + ".operation";
+  r.closed(op, at, {"name", "type", "domain", "attrs"});
+  if (!op.contains("type")) r.refuse(at + ".type", "missing");
+  std::string type = r.string(op["type"], at + ".type");
+  return {op, std::move(at), std::move(type)};
+}
+
+const Json& feature_sequence(const JsonReader& r, const Json& root) {
+  r.closed(r.object(root, "(top level)"), "", {"feature_extraction"});
+  if (!root.contains("feature_extraction")) r.refuse("feature_extraction", "missing");
+  const Json& fe = r.object(root["feature_extraction"], "feature_extraction");
+  r.closed(fe, "feature_extraction", {"sequence"});
+  if (!fe.contains("sequence") || !fe["sequence"].is_array() || fe["sequence"].empty())
+    r.refuse("feature_extraction.sequence", "must list the operations");
+  return fe["sequence"];
+}
+
 Json operation_attrs(const JsonReader& r, const Json& op, const std::string& path,
                      std::initializer_list<std::string_view> known) {
   if (!op.contains("attrs")) return Json::object();

@@ -23,6 +23,20 @@ namespace ogai::importer {
 Json operation_attrs(const JsonReader& r, const Json& op, const std::string& path,
                      std::initializer_list<std::string_view> known);
 
+// One entry of an onnxruntime-extensions operation list: `{"operation": {...}}` or the operation
+// itself, at `path` (e.g. `processor.transforms[3]`). The operation's keys must be within name,
+// type, domain, attrs, and `type` is required; paths below it are `path + ".operation"`.
+struct ExtensionOperation {
+  const Json& op;
+  std::string path;  // path + ".operation"
+  std::string type;
+};
+ExtensionOperation extension_operation(const JsonReader& r, const Json& entry, const std::string& path);
+
+// An audio processor file's `feature_extraction.sequence` (the top level and `feature_extraction`
+// closed to those keys; the list present and non-empty, else refused).
+const Json& feature_sequence(const JsonReader& r, const Json& root);
+
 // A field the processor makes and the program value carrying it: {content, source}.
 using MadeField = std::pair<std::string, nlohmann::ordered_json>;
 

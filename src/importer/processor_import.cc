@@ -220,11 +220,10 @@ void phi3_transform(Builder& b, const Json& op, const std::string& path) {
 }
 
 void image_operation(Builder& b, const Json& entry, const std::string& path) {
-  const Json& op = b.r.object(b.r.object(entry, path).contains("operation") ? entry["operation"] : entry, path);
-  const std::string at = path + ".operation";
-  b.r.closed(op, at, {"name", "type", "domain", "attrs"});
-  if (!op.contains("type")) b.r.refuse(at + ".type", "missing");
-  const std::string type = b.r.string(op["type"], at + ".type");
+  const ExtensionOperation e = extension_operation(b.r, entry, path);
+  const Json& op = e.op;
+  const std::string& at = e.path;
+  const std::string& type = e.type;
   if (type == "DecodeImage") decode_image(b, op, at);
   else if (type == "ConvertRGB") {
     operation_attrs(b.r, op, at, {});

@@ -85,7 +85,7 @@ struct Kernel {
     for (std::size_t j = 0; j < n; ++j) {
       const float y = temperature == 1.0f ? x[j] : x[j] / temperature;
       if (write) y_out[j] = y;
-      const float e = exp_nonpositive(y - max);
+      const float e = exp_nonpositive_fast(y - max);
       w[j] = e < min_w ? 0.0f : e;
     }
   }
@@ -94,7 +94,7 @@ struct Kernel {
     if (temperature == 1.0f) {
       if (write && y_out != x) std::copy_n(x, kBlock, y_out);
       for (std::size_t j = 0; j < kBlock; ++j) {
-        const float e = exp_nonpositive(x[j] - m);
+        const float e = exp_nonpositive_fast(x[j] - m);
         w[j] = e < lo ? 0.0f : e;
       }
       return;
@@ -104,14 +104,16 @@ struct Kernel {
     for (std::size_t j = 0; j < kBlock; ++j) y[j] = x[j] / t;
     if (write) std::copy_n(y, kBlock, y_out);
     for (std::size_t j = 0; j < kBlock; ++j) {
-      const float e = exp_nonpositive(y[j] - m);
+      const float e = exp_nonpositive_fast(y[j] - m);
       w[j] = e < lo ? 0.0f : e;
     }
   }
 };
 
 
-// block_sum(), inline so that each vector clone has its own.
+// block_sum(), inline so that each vector clone has its own. In double lanes: float lanes (8
+// weights each) would be 2x faster here but err by up to 5e-7 of the mass, which moves top-p cuts
+// near top_p = 1 (WarpersTest.TopPWithoutTopKMatchesTheReferenceAtEveryThreshold, top_p 0.9999999).
 inline double sum64(const float* w, std::size_t n) {
   double lane[8] = {};
   if (n == kBlock) {
@@ -123,35 +125,30 @@ inline double sum64(const float* w, std::size_t n) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-// Sum of w[j] * (y[j] - max) for j < n (n <= 64) in 8 double lanes, then pairwise; a token of
-// weight 0 adds 0 (its y - max may be -inf: clamped to the lowest float first).
+// Sum of w[j] * (y[j] - max) for j < n (n <= 64): products and 8 lanes in float (relative error
+// of a block's sum below 1e-6: typical-p's entropy needs no more, its scores round log p to float),
+// the lanes then in double, pairwise; a token of weight 0 adds 0 (its y - max may be -inf: clamped
+// to the lowest float first).
 inline double moment64(const float* y, const float* w, std::size_t n, float max) {
-  double lane[8] = {};
+  float lane[8] = {};
   const float lowest = -std::numeric_limits<float>::max();
   if (n == kBlock) {
-    // Four-lane vectors (GCC leaves the array form scalar); lanes 0-3 in lo, 4-7 in hi.
-    using F4 = float __attribute__((vector_size(16)));
-    using D4 = double __attribute__((vector_size(32)));
-    auto load = [](const float* p) {
-      F4 v;
-      std::memcpy(&v, p, sizeof v);
-      return v;
-    };
+    using lanes::F4;
     const F4 m = {max, max, max, max}, low = {lowest, lowest, lowest, lowest};
-    D4 lo = {0.0, 0.0, 0.0, 0.0}, hi = lo;
+    F4 lo = {0.0f, 0.0f, 0.0f, 0.0f}, hi = lo;  // lanes 0-3, 4-7
     for (std::size_t i = 0; i < kBlock; i += 8) {
-      F4 a = load(y + i) - m, b = load(y + i + 4) - m;
+      F4 a = lanes::load(y + i) - m, b = lanes::load(y + i + 4) - m;
       a = a < low ? low : a;
       b = b < low ? low : b;
-      lo += __builtin_convertvector(load(w + i), D4) * __builtin_convertvector(a, D4);
-      hi += __builtin_convertvector(load(w + i + 4), D4) * __builtin_convertvector(b, D4);
+      lo += lanes::load(w + i) * a;
+      hi += lanes::load(w + i + 4) * b;
     }
     for (int l = 0; l < 4; ++l) lane[l] = lo[l], lane[l + 4] = hi[l];
   } else {
-    for (std::size_t j = 0; j < n; ++j)
-      lane[j % 8] += static_cast<double>(w[j]) * static_cast<double>(std::max(y[j] - max, lowest));
+    for (std::size_t j = 0; j < n; ++j) lane[j % 8] += w[j] * std::max(y[j] - max, lowest);
   }
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  auto d = [&](int l) { return static_cast<double>(lane[l]); };
+  return ((d(0) + d(1)) + (d(2) + d(3))) + ((d(4) + d(5)) + (d(6) + d(7)));
 }
 
 // The largest of w[0, n) (n <= 64; weights are never NaN).
@@ -211,7 +208,14 @@ OGAI_VECTOR_CLONES void DenseWeights::compute(std::span<float> logits, float tem
       std::fill_n(w + begin, n, 0.0f);
       std::fill_n(x + begin, n, -INFINITY);  // the row of materialize()
     } else {
-      for (std::size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[begin + j] : -INFINITY;
+      if (n == kBlock) {  // four lanes at a time (lanes.h), not a bit test per id
+        for (std::size_t j = 0; j < kBlock; j += 4) {
+          const lanes::F4 kept = lanes::keep(lanes::load(x + begin + j), static_cast<unsigned>(m >> j));
+          std::memcpy(masked + j, &kept, sizeof kept);
+        }
+      } else {
+        for (std::size_t j = 0; j < n; ++j) masked[j] = ((m >> j) & 1) ? x[begin + j] : -INFINITY;
+      }
       kernel.run(masked, x + begin, w + begin, n);
       if (!write_processed) std::copy_n(masked, n, x + begin);  // the row of materialize()
     }

@@ -129,6 +129,12 @@ void Sampler::plan_chain() {
   } else {
     path_ = Path::kCandidates;
   }
+  const bool processors = !bias_.empty() || params_.repetition_penalty != 1.0 || params_.frequency_penalty != 0.0 ||
+                          params_.presence_penalty != 0.0;
+  const bool plain = !processors && !params_.constraint;
+  leaves_row_ = plain && (params_.greedy() || path_ == Path::kDense || path_ == Path::kNucleus);
+  raw_sum_path_ = plain && !params_.greedy() && params_.temperature == 1.0 &&
+                  ((path_ == Path::kDense && params_.min_p == 0.0) || path_ == Path::kNucleus);
   if (params_.greedy()) return;  // argmax needs no scratch (distribution() reserves its own)
   const auto vocab = static_cast<size_t>(vocab_size_);
   switch (path_) {
@@ -224,8 +230,14 @@ void Sampler::gather_all(std::span<const float> logits, const AllowedTokens* all
   allowed ? candidates_.gather_all(logits, *allowed) : candidates_.gather_all(logits);
 }
 
+std::optional<RawSoftmaxSum> Sampler::raw_softmax_sum() const {
+  if (!raw_sum_ready_) return std::nullopt;
+  return RawSoftmaxSum{dense_.max_logit(), dense_.total()};
+}
+
 TokenId Sampler::sample(std::span<float> logits) {
   check_size(logits);
+  raw_sum_ready_ = false;
   const AllowedTokens* allowed = constrain();
   apply_processors(logits);
   if (params_.greedy()) return allowed ? argmax(logits, *allowed) : argmax(logits);
@@ -247,6 +259,7 @@ TokenId Sampler::sample(std::span<float> logits) {
 
 TokenId Sampler::sample_dense(std::span<float> logits, const AllowedTokens* allowed) {
   dense_.compute(logits, static_cast<float>(params_.temperature), params_.min_p, allowed, false);
+  raw_sum_ready_ = raw_sum_path_;
   return static_cast<TokenId>(dense_.draw(rng_.uniform()));
 }
 
@@ -270,6 +283,7 @@ TokenId Sampler::sample_top_k(std::span<float> logits, const AllowedTokens* allo
 TokenId Sampler::sample_nucleus(std::span<float> logits, const AllowedTokens* allowed) {
   const auto temperature = static_cast<float>(params_.temperature);
   dense_.compute(logits, temperature, 0.0, allowed, false);  // ties at the cut divide the raw row
+  raw_sum_ready_ = raw_sum_path_;
   // Min-p after top-p: both keep rank prefixes (w is p / p_max, p_max the top token's), so the
   // tokens both keep are the shorter prefix.
   const float min_w = params_.min_p > 0.0 ? static_cast<float>(params_.min_p) : 0.0f;
@@ -327,6 +341,7 @@ TokenId Sampler::next(std::span<float> logits) {
 
 std::span<const Candidate> Sampler::distribution(std::span<float> logits) {
   check_size(logits);
+  raw_sum_ready_ = false;
   if (candidates_.capacity() < logits.size()) candidates_.reserve(logits.size());
   const AllowedTokens* allowed = constrain();
   apply_processors(logits);

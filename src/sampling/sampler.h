@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -54,6 +55,12 @@
 #include "sampling/token_history.h"
 
 namespace ogai::sampling {
+
+// The softmax normalizer of a raw logits row: max x and sum of exp_nonpositive_fast(x - max).
+struct RawSoftmaxSum {
+  float max = 0.0f;
+  double total = 0.0;
+};
 
 class Sampler {
  public:
@@ -81,6 +88,15 @@ class Sampler {
   // accept()). For tests and speculative sampling (which draws from it with rng()); it always
   // builds the candidate list (allocating it on first use on the dense path).
   std::span<const Candidate> distribution(std::span<float> logits);
+
+  // Whether sample() leaves `logits` as it was given: no logit bias or penalty, no constraint, and
+  // a chain that reads the row only (greedy, temperature / min-p, top-p / min-p without top-k).
+  // A caller that needs the raw row afterwards (log-probabilities) may then hand it over uncopied.
+  bool leaves_row() const { return leaves_row_; }
+  // After sample(): the raw row's softmax normalizer when the chain computed it anyway (its dense
+  // weights are exp(x - max x) of the unprocessed row: temperature 1, nothing above, no min-p
+  // zeroing), else nullopt. What the log-probabilities of the row need, without a pass of their own.
+  std::optional<RawSoftmaxSum> raw_softmax_sum() const;
 
   // The generator sample() draws from, for a caller that draws from distribution() instead; its
   // draws advance the same seeded stream.
@@ -120,6 +136,9 @@ class Sampler {
   std::vector<std::pair<TokenId, float>> bias_;  // logit_bias in id order, float32
   TokenHistory history_;
   bool top_k_active_ = false;  // top_k clamped by HF's rule is below V
+  bool leaves_row_ = false;    // see leaves_row()
+  bool raw_sum_path_ = false;  // the dense weights of kDense / kNucleus are the raw row's softmax terms
+  bool raw_sum_ready_ = false; // the last sample() computed them
   Path path_ = Path::kCandidates;
   Candidates candidates_;      // reserved for kTopK and kCandidates (or by distribution())
   DenseWeights dense_;         // reserved for kDense, kNucleus, kTypical and candidate top-p

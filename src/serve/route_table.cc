@@ -4,7 +4,9 @@
 #include <cstring>
 
 #include "serve/common/api_error.h"
+#include "serve/ops/request_gate.h"
 #include "serve/server_impl.h"
+#include "serve/webui/chat_page.h"
 
 namespace ogai::serve {
 namespace {
@@ -97,6 +99,37 @@ http::Response transport_failure_response(const http::Failure& failure) {
   http::Response r = error_response(e);
   if (failure.code == "too_many_connections") r.fields.emplace_back("Retry-After", "1");
   return r;
+}
+
+std::optional<MatchedRoute> match_route(http::Exchange& exchange, bool webui) {
+  const http::Request& req = exchange.request();
+  if (webui && webui::is_page_path(req.path)) {
+    exchange.respond(webui::page_response(req));
+    return std::nullopt;
+  }
+  std::string path = routed_path(req.path);
+  const Route* r = find_route(path);
+  if (r == nullptr) {
+    ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
+    e.status = 404;
+    exchange.respond(error_response(e, req));
+    return std::nullopt;
+  }
+  const bool get = req.method == "GET" || req.method == "HEAD";
+  if (r->method != std::string_view(get ? "GET" : req.method)) {
+    exchange.respond(method_not_allowed(req, *r));
+    return std::nullopt;
+  }
+  return MatchedRoute{r, std::move(path)};
+}
+
+void guarded_route(RequestGate& gate, const std::shared_ptr<http::Exchange>& exchange,
+                      const std::function<void()>& answer) {
+  try {
+    if (gate.admit(*exchange)) answer();
+  } catch (const std::exception& e) {
+    exchange->respond(error_response(internal_error(e.what()), exchange->request()));
+  }
 }
 
 }  // namespace ogai::serve

@@ -4,6 +4,9 @@
 // Pure functions over constant tables; thread-safe.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +14,8 @@
 #include "serve/http/message.h"
 
 namespace ogai::serve {
+
+class RequestGate;
 
 struct Route {
   const char* path;    // exact, or a prefix when `prefix`
@@ -32,6 +37,20 @@ std::string endpoint_label(const std::string& path);
 http::Response text_response(std::string body, std::string content_type = "application/json");
 // A known route asked with another method: 405 with the Allow header.
 http::Response method_not_allowed(const http::Request& req, const Route& route);
+// The first answers every front gives a request past its gate: the chat page (when `webui` and the
+// path is the page's), 404 for an unknown path, 405 for a known path asked with another method.
+// Returns the route and the routed path, or nothing when the request was answered here.
+struct MatchedRoute {
+  const Route* route;
+  std::string path;  // routed_path() of the request's path
+};
+std::optional<MatchedRoute> match_route(http::Exchange& exchange, bool webui);
+
+// Runs `answer` when `gate` admits the request (else the gate has answered it); an exception
+// `answer` lets out becomes a 500 naming it, so no route can leave a request unanswered.
+void guarded_route(RequestGate& gate, const std::shared_ptr<http::Exchange>& exchange,
+                      const std::function<void()>& answer);
+
 // An error the transport detected itself, as an OpenAI-style error answer.
 http::Response transport_failure_response(const http::Failure& failure);
 

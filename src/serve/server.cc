@@ -202,26 +202,15 @@ void Server::Impl::on_request_lane(const std::shared_ptr<http::Exchange>& exchan
 }
 
 void Server::Impl::route(std::shared_ptr<http::Exchange> exchange) {
-  try {
-    if (!gate.admit(*exchange)) return;
-    answer_route(exchange);
-  } catch (const std::exception& e) {
-    exchange->respond(error_response(internal_error(e.what()), exchange->request()));
-  }
+  guarded_route(gate, exchange, [&] { answer_route(exchange); });
 }
 
 void Server::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange) {
   const http::Request& req = exchange->request();
-  if (options.surface.webui && webui::is_page_path(req.path)) return exchange->respond(webui::page_response(req));
-  const std::string path = routed_path(req.path);
-  const Route* r = find_route(path);
-  if (r == nullptr) {
-    ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
-    e.status = 404;
-    return exchange->respond(error_response(e, req));
-  }
-  const bool get = req.method == "GET" || req.method == "HEAD";
-  if (r->method != std::string_view(get ? "GET" : req.method)) return exchange->respond(method_not_allowed(req, *r));
+  const std::optional<MatchedRoute> matched = match_route(*exchange, options.surface.webui);
+  if (!matched) return;
+  const Route* r = matched->route;
+  const std::string& path = matched->path;
   const std::string label = r->label;
   if (label == "/health") {
     const bool stopping = scheduler.stopping();

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ogai/version.h"
+#include "serve/common/json_fields.h"
 #include "serve/common/json_limits.h"
 #include "serve/server_impl.h"
 #include "tokenizer/cancel.h"
@@ -84,15 +85,8 @@ http::Response Server::Impl::answer_detokenize(const std::string& body) const {
   if (tokens == doc.end() || !tokens->is_array())
     throw invalid_request("tokens", "tokens must be an array of token ids");
   const std::int64_t vocab = model->info().vocab_size;
-  std::vector<std::int32_t> ids;
-  ids.reserve(tokens->size());
-  for (std::size_t i = 0; i < tokens->size(); ++i) {
-    const RequestJson& t = (*tokens)[i];
-    if (!t.is_number_integer() || t.get<std::int64_t>() < 0 || (vocab > 0 && t.get<std::int64_t>() >= vocab))
-      throw invalid_request("tokens", "tokens[" + std::to_string(i) + "] is not a token id in [0, " +
-                                          std::to_string(vocab) + ")");
-    ids.push_back(static_cast<std::int32_t>(t.get<std::int64_t>()));
-  }
+  const std::int64_t limit = vocab > 0 ? vocab : std::int64_t{1} << 31;
+  const std::vector<std::int32_t> ids = read_token_ids(*tokens, "tokens", "tokens", limit);
   return json_response({{"content", model->detokenize(ids)}});
 }
 

@@ -9,11 +9,11 @@ import json
 import os
 import sys
 import unittest
-import wave
 
 import numpy as np
 
 from cli_support import run, temp_dir
+from wav_file import write_pcm16
 
 OGAI = sys.argv.pop(1)
 
@@ -84,11 +84,7 @@ def write_wav(path, rate, channels, seconds):
     rng = np.random.default_rng(3)
     chans = [0.3 * np.sin(2 * np.pi * (200 * (c + 1) * t + 900 * t * t)) + rng.normal(0, 0.01, n) for c in range(channels)]
     pcm = np.round(np.clip(np.stack(chans, axis=1), -1, 1) * 32767).astype("<i2")
-    with wave.open(path, "wb") as w:
-        w.setnchannels(channels)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(pcm.tobytes())
+    write_pcm16(path, pcm, rate)
     return pcm.astype(np.float64) / 32768.0  # [n, channels], as a decoder reads 16-bit PCM
 
 

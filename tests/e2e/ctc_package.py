@@ -186,10 +186,5 @@ def write_package(folder, kind="raw", document=None):
 
 def write_wav(path, classes, rate=16000):
     """A mono 16-bit WAV whose samples are class / 4 (class 4 -> the largest sample)."""
-    import wave
-    samples = np.minimum(np.asarray(classes, dtype=np.int64) * 8192, 32767).astype("<i2")
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(samples.tobytes())
+    from wav_file import write_pcm16
+    write_pcm16(path, np.minimum(np.asarray(classes, dtype=np.int64) * 8192, 32767), rate)

@@ -14,6 +14,7 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const peers = require('../peers/peers.cjs');
+const { encodeClip, runProgram: probeRun, maxAbs, same, checker } = require('../media/audio_probe.cjs');
 const hf = peers('@huggingface/transformers');
 
 const [ogai, probe] = process.argv.slice(2);
@@ -26,10 +27,7 @@ fs.mkdirSync(work, { recursive: true });
 const shared = JSON.parse(fs.readFileSync(path.join(process.env.OGAI_SHARED_DIR, 'ortgenai', 'gemma4',
   'audio_feature_extraction.json'), 'utf8'));
 
-let failures = 0;
-function check(ok, what) {
-  if (!ok) { failures++; console.log(`FAIL ${what}`); }
-}
+const { check, failures } = checker();
 
 // ---- variants of the extraction config -------------------------------------------------------
 function variant(logMel, decoderAttrs) {
@@ -99,37 +97,17 @@ function signal(kind, rate, n, channel) {
 function clip(label, kind, rate, channels, seconds) {
   const n = Math.round(rate * seconds);
   const chans = Array.from({ length: channels }, (_, c) => signal(kind, rate, n, c));
-  const inter = new Float32Array(n * channels);
   const mono = new Float32Array(n);
   for (let i = 0; i < n; ++i) {
     let sum = 0;
-    for (let c = 0; c < channels; ++c) { inter[i * channels + c] = chans[c][i]; sum += chans[c][i]; }
+    for (let c = 0; c < channels; ++c) sum += chans[c][i];
     mono[i] = sum / channels;
   }
-  const raw = path.join(work, `${label}.f32`), file = path.join(work, `${label}.wav`);
-  fs.writeFileSync(raw, Buffer.from(inter.buffer));
-  execFileSync(probe, ['encode', 'wav_f32', String(rate), String(channels), raw, file]);
+  const file = encodeClip(probe, work, label, chans, rate, 'wav_f32');
   return { file, mono };
 }
 
-function runProgram(programFile, file, outdir) {
-  const out = {};
-  for (const line of execFileSync(probe, ['run', programFile, file, outdir]).toString().trim().split('\n')) {
-    const o = JSON.parse(line);
-    const buf = fs.readFileSync(path.join(outdir, `${o.index}.bin`));
-    o.data = o.integer ? new BigInt64Array(buf.buffer, buf.byteOffset, buf.length / 8)
-                       : new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
-    out[o.name] = o;
-  }
-  return out;
-}
-
-function maxAbs(a, b) {
-  let m = 0;
-  for (let i = 0; i < a.length; ++i) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-}
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const runProgram = (programFile, file, outdir) => probeRun(probe, programFile, file, outdir);
 function tokensOf(validFrames) {
   let t = validFrames;
   for (let i = 0; i < 2; ++i) t = t <= 0 ? 0 : Math.floor((t + 2 - 3) / 2) + 1;
@@ -174,7 +152,7 @@ async function main() {
     }
     console.log(`${label}: shape ${JSON.stringify(features.shape)}, ${tokens} tokens, max |diff| ${d.toExponential(2)}`);
   }
-  if (failures) { console.log(`${failures} check(s) failed`); process.exit(1); }
+  if (failures()) { console.log(`${failures()} check(s) failed`); process.exit(1); }
   console.log('imported Gemma-4 audio programs equal Hugging Face');
 }
 

@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import unittest
-import wave
 
 import numpy as np
 import onnx
@@ -23,6 +22,7 @@ from onnx import numpy_helper
 from PIL import Image
 
 from cli_support import BINARY, json_line, run, temp_dir
+from wav_file import write_pcm16
 
 OGAI, PROBE = sys.argv.pop(1), sys.argv.pop(1)
 STAND_IN = os.path.join(BINARY, "importer_folders", "multimodal", "mm-gemma4-audio")
@@ -35,12 +35,7 @@ def weights(graph):
 
 
 def write_wav(path, samples, rate):
-    pcm = np.clip(np.round(samples * 32767), -32768, 32767).astype("<i2")
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(pcm.tobytes())
+    write_pcm16(path, np.clip(np.round(samples * 32767), -32768, 32767), rate)
 
 
 def tone(test, seconds, rate, seed):

@@ -1,16 +1,15 @@
 """`ogai generate --image/--audio` and `ogai chat`'s /image and /audio (docs/multimodal.md) on the
 tiny-vlm package tools/fixtures/multimodal_package.py writes into the build dir (the
-multimodal_packages test). Images are made with Pillow, clips with the wave module."""
+multimodal_packages test). Images are made with Pillow, clips with wav_file.py."""
 import math
 import os
-import struct
 import sys
 import unittest
-import wave
 
 from PIL import Image
 
 from cli_support import BINARY, TINY_E2B, json_line, run, temp_dir
+from wav_file import write_pcm16
 
 OGAI = sys.argv.pop(1)
 VLM = os.path.join(BINARY, "multimodal", "tiny-vlm")
@@ -29,12 +28,7 @@ def image(directory, name, seed, size=(8, 8)):
 
 def clip(directory, name, seconds, hz):
     path = os.path.join(directory, name)
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(16000)
-        w.writeframes(b"".join(struct.pack("<h", int(12000 * math.sin(2 * math.pi * hz * i / 16000)))
-                               for i in range(int(seconds * 16000))))
+    write_pcm16(path, [int(12000 * math.sin(2 * math.pi * hz * i / 16000)) for i in range(int(seconds * 16000))], 16000)
     return path
 
 

@@ -23,12 +23,12 @@ import os
 import subprocess
 import sys
 import unittest
-import wave
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageOps
 
 from cli_support import run, temp_dir
+from wav_file import write_pcm16
 
 OGAI = sys.argv.pop(1)
 SOURCE = os.environ["OGAI_SOURCE_DIR"]
@@ -573,8 +573,7 @@ class Cli(unittest.TestCase):
             self.assertIn(hostile, result.stderr)
         self.assertEqual(run(OGAI, "preprocess", pkg, "--image", os.path.join(d, "missing.png")).returncode, 2)
         wav = os.path.join(d, "a.wav")
-        with wave.open(wav, "wb") as w:
-            w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000), w.writeframes(b"\x00\x00" * 1600)
+        write_pcm16(wav, np.zeros(1600), 16000)
         result = run(OGAI, "preprocess", pkg, "--audio", wav)
         self.assertEqual(result.returncode, 1)
         self.assertIn("preprocessing.audio", result.stderr)
@@ -641,9 +640,7 @@ class Cli(unittest.TestCase):
             json.dump(doc, f)
         wav = os.path.join(d, "tone.wav")
         t = np.arange(9600) / 16000
-        with wave.open(wav, "wb") as w:
-            w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
-            w.writeframes((0.3 * np.sin(2 * np.pi * 440 * t) * 32767).astype("<i2").tobytes())
+        write_pcm16(wav, (0.3 * np.sin(2 * np.pi * 440 * t) * 32767).astype("<i2"), 16000)
         out = os.path.join(d, "out")
         result = run(OGAI, "preprocess", pkg, "--audio", wav, "--out", out)
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -14,6 +14,7 @@
 #include "generate/package_config.h"
 #include "generate/token_logprobs.h"
 #include "metadata/package.h"
+#include "sampling/sampler.h"
 #include "ogai/ogai.h"
 
 namespace ogai {
@@ -329,6 +330,50 @@ TEST(LogprobsTest, TokenBytesAreTheTokensTextInContext) {
   std::string joined;
   for (auto id : r.ids) joined += model->token_bytes(id);
   EXPECT_EQ(joined, r.text);
+}
+
+// The decode loop's cheaper form (live_sequence.cc): a sampler that leaves its row gets the raw
+// row itself (no copy), and one whose dense weights are the raw row's softmax terms hands its sum
+// over (no exponential pass of the recorder's own): the same ids, and logprobs within float
+// rounding of the reference and of a log-softmax in double.
+TEST(LogprobsTest, RecorderReusesTheSamplersRowAndSum) {
+  for (std::size_t v : {100u, 4161u}) {
+    std::vector<float> row(v);
+    std::uint64_t state = 99 + v;
+    for (float& x : row) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      x = static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-53 * 12.0);
+    }
+    row[3] = -INFINITY;
+    for (double top_p : {1.0, 0.9}) {
+      sampling::SamplingParams params;
+      params.seed = 5;
+      params.top_p = top_p;
+      sampling::Sampler sampler(params, static_cast<std::int64_t>(v));
+      ASSERT_TRUE(sampler.leaves_row());
+      generate::LogprobRecorder recorder(5);
+      std::vector<float> raw = row;
+      std::span<float> given = recorder.observe(raw, sampler.leaves_row());
+      EXPECT_EQ(given.data(), raw.data());  // no copy
+      const TokenId chosen = sampler.sample(given);
+      const auto sum = sampler.raw_softmax_sum();
+      ASSERT_TRUE(sum.has_value());
+      const TokenLogprobs got = *recorder.entry(chosen, sum);
+      const TokenLogprobs want = generate::compute_token_logprobs(row, chosen, 5);
+      double max = -INFINITY, total = 0;
+      for (float x : row) max = std::max(max, static_cast<double>(x));
+      for (float x : row) total += std::exp(static_cast<double>(x) - max);
+      const double exact = (row[static_cast<std::size_t>(chosen)] - max) - std::log(total);
+      EXPECT_EQ(got.id, chosen);
+      EXPECT_NEAR(got.logprob, exact, 4e-7 * (1.0 + std::fabs(exact)));
+      EXPECT_NEAR(got.logprob, want.logprob, 4e-7 * (1.0 + std::fabs(exact)));
+      ASSERT_EQ(got.top.size(), want.top.size());
+      for (std::size_t k = 0; k < want.top.size(); ++k) {
+        EXPECT_EQ(got.top[k].id, want.top[k].id);
+        EXPECT_NEAR(got.top[k].logprob, want.top[k].logprob, 4e-7 * (1.0 + std::fabs(want.top[k].logprob)));
+      }
+    }
+  }
 }
 
 }  // namespace

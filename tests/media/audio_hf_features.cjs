@@ -19,6 +19,7 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const peers = require('../peers/peers.cjs');
+const { encodeClip, runProgram: probeRun, maxAbs, same, checker } = require('./audio_probe.cjs');
 const hf = peers('@huggingface/transformers');
 
 const probe = process.argv[2];
@@ -144,42 +145,13 @@ const cases = [
   ['gemma4_preemphasis', 'mix', 44100, 1, 1.3, 'flac'],
 ];
 
-const ext = { wav_f32: 'wav', wav_s16: 'wav', flac: 'flac', mp3: 'mp3' };
 function encode(name, kind, rate, channels, seconds, format) {
   const n = Math.round(rate * seconds);
   const chans = Array.from({ length: channels }, (_, c) => signal(kind, rate, n, c));
-  const inter = new Float32Array(n * channels);
-  for (let i = 0; i < n; ++i) for (let c = 0; c < channels; ++c) inter[i * channels + c] = chans[c][i];
-  const raw = path.join(work, `${name}.f32`), file = path.join(work, `${name}.${ext[format]}`);
-  fs.writeFileSync(raw, Buffer.from(inter.buffer));
-  execFileSync(probe, ['encode', format, String(rate), String(channels), raw, file]);
-  return { file, chans, n };
+  return { file: encodeClip(probe, work, name, chans, rate, format), chans, n };
 }
-
-function runProgram(programFile, file, outdir) {
-  const lines = execFileSync(probe, ['run', programFile, file, outdir]).toString().trim().split('\n');
-  const out = {};
-  for (const line of lines) {
-    const o = JSON.parse(line);
-    const buf = fs.readFileSync(path.join(outdir, `${o.index}.bin`));
-    o.data = o.integer ? new BigInt64Array(buf.buffer, buf.byteOffset, buf.length / 8)
-                       : new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
-    out[o.name] = o;
-  }
-  return out;
-}
-
-function maxAbs(a, b) {
-  let m = 0;
-  for (let i = 0; i < a.length; ++i) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-}
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-
-let failures = 0;
-function check(ok, what) {
-  if (!ok) { failures++; console.log(`FAIL ${what}`); }
-}
+const runProgram = (programFile, file, outdir) => probeRun(probe, programFile, file, outdir);
+const { check, failures } = checker();
 
 // The waveform the program featurized: decode, channel mean, libsoxr when resampled.
 function checkWaveform(label, wave, src, rate, format) {
@@ -223,7 +195,7 @@ async function main() {
   }
   console.log('worst max |ogai - HF| per extractor:', JSON.stringify(worst));
   checkSox();
-  if (failures) { console.log(`${failures} check(s) failed`); process.exit(1); }
+  if (failures()) { console.log(`${failures()} check(s) failed`); process.exit(1); }
   console.log('all audio feature checks passed');
 }
 

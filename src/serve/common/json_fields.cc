@@ -102,6 +102,23 @@ std::optional<float> FieldReader::float_number(const char* name) const {
 
 std::string element_param(const std::string& name, std::size_t i) { return name + "[" + std::to_string(i) + "]"; }
 
+std::vector<std::int32_t> read_token_ids(const RequestJson& array, const std::string& field, const std::string& param,
+                                         std::int64_t limit, std::string_view hint) {
+  std::vector<std::int32_t> ids;
+  ids.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const RequestJson& t = array[i];
+    if (!t.is_number_integer() || t.get<std::int64_t>() < 0 || t.get<std::int64_t>() >= limit) {
+      std::string message = element_param(param, i) + " is " + json_preview(t) + ", not a token id (an integer in [0, " +
+                            std::to_string(limit) + "))";
+      if (!hint.empty()) message += "; " + std::string(hint);
+      throw invalid_request(field, message);
+    }
+    ids.push_back(static_cast<std::int32_t>(t.get<std::int64_t>()));
+  }
+  return ids;
+}
+
 std::string content_text(const RequestJson& content, const std::string& param,
                          std::initializer_list<std::string_view> text_types) {
   if (content.is_string()) return content.get<std::string>();

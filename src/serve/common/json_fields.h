@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,13 @@ class FieldReader {
 
 // "name[i]": an array element as errors name it.
 std::string element_param(const std::string& name, std::size_t i);
+
+// The elements of `array` (named `param` in errors, e.g. "input[2]") as token ids: each an integral
+// number in [0, limit) (limit: a vocabulary size when the route knows it, else 2^31). Another
+// element is an ApiError 400 on `field` naming the element, its value and the range, followed by
+// `hint` (what the field accepts) when given. Does not check emptiness: routes differ there.
+std::vector<std::int32_t> read_token_ids(const RequestJson& array, const std::string& field, const std::string& param,
+                                         std::int64_t limit = std::int64_t{1} << 31, std::string_view hint = {});
 
 // A message's content (`param` names it in errors): a string, or an array of {"type", "text"}
 // parts whose type is one of `text_types`, joined with "\n". Another part type is an ApiError

@@ -22,18 +22,7 @@ constexpr const char* kInputShape =
 // One token-id input: a non-empty array of integers in [0, 2^31).
 std::vector<std::int32_t> token_ids(const RequestJson& array, const std::string& param) {
   if (array.empty()) throw invalid_request("input", param + " must not be empty");
-  std::vector<std::int32_t> ids;
-  ids.reserve(array.size());
-  for (std::size_t j = 0; j < array.size(); ++j) {
-    const RequestJson& t = array[j];
-    const bool ok = t.is_number_integer() && t.get<std::int64_t>() >= 0 &&
-                    t.get<std::int64_t>() <= std::numeric_limits<std::int32_t>::max();
-    if (!ok)
-      throw invalid_request("input", element_param(param, j) + " is " + json_preview(t) + ", not a token id (an "
-                                     "integer >= 0); " + kInputShape);
-    ids.push_back(static_cast<std::int32_t>(t.get<std::int64_t>()));
-  }
-  return ids;
+  return read_token_ids(array, "input", param, std::int64_t{1} << 31, kInputShape);
 }
 
 void read_input(const RequestJson* input, EmbeddingsRequest& r) {

@@ -42,13 +42,7 @@ void read_prompt(const RequestJson* prompt, ImageRequest& r) {
   if (!prompt->is_array() || prompt->empty())
     throw invalid_request("prompt", "prompt is " + json_preview(*prompt) + "; it must be a string or an array of token ids");
   std::vector<TokenId> ids;
-  for (std::size_t i = 0; i < prompt->size(); ++i) {
-    const auto& id = (*prompt)[i];
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
-      throw invalid_request(element_param("prompt", i), "prompt[" + std::to_string(i) + "] is " + json_preview(id) +
-                                                            "; token ids are integers >= 0");
-    ids.push_back(static_cast<TokenId>(id.get<std::int64_t>()));
-  }
+  for (std::int32_t id : read_token_ids(*prompt, "prompt", "prompt")) ids.push_back(static_cast<TokenId>(id));
   r.prompt_ids = std::move(ids);
 }
 

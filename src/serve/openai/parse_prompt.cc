@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "serve/common/json_fields.h"
 #include "serve/common/request_fields.h"
 #include "serve/openai/chat_messages.h"
 
@@ -53,15 +54,7 @@ void read_completion_logprobs(const FieldReader& f, GenerationOptions& options) 
 }
 
 std::vector<std::int32_t> read_ids(const RequestJson& array, const std::string& param) {
-  std::vector<std::int32_t> ids;
-  for (std::size_t i = 0; i < array.size(); ++i) {
-    const auto& id = array[i];
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT_MAX)
-      throw invalid_request("prompt", element_param(param, i) + ": expected a token id (a non-negative integer), got " +
-                                          json_preview(id));
-    ids.push_back(id.get<std::int32_t>());
-  }
-  return ids;
+  return read_token_ids(array, "prompt", param);
 }
 
 // One entry of an array of prompts: a string or a non-empty array of token ids.

@@ -97,31 +97,20 @@ std::shared_ptr<router::Served> Router::Impl::load_unit(const router::ModelSpec&
 }
 
 void Router::Impl::route(std::shared_ptr<http::Exchange> exchange) {
-  try {
-    if (!gate.admit(*exchange)) return;
-    answer_route(exchange);
-  } catch (const std::exception& e) {
-    exchange->respond(error_response(internal_error(e.what()), exchange->request()));
-  }
+  guarded_route(gate, exchange, [&] { answer_route(exchange); });
 }
 
 void Router::Impl::answer_route(const std::shared_ptr<http::Exchange>& exchange) {
   const http::Request& req = exchange->request();
-  if (options.server.surface.webui && webui::is_page_path(req.path)) return exchange->respond(webui::page_response(req));
   if (req.path == "/models/load" || req.path == "/models/unload") {
     if (req.method != "POST") return exchange->respond(method_not_allowed(req, Route{"", "", "POST"}));
     const bool load_it = req.path == "/models/load";
     return boost::asio::post(dispatch_pool, [this, load_it, exchange] { handle_model_control(load_it, exchange); });
   }
-  const std::string path = routed_path(req.path);
-  const Route* r = find_route(path);
-  if (r == nullptr) {
-    ApiError e = invalid_request("", "unknown route: " + req.method + " " + req.path, "not_found");
-    e.status = 404;
-    return exchange->respond(error_response(e, req));
-  }
-  const bool get = req.method == "GET" || req.method == "HEAD";
-  if (r->method != std::string_view(get ? "GET" : req.method)) return exchange->respond(method_not_allowed(req, *r));
+  const std::optional<MatchedRoute> matched = match_route(*exchange, options.server.surface.webui);
+  if (!matched) return;
+  const Route* r = matched->route;
+  const std::string& path = matched->path;
   const std::string label = r->label;
   if (label == "/health") {
     http::Response res = text_response(stopping ? R"({"status":"stopping"})" : R"({"status":"ok"})");
