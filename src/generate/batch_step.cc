@@ -7,6 +7,13 @@
 
 namespace ogai::generate {
 
+std::int64_t BatchStep::offset(std::int64_t row) const {
+  if (!decoder_.spec().mrope) return 0;
+  if (static_cast<std::size_t>(row) >= offsets_.size())
+    fail(ErrorCode::kInternal, "batch step", "row {} has no rope delta ({} set)", row, offsets_.size());
+  return offsets_[static_cast<std::size_t>(row)];
+}
+
 void BatchStep::build_mask(const kv::BatchCache& cache) {
   const std::int64_t rows = cache.rows();
   const std::int64_t total = cache.longest() + 1;
@@ -31,7 +38,7 @@ StepOutput BatchStep::run(std::span<const TokenId> tokens, kv::BatchCache& cache
   positions_.resize(static_cast<std::size_t>(rows));
   lengths_.resize(static_cast<std::size_t>(2 * rows));
   for (std::int64_t r = 0; r < rows; ++r) {
-    positions_[static_cast<std::size_t>(r)] = cache.length(r);
+    positions_[static_cast<std::size_t>(r)] = cache.length(r) + offset(r);
     lengths_[static_cast<std::size_t>(r)] = cache.length(r);
     lengths_[static_cast<std::size_t>(rows + r)] = cache.length(r) + 1;
   }
@@ -50,7 +57,7 @@ void BatchStep::build_multi_feeds(const kv::BatchCache& cache, std::span<const s
     auto begin = mask_.begin() + r * total + (width - len);
     std::fill(begin, begin + len + n, 1);
     for (std::int64_t s = 0; s < seq; ++s)
-      positions_[static_cast<std::size_t>(r * seq + s)] = s < n ? len + s : 1;  // 1: HF's padding position
+      positions_[static_cast<std::size_t>(r * seq + s)] = s < n ? len + s + offset(r) : 1;  // 1: HF's padding position
   }
 }
 
@@ -75,8 +82,14 @@ StepOutput BatchStep::execute(std::span<const TokenId> tokens, std::int64_t seq,
   owned[n++] = ids_feed(spec.token_dtype, {rows, seq}, tokens, wide_ids_, spec.token_input);
   if (!spec.mask_input.empty())
     owned[n++] = index_feed(spec.mask_dtype, {rows, mask_width}, mask_, narrow_[0], spec.mask_input);
-  if (!spec.position_input.empty())
+  if (!spec.position_input.empty() && spec.mrope) {
+    // Past the prompt every axis holds the same position (offset by the row's rope delta already).
+    positions3_.resize(static_cast<std::size_t>(3 * rows * seq));
+    for (std::size_t a = 0; a < 3; ++a) std::copy(positions_.begin(), positions_.end(), positions3_.begin() + a * positions_.size());
+    owned[n++] = index_feed(spec.position_dtype, {3, rows, seq}, positions3_, narrow_[1], spec.position_input);
+  } else if (!spec.position_input.empty()) {
     owned[n++] = index_feed(spec.position_dtype, {rows, seq}, positions_, narrow_[1], spec.position_input);
+  }
   if (!spec.write_indices_input.empty()) owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data());
   if (!spec.cache_lengths_input.empty())
     owned[n++] = ort::Tensor::view(DataType::kInt64, {rows}, lengths_.data() + rows);

@@ -39,6 +39,10 @@ class BatchStep {
   // until set again; batched by CrossBatch only when the rows change).
   void set_cross(std::span<const CrossStatePtr> rows) { cross_rows_.assign(rows.begin(), rows.end()); }
 
+  // 3-D positions (DecoderSpec::mrope): each row's rope delta (AttentionState::position_offset),
+  // in row order, added to its positions from the next run on (kept until set again).
+  void set_position_offsets(std::span<const std::int64_t> rows) { offsets_.assign(rows.begin(), rows.end()); }
+
   // `tokens` holds one token per row of `cache`, in row order.
   StepOutput run(std::span<const TokenId> tokens, kv::BatchCache& cache);
   // A multi-token step: `tokens` is [rows, seq] row-major, row r's first real[r] (1..seq) real.
@@ -48,6 +52,7 @@ class BatchStep {
 
  private:
   void build_mask(const kv::BatchCache& cache);
+  std::int64_t offset(std::int64_t row) const;  // the row's rope delta (3-D positions), else 0
   void build_multi_feeds(const kv::BatchCache& cache, std::span<const std::int64_t> real, std::int64_t seq);
   StepOutput execute(std::span<const TokenId> tokens, std::int64_t seq, std::int64_t mask_width, kv::BatchCache& cache);
 
@@ -62,6 +67,8 @@ class BatchStep {
   std::vector<std::int32_t> narrow_[2];                // mask, positions for int32 ports (index_feed.h)
   std::vector<const ort::Tensor*> inputs_;
   std::vector<CrossStatePtr> cross_rows_;
+  std::vector<std::int64_t> offsets_;                  // [rows]: 3-D positions' rope deltas
+  std::vector<std::int64_t> positions3_;               // [3, rows, seq]: the positions on every axis
   CrossBatch cross_;
   std::vector<ort::Tensor> outputs_;
 };

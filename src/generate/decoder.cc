@@ -38,6 +38,16 @@ DataType require_index(const ort::PortInfo& port, const std::string& origin, int
   return port.dtype;
 }
 
+// position_ids: [batch, seq], or [3, batch, seq] with the ogai.mrope extension (DecoderSpec::mrope).
+void check_positions(const ort::PortInfo& port, const DecoderSpec& spec, const std::string& origin) {
+  const int rank = spec.mrope ? 3 : 2;
+  if (!is_index_dtype(port.dtype) || static_cast<int>(port.shape.size()) != rank ||
+      (spec.mrope && port.shape[0] > 0 && port.shape[0] != 3))
+    fail(ErrorCode::kInvalidPackage, origin, "position_ids port '{}' is {} of rank {}, expected int32 or int64 {}{}",
+         port.name, dtype_name(port.dtype), port.shape.size(), spec.mrope ? "[3, batch, sequence]" : "[batch, sequence]",
+         !spec.mrope && port.shape.size() == 3 ? " (3-D mRoPE positions need the workflow capability ogai.mrope)" : "");
+}
+
 // The merged decoder's flag: bool [1] (or a scalar), over a cache whose past tensors carry their
 // length (appended KV; a shared fixed-capacity buffer or a static cache would always read full).
 void check_cache_branch(const ort::PortInfo& port, const DecoderSpec& spec, const std::string& origin) {
@@ -215,7 +225,7 @@ void Decoder::check_against_session() const {
   if (!spec_.mask_input.empty())
     require_index(require_port(session_, spec_.mask_input, true, "attention_mask"), origin, 2);
   if (!spec_.position_input.empty())
-    require_index(require_port(session_, spec_.position_input, true, "position_ids"), origin, 2);
+    check_positions(require_port(session_, spec_.position_input, true, "position_ids"), spec_, origin);
   const auto& logits = require_port(session_, spec_.logits_output, false, "logits");
   if (logits.dtype != DataType::kFloat32 && logits.dtype != DataType::kFloat16 && logits.dtype != DataType::kBfloat16)
     fail(ErrorCode::kUnsupported, origin, "logits '{}' are {}, expected float32, float16 or bfloat16", logits.name,
@@ -260,14 +270,18 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
   if (!spec_.encoder_inputs.empty() && (batch != 1 || !cross || cross->tensors.size() != spec_.encoder_inputs.size()))
     fail(ErrorCode::kInternal, session_.origin(), "an encoder-decoder step needs its row's encoder outputs");
 
-  // Attention rows and positions for the new tokens.
-  attention.positions_.resize(static_cast<std::size_t>(batch * seq));
+  // Attention rows and positions for the new tokens ([3, batch, seq] for 3-D positions).
+  const int axes = spec_.mrope ? 3 : 1;
+  attention.positions_.resize(static_cast<std::size_t>(axes * batch * seq));
   for (std::int64_t b = 0; b < batch; ++b) {
     auto& row = attention.rows_[static_cast<std::size_t>(b)];
     for (std::int64_t s = 0; s < seq; ++s) {
       bool is_real = real.empty() || real[static_cast<std::size_t>(b * seq + s)] != 0;
       row.mask.push_back(is_real ? 1 : 0);
-      attention.positions_[static_cast<std::size_t>(b * seq + s)] = is_real ? row.real++ : kPaddingPosition;
+      const std::int64_t k = is_real ? row.real++ : -1;
+      for (int a = 0; a < axes; ++a)
+        attention.positions_[static_cast<std::size_t>((a * batch + b) * seq + s)] =
+            !is_real ? kPaddingPosition : row.mrope ? row.mrope->at(a, k) : k;
     }
   }
   const std::int64_t total = past + seq;
@@ -292,8 +306,8 @@ StepOutput Decoder::step(std::span<const TokenId> tokens, std::int64_t seq, std:
       owned[n_owned++] = index_feed(spec_.mask_dtype, {batch, total},
                                     {mask_data, static_cast<std::size_t>(batch * total)}, narrow[0], spec_.mask_input);
     if (!spec_.position_input.empty())
-      owned[n_owned++] =
-          index_feed(spec_.position_dtype, {batch, seq}, attention.positions_, narrow[1], spec_.position_input);
+      owned[n_owned++] = index_feed(spec_.position_dtype, spec_.mrope ? ort::Shape{3, batch, seq} : ort::Shape{batch, seq},
+                                    attention.positions_, narrow[1], spec_.position_input);
     if (!spec_.write_indices_input.empty() || !spec_.cache_lengths_input.empty()) {
       attention.lengths_.assign(static_cast<std::size_t>(batch), past);  // write at the end of every row
       attention.lengths_.resize(static_cast<std::size_t>(2 * batch), total);

@@ -16,6 +16,7 @@
 #include "generate/cross_state.h"
 #include "generate/decoder_spec.h"
 #include "generate/embedding_stage.h"
+#include "generate/mrope_positions.h"
 #include "kv/kv_cache.h"
 #include "ogai/token_id.h"
 #include "ort/io_binding.h"
@@ -38,16 +39,27 @@ class AttentionState {
   std::span<const std::int64_t> mask(std::int64_t row) const { return rows_[static_cast<std::size_t>(row)].mask; }
   // Keeps the first `length` positions of every row.
   void truncate(std::int64_t length);
+  // 3-D rotary positions of a row's prompt (decoders with DecoderSpec::mrope): real token k gets
+  // table->at(axis, k); null (the default) gives k on every axis (a text-only prompt).
+  void set_mrope(std::int64_t row, std::shared_ptr<const MropePositions> table) {
+    rows_[static_cast<std::size_t>(row)].mrope = std::move(table);
+  }
+  // What a row's positions after its prompt add to the real token count (the rope delta; 0 without a table).
+  std::int64_t position_offset(std::int64_t row) const {
+    const auto& t = rows_[static_cast<std::size_t>(row)].mrope;
+    return t ? t->delta : 0;
+  }
 
  private:
   friend class Decoder;
   struct Row {
     std::vector<std::int64_t> mask;  // [positions]: 1 real, 0 padding
     std::int64_t real = 0;
+    std::shared_ptr<const MropePositions> mrope;  // shared, immutable
   };
   std::vector<Row> rows_;
   std::vector<std::int64_t> batch_mask_;  // [batch, positions] scratch when batch > 1
-  std::vector<std::int64_t> positions_;   // [batch, seq] scratch
+  std::vector<std::int64_t> positions_;   // [batch, seq] scratch ([3, batch, seq] for 3-D positions)
   std::vector<std::int64_t> lengths_;     // [2, batch] scratch: write indices, then valid lengths
   std::vector<std::int64_t> wide_ids_;    // [batch, seq] scratch: the ids for graphs that take int64
   std::vector<std::int32_t> narrow_[2];   // mask, positions as int32 for graphs that take int32

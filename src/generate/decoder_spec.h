@@ -29,7 +29,10 @@ struct DecoderSpec {
   // token_dtype is then the embedding's ids dtype.
   std::optional<EmbeddingSpec> embedding;
   std::string mask_input;           // [batch, past + seq]; empty when absent
-  std::string position_input;       // [batch, seq]; empty when absent
+  std::string position_input;       // [batch, seq] ([3, batch, seq] when mrope); empty when absent
+  // Qwen2-VL-style 3-D rotary positions (importer/mrope.h, generate/mrope_positions.h): the
+  // position input is [3, batch, seq], fed from each row's MropePositions.
+  bool mrope = false;
   // The element types of those three ports (int32 or int64), as the graph declares them; the
   // Decoder reads them from its session (index_feed.h writes the feeds in them).
   DataType token_dtype = DataType::kInt64, mask_dtype = DataType::kInt64, position_dtype = DataType::kInt64;

@@ -56,6 +56,7 @@ Engine::Engine(const SequenceModel& model, EngineLimits limits, PrefixCache* pre
   if (limits_.step_tokens < 1) fail(ErrorCode::kInvalidArgument, "max_step_tokens", "must be at least 1");
   std::tie(bytes_per_position_, fixed_bytes_) = state_geometry(model.decoder.spec().cache);
   batch_verifies_ = verifies_in_batch(model.decoder.spec());
+  mrope_ = model.decoder.spec().mrope;
   equal_lengths_ = model.decoder.spec().mask_input.empty() && batch_.left_padded();
 }
 
@@ -249,6 +250,11 @@ void Engine::decode() {
     batch_step_cross_.clear();
     for (const auto& row : rows_) batch_step_cross_.push_back(row->state().cross);
     step_.set_cross(batch_step_cross_);
+  }
+  if (mrope_) {  // 3-D positions: each row's rope delta (mrope_positions.h)
+    batch_step_offsets_.clear();
+    for (const auto& row : rows_) batch_step_offsets_.push_back(row->state().attention.position_offset(0));
+    step_.set_position_offsets(batch_step_offsets_);
   }
   const double started = thread_seconds();
   try {

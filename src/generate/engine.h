@@ -106,6 +106,7 @@ class Engine : public StepEngine {
   std::deque<std::shared_ptr<LiveSequence>> prefilling_;
   std::deque<std::shared_ptr<LiveSequence>> waiting_;
   std::deque<std::shared_ptr<LiveSequence>> parked_;  // prefilled, waiting for rows of their length
+  bool mrope_ = false;          // the decoder takes 3-D positions (DecoderSpec::mrope)
   bool equal_lengths_ = false;  // rows share a run only at equal lengths (no mask hides padding)
   std::vector<std::shared_ptr<LiveSequence>> finished_;
   std::vector<TokenId> tokens_;     // [rows, seq] scratch
@@ -115,6 +116,7 @@ class Engine : public StepEngine {
   WorkPool samplers_;               // samples a decode step's plain rows in parallel
   std::vector<RowDraft> drafts_;    // [rows] scratch for width()
   std::vector<CrossStatePtr> batch_step_cross_;  // [rows]: encoder-decoder rows' encoder outputs
+  std::vector<std::int64_t> batch_step_offsets_;  // [rows]: 3-D positions' rope deltas
   WidthCost width_cost_;
   YieldCalibration yield_;       // how far the rows' acceptance averages come true, per row count
   double expected_extra_ = 0;    // proposed tokens width() expects the chosen run to keep

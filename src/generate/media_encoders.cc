@@ -61,6 +61,27 @@ const MediaEncoders::Encoder* MediaEncoders::find(bool audio) const {
   return nullptr;
 }
 
+namespace {
+
+// One image's grid_dimensions output ([1, 3] or [3] int64: t, h, w patches) and the program's
+// patchify merge (Qwen2-VL's image_grid_thw and spatial_merge_size); none when not emitted.
+void read_grid(const media::ImageProgram& program, const std::vector<media::ProgramTensor>& produced,
+               const std::string& what, std::optional<MropeGrid>& grid, std::int64_t& merge) {
+  for (const auto& t : produced) {
+    if (t.content != "grid_dimensions") continue;
+    if (t.dtype != DataType::kInt64 || t.data.size() != 3 * sizeof(std::int64_t))
+      fail(ErrorCode::kInvalidPackage, what, "the image program's grid '{}' is {} of {} bytes, expected int64 [1, 3]",
+           t.name, dtype_name(t.dtype), t.data.size());
+    std::int64_t v[3];
+    std::memcpy(v, t.data.data(), sizeof v);
+    grid = MropeGrid{v[0], v[1], v[2]};
+  }
+  for (const auto& tr : program.transforms())
+    if (tr.op == media::ImageProgram::Op::kPatchify) merge = tr.merge;
+}
+
+}  // namespace
+
 bool MediaEncoders::accepts(MediaInput::Kind kind) const { return find(kind == MediaInput::Kind::kAudio) != nullptr; }
 
 bool MediaEncoders::hd_tiles() const {
@@ -70,9 +91,10 @@ bool MediaEncoders::hd_tiles() const {
   return false;
 }
 
-std::vector<ort::Tensor> MediaEncoders::image_feeds(const Encoder& e, const MediaInput& media,
-                                                    const std::string& what) const {
+std::vector<ort::Tensor> MediaEncoders::image_feeds(const Encoder& e, const MediaInput& media, const std::string& what,
+                                                    std::optional<MropeGrid>& grid, std::int64_t& merge) const {
   auto produced = image_->run(bytes_of(media), what, image_limits);
+  read_grid(*image_, produced, what, grid, merge);
   std::vector<ort::Tensor> feeds;
   for (const auto& in : e.abi.inputs) {
     const media::ProgramTensor* t = nullptr;
@@ -153,7 +175,12 @@ EncodedMedia MediaEncoders::encode(const MediaInput& media, const std::string& w
   if (e == nullptr)
     fail(ErrorCode::kUnsupported, what, "this package has no {} encoder", audio ? "audio" : "image");
   if (media.bytes.empty()) fail(ErrorCode::kInvalidArgument, what, "the {} is empty (0 bytes)", audio ? "audio" : "image");
-  return run(*e, audio ? audio_feeds(*e, media, what) : image_feeds(*e, media, what), what);
+  std::optional<MropeGrid> grid;
+  std::int64_t merge = 1;
+  EncodedMedia m = run(*e, audio ? audio_feeds(*e, media, what) : image_feeds(*e, media, what, grid, merge), what);
+  m.grid = grid;
+  m.merge = merge;
+  return m;
 }
 
 }  // namespace ogai::generate

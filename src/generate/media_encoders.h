@@ -52,7 +52,9 @@ class MediaEncoders {
     std::int64_t width = 0;
   };
   const Encoder* find(bool audio) const;
-  std::vector<ort::Tensor> image_feeds(const Encoder& e, const MediaInput& media, const std::string& what) const;
+  // Also sets `grid` and `merge` from a grid_dimensions output (Qwen2-VL's image_grid_thw).
+  std::vector<ort::Tensor> image_feeds(const Encoder& e, const MediaInput& media, const std::string& what,
+                                       std::optional<MropeGrid>& grid, std::int64_t& merge) const;
   std::vector<ort::Tensor> audio_feeds(const Encoder& e, const MediaInput& media, const std::string& what) const;
   EncodedMedia run(const Encoder& e, std::vector<ort::Tensor> feeds, const std::string& what) const;
 

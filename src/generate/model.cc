@@ -197,6 +197,8 @@ std::vector<TokenId> Model::Impl::with_media(generate::ResolvedRequest& r, std::
     }
   }
   std::vector<TokenId> ids = expander.expand(prompt, *encoded);
+  if (decoder && decoder->spec().mrope)  // Qwen2-VL-style decoders: the prompt's 3-D positions
+    encoded->set_mrope(static_cast<std::int64_t>(ids.size()));
   if (!encoded->items.empty()) {
     if (speculative)
       fail(ErrorCode::kUnsupported, "speculative", "speculative decoding does not take images or audio yet");

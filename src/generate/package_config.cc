@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "base/error.h"
+#include "importer/mrope.h"
 #include "workflow/program.h"
 
 namespace ogai::generate {
@@ -288,6 +289,12 @@ PackageConfig make_package_config(const metadata::Package& package) {
   }
   for (const auto& input : abi.other_inputs)
     if (input.purpose == "cache_branch") d.cache_branch_input = input.port;
+  // 3-D positions [3, batch, seq] on the position_ids port: ogai's extension (importer/mrope.h).
+  if (const auto& wf = package.document.workflow) {
+    const auto& caps = wf->manifest.capabilities;
+    d.mrope = !d.position_input.empty() &&
+              std::find(caps.begin(), caps.end(), importer::kMropeCapability) != caps.end();
+  }
   const bool gqa = uses_group_query_attention(package, abi.component);
   const bool combined = std::any_of(d.cache.pairs.begin(), d.cache.pairs.end(), [](auto& p) { return p.combined; });
   if (combined && abi.aliasing == metadata::Aliasing::kRequired)

@@ -1,5 +1,7 @@
 #include "generate/prompt_media.h"
 
+#include "base/error.h"
+
 #include <algorithm>
 
 namespace ogai::generate {
@@ -19,6 +21,25 @@ FeatureRows PromptMedia::rows(std::size_t begin, std::size_t end, std::size_t po
     out.rows[item.port] += static_cast<std::int64_t>(to - from);
   }
   return out;
+}
+
+void PromptMedia::set_mrope(std::int64_t length) {
+  std::vector<MropeSpan> spans;
+  std::int64_t merge = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const EncodedMedia& m = items[i];
+    if (!m.grid) continue;
+    const std::int64_t soft = mrope_soft_tokens(*m.grid, m.merge);
+    if (soft != m.rows || static_cast<std::int64_t>(marks[i].length) != m.rows || (merge && merge != m.merge))
+      fail(ErrorCode::kInvalidPackage, m.origin,
+           "the image's grid [{}, {}, {}] with a spatial merge of {} makes {} soft tokens, but its encoder returned {} "
+           "feature rows ({} placed in the prompt)", m.grid->t, m.grid->h, m.grid->w, m.merge, soft, m.rows,
+           marks[i].length);
+    merge = m.merge;
+    spans.push_back({static_cast<std::int64_t>(marks[i].begin), *m.grid});
+  }
+  if (spans.empty()) return;
+  mrope = std::make_shared<const MropePositions>(mrope_positions(length, spans, merge));
 }
 
 }  // namespace ogai::generate

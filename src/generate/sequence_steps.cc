@@ -53,6 +53,9 @@ StepOutput feed(const Decoder& decoder, SequenceState& state, std::span<const To
   const std::size_t step = chunk > 0 ? static_cast<std::size_t>(chunk) : tokens.size();
   const std::int64_t keep = logits == Logits::kLast ? 1 : Decoder::kAllLogits;
   StepOutput out;
+  // 3-D positions: the prompt's table, built with its media (none for a text-only prompt, whose
+  // positions are plain; a reused prefix never reaches past the first media span it does not share).
+  if (decoder.spec().mrope) state.attention.set_mrope(0, media ? media->mrope : nullptr);
   for (std::size_t begin = 0; begin < tokens.size(); begin += step) {
     const std::size_t n = std::min(step, tokens.size() - begin);
     const std::size_t at = state.tokens.size();  // the chunk's first prompt position

@@ -51,9 +51,21 @@ void check_role(const DecoderPorts& p, const onnx::ValueInfo& v, int rank, const
   if (v.kind != onnx::ValueInfo::Kind::kTensor || !index || v.rank() != rank)
     fail(ErrorCode::kUnsupported, p.graph, "'{}' ({}) is {} {}; ogai feeds {} as int32 or int64 of rank {}{}", v.name,
          role, dtype_name(v.dtype), shape_text(v), role, rank,
-         mrope ? " (Qwen-VL's 3-D mRoPE positions, computed from image_grid_thw, have no v1 role and are not "
-                 "imported)"
+         mrope ? " (3-D mRoPE positions are imported for the model types qwen2_5_vl and qwen3_vl only, as "
+                 "ogai's extension ogai.mrope)"
                : "");
+}
+
+// Qwen2-VL-style types whose decoders may take 3-D mRoPE positions (importer/mrope.h).
+bool mrope_type(const std::string& type) { return type == "qwen2_5_vl" || type == "qwen3_vl"; }
+
+// 3-D positions: int32/int64 [3, batch, sequence].
+void check_mrope(const DecoderPorts& p, const onnx::ValueInfo& v) {
+  const bool index = v.dtype == DataType::kInt64 || v.dtype == DataType::kInt32;
+  const bool three = v.rank() == 3 && (!v.shape[0].is_fixed() || v.shape[0].value == 3);
+  if (v.kind != onnx::ValueInfo::Kind::kTensor || !index || !three)
+    fail(ErrorCode::kUnsupported, p.graph, "'{}' (3-D mRoPE position_ids) is {} {}; ogai feeds them as int32 or int64 "
+         "[3, batch, sequence]", v.name, dtype_name(v.dtype), shape_text(v));
 }
 
 // The merged decoder's flag: one bool, [1] (Optimum's export) or a scalar.
@@ -182,7 +194,13 @@ void bind_inputs(const GenaiConfig& c, const onnx::GraphInfo& graph, KvTemplates
   if (has_ids) check_role(p, p.input_ids, 2, "input_ids");
   if (p.inputs_embeds) check_embeds(p, *p.inputs_embeds);
   if (p.attention_mask) check_role(p, *p.attention_mask, 2, "attention_mask");
-  if (p.position_ids) check_role(p, *p.position_ids, 2, "position_ids");
+  if (p.position_ids) {
+    p.mrope = mrope_type(c.type) && p.position_ids->rank() == 3;
+    if (p.mrope)
+      check_mrope(p, *p.position_ids);
+    else
+      check_role(p, *p.position_ids, 2, "position_ids");
+  }
   if (p.cache_branch) check_cache_branch(p, *p.cache_branch);
 }
 

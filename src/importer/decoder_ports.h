@@ -63,7 +63,8 @@ struct DecoderPorts {
   bool has_input_ids = true;                     // false: a multimodal decoder fed inputs_embeds alone
   std::optional<onnx::ValueInfo> inputs_embeds;  // float [batch, sequence, hidden]: multimodal decoders only
   std::optional<onnx::ValueInfo> attention_mask;  // int32 or int64 [batch, total_sequence], when the graph has one
-  std::optional<onnx::ValueInfo> position_ids;    // int32 or int64 [batch, sequence], when the graph has one
+  std::optional<onnx::ValueInfo> position_ids;    // int32 or int64 [batch, sequence] ([3, batch, sequence] when mrope)
+  bool mrope = false;  // Qwen2-VL-style 3-D positions (model.type qwen2_5_vl / qwen3_vl): importer/mrope.h
   std::optional<onnx::ValueInfo> cache_branch;    // bool [1]: Optimum's use_cache_branch (names.cache_branch)
   onnx::ValueInfo logits;                        // float [batch, sequence, vocab]
   std::optional<onnx::ValueInfo> hidden_states;  // [batch, sequence, hidden], model.decoder.outputs.hidden_states

@@ -12,6 +12,7 @@
 #include "importer/cache_branch.h"
 #include "importer/document_sections.h"
 #include "importer/document_yaml.h"
+#include "importer/mrope.h"
 #include "importer/multimodal_writer.h"
 
 namespace ogai::importer {
@@ -57,8 +58,9 @@ class Writer {
     line(1, "workflow:");
     line(2, "manifest:");
     if (mm_) write_manifest_abis(y_, *mm_);
-    line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract{}]",
-         p_.ports.cache_branch ? std::string(", ") + kCacheBranchCapability : std::string());
+    line(3, "capabilities: [workflow_ssa, typed_emit, serving_service_contract{}{}]",
+         p_.ports.cache_branch ? std::string(", ") + kCacheBranchCapability : std::string(),
+         p_.ports.mrope ? std::string(", ") + kMropeCapability : std::string());
     inputs();
     outputs();
     component();
@@ -139,7 +141,11 @@ class Writer {
     const std::string opaque = "{kind: opaque}";
     if (ports.attention_mask)
       request_input("attention_mask", *ports.attention_mask, opaque, "{kind: application, name: attention_mask}");
-    if (ports.position_ids)
+    // 3-D mRoPE positions [3, batch, sequence] (batch axis 1): ogai's extension, importer/mrope.h.
+    if (ports.position_ids && ports.mrope)
+      request_input(kMropeInput, *ports.position_ids, opaque, fmt::format("{{kind: application, name: {}}}", kMropeInput),
+                    1);
+    else if (ports.position_ids)
       request_input("position_ids", *ports.position_ids, opaque, "{kind: application, name: position_ids}");
     for (const Cell& cell : cells_)
       request_input(cell.name, *cell.past, opaque, "{kind: application, name: " + cell.name + "}", cell.batch_axis);
@@ -168,7 +174,8 @@ class Writer {
     if (ports.inputs_embeds) line(6, "{}: {}", quote(ports.inputs_embeds->name), contract(*ports.inputs_embeds));
     if (ports.has_input_ids) line(6, "{}: {}", quote(ports.input_ids.name), contract(ports.input_ids));
     if (ports.attention_mask) line(6, "{}: {}", quote(ports.attention_mask->name), contract(*ports.attention_mask));
-    if (ports.position_ids) line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids));
+    if (ports.position_ids)
+      line(6, "{}: {}", quote(ports.position_ids->name), contract(*ports.position_ids, ports.mrope ? 1 : 0));
     for (const Cell& cell : cells_) line(6, "{}: {}", quote(cell.past->name), contract(*cell.past, cell.batch_axis));
     if (ports.cache_branch) line(6, "{}: {}", quote(ports.cache_branch->name), contract(*ports.cache_branch, -1));
     line(5, "outputs:");
@@ -209,7 +216,8 @@ class Writer {
     if (ports.inputs_embeds) line(4, "{}: embedding.inputs_embeds", quote(ports.inputs_embeds->name));
     if (ports.has_input_ids) line(4, "{}: request.input_ids", quote(ports.input_ids.name));
     if (ports.attention_mask) line(4, "{}: request.attention_mask", quote(ports.attention_mask->name));
-    if (ports.position_ids) line(4, "{}: request.position_ids", quote(ports.position_ids->name));
+    if (ports.position_ids)
+      line(4, "{}: request.{}", quote(ports.position_ids->name), ports.mrope ? kMropeInput : "position_ids");
     for (const Cell& cell : cells_) line(4, "{}: request.{}", quote(cell.past->name), cell.name);
     if (ports.cache_branch) line(4, "{}: request.{}", quote(ports.cache_branch->name), kCacheBranchInput);
     line(3, "outputs:");

@@ -69,11 +69,16 @@ void read_vision(const JsonReader& r, const Json& value, GenaiConfig& c) {
                          "imported (ogai runs one vision graph)"}});
   // Read by ORT GenAI only for its QNN vision pipeline, per-image slicing of batched Qwen/Pixtral
   // vision graphs and video: ogai runs one image per vision invocation.
+  // The 3-D positions of Qwen-VL decoders (importer/mrope.h) take the spatial merge from the
+  // processor's PatchImage merge_size, which the vision graph's patches were made with.
   for (const char* key : {"spatial_merge_size", "tokens_per_second", "patch_size", "num_visual_tokens", "window_size"})
     if (value.contains(key)) {
       r.number(value[key], path + "." + key);
       c.notes.push_back(path + "." + key + " (ORT GenAI's multi-image slicing and QNN pipeline; ogai runs one image "
-                        "per vision invocation)");
+                        "per vision invocation" +
+                        (std::string(key) == "spatial_merge_size"
+                             ? "; 3-D mRoPE positions use the processor's PatchImage merge_size)"
+                             : std::string(key) == "tokens_per_second" ? "; video positions are not computed)" : ")"));
     }
   // image_grid_thw defaults to "image_sizes", as in ORT GenAI.
   c.multimodal.vision = read_section(r, value, path,

@@ -7,6 +7,7 @@
 // from the text; every processor step or key the importer cannot express is refused by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -216,18 +217,41 @@ TEST(MultimodalImport, ComputingPhi3vStandIn) {
   EXPECT_EQ(workflow(doc)["components"]["embedding"]["ports"]["inputs"]["image_features"]["dtype"], "float16");
 }
 
-// Qwen2.5-VL and Qwen3-VL: the processor translates, the decoder's 3-D mRoPE positions are
-// refused by name; Qwen3.5's hybrid text decoder is refused by type.
-TEST(MultimodalImport, QwenVlDecoderPositionsAreRefusedByName) {
-  expect_refused([] { import_genai_folder(kGenerated / "mm-qwen2_5_vl"); },
-                 {"text.onnx", "'position_ids'", "[3, batch_size, sequence_length]", "mRoPE"});
+// Qwen2.5-VL and Qwen3-VL: the decoder's 3-D mRoPE positions are declared as ogai's extension
+// (importer/mrope.h): the manifest lists ogai.mrope, an application input mrope_position_ids
+// [3, batch, sequence] (batch axis 1) feeds the port (its role stays position_ids); Qwen3.5's
+// hybrid text decoder is refused by type.
+void expect_mrope_document(const json& doc) {
+  const json& wf = workflow(doc);
+  const auto& caps = wf["manifest"]["capabilities"];
+  EXPECT_NE(std::find(caps.begin(), caps.end(), "ogai.mrope"), caps.end()) << caps.dump();
+  const json& input = wf["inputs"]["request.mrope_position_ids"];
+  EXPECT_EQ(input["source"]["kind"], "application");
+  EXPECT_EQ(input["source"]["name"], "mrope_position_ids");
+  EXPECT_EQ(input["contract"]["shape"], json({3, "batch_size", "sequence_length"}));
+  EXPECT_EQ(input["contract"]["batch_layout"]["axis"], 1);
+  EXPECT_FALSE(wf["inputs"].contains("request.position_ids"));
+  const json& decoder = wf["components"]["decoder"]["ports"];
+  EXPECT_EQ(decoder["inputs"]["position_ids"]["shape"], json({3, "batch_size", "sequence_length"}));
+  EXPECT_EQ(decoder["roles"]["position_ids"], "position_ids");
+  bool bound = false;
+  for (const auto& step : wf["steps"])
+    if (step.value("component", "") == "decoder") bound = step["inputs"]["position_ids"] == "request.mrope_position_ids";
+  EXPECT_TRUE(bound);
+}
+
+TEST(MultimodalImport, QwenVlDecoderPositionsAreDeclaredAsTheMropeExtension) {
+  expect_mrope_document(imported(kGenerated / "mm-qwen2_5_vl"));
   json config = config_of(kGenerated / "mm-qwen2_5_vl");
   config["model"]["type"] = "qwen3_vl";
-  expect_refused([&] { import_genai_folder(linked_folder("qwen3_vl", kGenerated / "mm-qwen2_5_vl", config)); },
-                 {"text.onnx", "'position_ids'", "mRoPE"});
+  expect_mrope_document(imported(linked_folder("qwen3_vl", kGenerated / "mm-qwen2_5_vl", config)));
   config["model"]["type"] = "qwen3_5";
   expect_refused([&] { import_genai_folder(linked_folder("qwen3_5", kGenerated / "mm-qwen2_5_vl", config)); },
                  {"model.type", "'qwen3_5'", "linear-attention"});
+  // Another multimodal type with 3-D positions keeps the refusal.
+  config["model"]["type"] = "gemma4";
+  expect_refused([&] { import_genai_folder(linked_folder("gemma4_3d", kGenerated / "mm-qwen2_5_vl", config)); },
+                 {"text.onnx", "'position_ids'", "[3, batch_size, sequence_length]", "ogai.mrope"});
 }
 
 TEST(MultimodalImport, QwenProcessorBecomesAPixelAreaProgram) {

@@ -32,8 +32,12 @@ Graphs that compute, with the ports and dtypes of the shared dummies, at toy siz
     embedding that places feature row k at the k-th negative id (ids < 0, as Phi-3-V's prompt
     expansion writes -N for the N-th image) and looks the rest up in a 32064-row table.
   OUT_DIR/mm-qwen2_5_vl: type qwen2_5_vl with a Qwen2-VL processor config (smart resize, rescale,
-    normalize, PatchImage); its decoder takes 3-D mRoPE position_ids [3, batch, sequence], which the
-    importer refuses by name.
+    normalize, PatchImage, patch 14, merge 2) and Qwen's vision markers in its tokenizer
+    (60 <|image_pad|>, 61 <|vision_start|>, 62 <|vision_end|>); vision (pixel_values [num_patches,
+    1176], image_grid_thw -> image_features [num_patches / 4, 32]: each merge group of 4 patches
+    projected, plus the grid's sum); the gemma embedding; a decoder taking 3-D mRoPE position_ids
+    [3, batch, sequence] whose logits are a function of the positions only (see mrope_decoder()),
+    so that a test can predict the generated ids from the positions ogai feeds.
 Random weights from a fixed seed. Written by this project; no third-party file.
 """
 import json
@@ -49,6 +53,7 @@ FLOAT, FLOAT16, INT64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT6
 HIDDEN, VOCAB, KV_HEADS, HEAD = 32, 64, 2, 8
 IMAGE_ID, AUDIO_ID = 60, 63  # the placeholder ids of the stand-in tokenizers
 RNG = np.random.default_rng(20261207)
+MROPE_FREQS = [0.9, 0.37]  # the qwen stand-in decoder's angular frequencies (mrope_decoder)
 
 
 def value(name, dtype, shape):
@@ -286,13 +291,62 @@ def phi3v_embedding(path, vocab):
          [value("inputs_embeds", FLOAT, ["batch_size", "sequence_length", HIDDEN])], inits, path)
 
 
+def mrope_decoder(path):
+    """inputs_embeds (read by nothing), attention_mask, position_ids [3, b, s] -> logits [b, s, V] and one
+    KV layer [b, 2, t, 8]. With P [b, s, 3] the positions as float (temporal, height, width) and
+    F [b, s, 12] = (sin(P * f), cos(P * f)) for f in MROPE_FREQS, per axis (rotary-like, so that
+    far positions do not saturate): key = F @ wk, value = F @ wv (2 heads of 8); logits = F @ wo +
+    (masked mean of the values over every position so far, [b, 16]) @ wm. Weights from the fixed seed."""
+    b, s, p, t = "batch_size", "sequence_length", "past_sequence_length", "total_sequence_length"
+    feats = 3 * 2 * len(MROPE_FREQS)
+    inits = [weight("wk", [feats, KV_HEADS * HEAD]), weight("wv", [feats, KV_HEADS * HEAD]), weight("wo", [feats, VOCAB]),
+             weight("wm", [KV_HEADS * HEAD, VOCAB]), const("split_heads", np.array([0, 0, KV_HEADS, HEAD], np.int64)),
+             const("flat_heads", np.array([0, KV_HEADS * HEAD], np.int64)),
+             const("mask_shape", np.array([0, 1, -1, 1], np.int64)), const("axis2", np.array([2], np.int64)),
+             const("axis1", np.array([1], np.int64)), const("axis3", np.array([3], np.int64)),
+             const("freqs", np.array(MROPE_FREQS, np.float32)),
+             const("flat_feats", np.array([0, 0, feats], np.int64))]
+    nodes = [node("Cast", ["position_ids"], ["pos_f"], to=FLOAT), node("Transpose", ["pos_f"], ["pos"], perm=[1, 2, 0]),
+             node("Unsqueeze", ["pos", "axis3"], ["pos_u"]), node("Mul", ["pos_u", "freqs"], ["angles"]),
+             node("Sin", ["angles"], ["sines"]), node("Cos", ["angles"], ["cosines"]),
+             node("Concat", ["sines", "cosines"], ["waves"], axis=3),
+             node("Reshape", ["waves", "flat_feats"], ["feat"])]
+    for kind in ("key", "value"):
+        nodes += [node("MatMul", ["feat", "wk" if kind == "key" else "wv"], [kind + "_proj"]),
+                  node("Reshape", [kind + "_proj", "split_heads"], [kind + "_heads"]),
+                  node("Transpose", [kind + "_heads"], [kind + "_bnsh"], perm=[0, 2, 1, 3]),
+                  node("Concat", ["past_key_values.0." + kind, kind + "_bnsh"], ["present.0." + kind], axis=2)]
+    nodes += [node("Cast", ["attention_mask"], ["mask_f"], to=FLOAT),
+              node("Reshape", ["mask_f", "mask_shape"], ["mask_b"]),
+              node("Mul", ["present.0.value", "mask_b"], ["kept"]),
+              node("ReduceSum", ["kept", "axis2"], ["kept_sum"], keepdims=0),
+              node("ReduceSum", ["mask_b", "axis2"], ["mask_sum"], keepdims=0),
+              node("Div", ["kept_sum", "mask_sum"], ["value_mean"]),
+              node("Reshape", ["value_mean", "flat_heads"], ["value_flat"]),
+              node("MatMul", ["value_flat", "wm"], ["memory"]),
+              node("Unsqueeze", ["memory", "axis1"], ["memory_u"]),
+              node("MatMul", ["feat", "wo"], ["direct"]),
+              node("Add", ["direct", "memory_u"], ["logits"])]
+    inputs = [value("inputs_embeds", FLOAT, [b, s, HIDDEN]), value("attention_mask", INT64, [b, t]),
+              value("position_ids", INT64, [3, b, s]),
+              value("past_key_values.0.key", FLOAT, [b, KV_HEADS, p, HEAD]),
+              value("past_key_values.0.value", FLOAT, [b, KV_HEADS, p, HEAD])]
+    outputs = [value("logits", FLOAT, [b, s, VOCAB]), value("present.0.key", FLOAT, [b, KV_HEADS, t, HEAD]),
+               value("present.0.value", FLOAT, [b, KV_HEADS, t, HEAD])]
+    save(nodes, inputs, outputs, inits, path)
+
+
 def qwen_vision(path, feature):
-    nodes = [node("MatMul", ["pixel_values", "wq"], ["proj"]),
+    """pixel_values [num_patches, feature] (merge groups of 4 consecutive patches, as PatchImage
+    writes them) -> image_features [num_patches / 4, H]: each group projected, plus the grid's sum."""
+    nodes = [node("Reshape", ["pixel_values", "groups"], ["grouped"]),
+             node("MatMul", ["grouped", "wq"], ["proj"]),
              node("Cast", ["image_grid_thw"], ["grid_f"], to=FLOAT),
              node("ReduceSum", ["grid_f"], ["grid_sum"], keepdims=0),
              node("Add", ["proj", "grid_sum"], ["image_features"])]
     save(nodes, [value("pixel_values", FLOAT, ["num_patches", feature]), value("image_grid_thw", INT64, ["num_images", 3])],
-         [value("image_features", FLOAT, ["num_patches", HIDDEN])], [weight("wq", [feature, HIDDEN])], path)
+         [value("image_features", FLOAT, ["num_image_tokens", HIDDEN])],
+         [weight("wq", [4 * feature, HIDDEN]), const("groups", np.array([-1, 4 * feature], np.int64))], path)
 
 
 def tokenizer(path, specials):
@@ -402,7 +456,15 @@ def mm_qwen(out):
     os.makedirs(out, exist_ok=True)
     qwen_vision(os.path.join(out, "vision.onnx"), 3 * 2 * 14 * 14)
     embedding(os.path.join(out, "embedding.onnx"))
-    text_decoder(os.path.join(out, "text.onnx"), positions_rank=3)
+    mrope_decoder(os.path.join(out, "text.onnx"))
+    tokenizer(os.path.join(out, "tokenizer.json"), {0: "<pad>", 1: "<|endoftext|>", 2: "<bos>", 3: "<unk>",
+                                                    IMAGE_ID: "<|image_pad|>", 61: "<|vision_start|>",
+                                                    62: "<|vision_end|>"})
+    # A chat template writing each image part as Qwen's marked placeholder (for the served chat route).
+    template = ("{%- for m in messages -%}{%- if m.content is string -%}{{ m.content }} {% else -%}"
+                "{%- for c in m.content -%}{%- if c.type == 'image' -%}<|vision_start|><|image_pad|><|vision_end|> "
+                "{% elif c.type == 'text' -%}{{ c.text }} {% endif -%}{%- endfor -%}{%- endif -%}{%- endfor -%}")
+    write_json(os.path.join(out, "tokenizer_config.json"), {"chat_template": template, "eos_token": "<|endoftext|>"})
     write_json(os.path.join(out, "processor_config.json"), {"processor": {"name": "qwen2_5_image_processor", "transforms": [
         operation("decode_image", "DecodeImage", color_space="RGB"),
         operation("resize", "Resize", smart_resize=1, min_pixels=3136, max_pixels=12845056, patch_size=14,
