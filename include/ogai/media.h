@@ -12,10 +12,23 @@
 // package's prompt expansion replaces one by one (docs/multimodal.md).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ogai {
+
+// Budgets on the media a request carries (LoadOptions::media_limits; every CLI command's flag of
+// the same name). The decoders check each one from the file's header before decoding, and the
+// error names the flag ("... (--max-image-pixels)") and the input. Defaults are safe for a server.
+struct MediaLimits {
+  std::size_t max_media_parts = 32;                // --max-media-parts: images and audio clips in one request
+  std::uint64_t max_media_bytes = 20ull << 20;     // --max-media-bytes: one encoded file
+  std::uint64_t max_image_pixels = 50'000'000;     // --max-image-pixels: width x height of one image
+  std::uint64_t max_decoded_bytes = 256ull << 20;  // --max-decoded-bytes: one image's or clip's decoded samples
+  double max_audio_seconds = 3600;                 // --max-audio-seconds: one clip's duration
+};
 
 struct MediaInput {
   enum class Kind { kImage, kAudio };

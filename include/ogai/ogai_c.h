@@ -96,6 +96,21 @@ OGAI_API const char* ogai_last_error_message(void);
 /* Loads and validates the package at `path`. `execution_provider`: "cpu" or "cuda"; NULL = "cpu".
  * `*model` receives the model; free it with ogai_model_free. */
 OGAI_API ogai_status ogai_model_load(const char* path, const char* execution_provider, ogai_model** model);
+/* Budgets on the images and audio of each request (ogai::MediaLimits, include/ogai/media.h; the
+ * CLI flags of the same names): a request over one fails with OGAI_INVALID_ARGUMENT whose message
+ * names the flag ("... (--max-image-pixels)") and the input. Fill with ogai_media_limits_default,
+ * then lower what you need; every field must be > 0. */
+typedef struct ogai_media_limits {
+  uint64_t max_media_parts;   /* images and audio clips in one request (32) */
+  uint64_t max_media_bytes;   /* one encoded file (20 MiB) */
+  uint64_t max_image_pixels;  /* width x height of one image, from its header (50,000,000) */
+  uint64_t max_decoded_bytes; /* one image's pixels x channels or one clip's float32 samples (256 MiB) */
+  double max_audio_seconds;   /* one clip's duration, from its header (3600) */
+} ogai_media_limits;
+OGAI_API void ogai_media_limits_default(ogai_media_limits* limits);
+/* ogai_model_load with media budgets (`limits` NULL: the defaults). */
+OGAI_API ogai_status ogai_model_load_with_limits(const char* path, const char* execution_provider,
+                                                 const ogai_media_limits* limits, ogai_model** model);
 /* Releases the caller's reference; engines created over the model keep it alive until freed. */
 OGAI_API void ogai_model_free(ogai_model* model);
 
@@ -293,7 +308,9 @@ OGAI_API ogai_status ogai_workflow_request_set_seed(ogai_workflow_request* reque
 OGAI_API ogai_status ogai_workflow_run(const ogai_workflow* workflow, const ogai_workflow_request* request,
                                        ogai_workflow_result** result);
 /* {"outputs": {KEY: {"dtype", "shape", "data"}}} (KEY: NAME, NAME.row.R); data null for float16
- * and bfloat16. Lives as long as the result. */
+ * and bfloat16. A package with a transcription profile (CTC) adds "transcriptions": {PROFILE:
+ * [{"text", "ids"}, ...]}, one per batch row, as `ogai run --json` prints them. Lives as long as
+ * the result. */
 OGAI_API ogai_status ogai_workflow_result_json(const ogai_workflow_result* result, const char** json);
 OGAI_API ogai_status ogai_workflow_result_media_count(const ogai_workflow_result* result, size_t* count);
 /* Media file `index`: its relative path and encoded bytes, living as long as the result. */

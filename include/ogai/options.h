@@ -46,6 +46,10 @@ struct LoadOptions {
   // config.json transformers.js_config.dtype, else fp32 (as transformers.js on CPU). Set for any
   // other package: an error.
   std::string dtype;
+  // Budgets on the images and audio of each request (include/ogai/media.h): decoded by the native
+  // engine's encoders, by a Whisper-style encoder's audio program and by a workflow's preprocess
+  // adapters; over a budget is an ogai::Error (kInvalidArgument) naming the input and the flag.
+  MediaLimits media_limits;
 };
 
 struct SamplingOptions {

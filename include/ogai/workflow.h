@@ -73,10 +73,20 @@ struct AdapterLifecycle {
   std::vector<std::string> cached;
 };
 
+// One batch row's transcript from a transcription profile (CTC): the ids after collapsing repeats
+// and removing blanks, and their text, as `ogai run` prints them.
+struct WorkflowTranscript {
+  std::string text;
+  std::vector<std::int64_t> ids;
+};
+
 struct OGAI_API WorkflowOutputs {
   // Published keys: `NAME`, `NAME.row.R` (per-row outputs), `NAME.K` / `NAME.row.R.K` (events).
   // An output never emitted is absent.
   std::map<std::string, TensorValue> outputs;
+  // The package's transcription profiles (`profiles.NAME`, decoding kind ctc) decoded from this
+  // run: profile name -> one transcript per batch row, in row order. Empty without profiles.
+  std::map<std::string, std::vector<WorkflowTranscript>> transcriptions;
   // (row, tensor) pairs of a per-row output in row order.
   std::vector<std::pair<std::int64_t, const TensorValue*>> rows(const std::string& output) const;
 };

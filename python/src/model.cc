@@ -18,11 +18,42 @@ struct TokenizerHandle {
   std::shared_ptr<const Model> model;
 };
 
+// The media budgets (include/ogai/media.h) as keywords; unset keeps the default, < 1 is an error.
+struct LimitArgs {
+  std::optional<std::uint64_t> parts, bytes, pixels, decoded;
+  std::optional<double> seconds;
+};
+
+template <typename T>
+void set_limit(const char* name, const std::optional<T>& value, T& target) {
+  if (!value) return;
+  if (!(*value > 0)) throw Error(ErrorCode::kInvalidArgument, name, "must be > 0");
+  target = *value;
+}
+
+MediaLimits media_limits(const LimitArgs& a) {
+  MediaLimits l;
+  std::uint64_t parts = l.max_media_parts;
+  set_limit("max_media_parts", a.parts, parts);
+  l.max_media_parts = static_cast<std::size_t>(parts);
+  set_limit("max_media_bytes", a.bytes, l.max_media_bytes);
+  set_limit("max_image_pixels", a.pixels, l.max_image_pixels);
+  set_limit("max_decoded_bytes", a.decoded, l.max_decoded_bytes);
+  set_limit("max_audio_seconds", a.seconds, l.max_audio_seconds);
+  return l;
+}
+
 std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::string& ep, std::optional<int> threads,
-                                  std::vector<std::string> inputs) {
+                                  std::vector<std::string> inputs, std::optional<std::uint64_t> max_media_parts,
+                                  std::optional<std::uint64_t> max_media_bytes,
+                                  std::optional<std::uint64_t> max_image_pixels,
+                                  std::optional<std::uint64_t> max_decoded_bytes,
+                                  std::optional<double> max_audio_seconds) {
   LoadOptions options;
   options.execution_provider = ep;
   options.workflow_inputs = std::move(inputs);
+  options.media_limits =
+      media_limits({max_media_parts, max_media_bytes, max_image_pixels, max_decoded_bytes, max_audio_seconds});
   if (threads) {
     if (*threads < 1) throw Error(ErrorCode::kInvalidArgument, "threads", std::to_string(*threads) + " must be >= 1");
     options.intra_op_threads = *threads;
@@ -161,9 +192,13 @@ void bind_model(py::module_& m) {
   bind_tokenizer(m);
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model", "A loaded, validated package.")
       .def(py::init(&load), py::arg("path"), py::arg("ep") = "cpu", py::arg("threads") = py::none(),
-           py::arg("inputs") = std::vector<std::string>{},
+           py::arg("inputs") = std::vector<std::string>{}, py::kw_only(), py::arg("max_media_parts") = py::none(),
+           py::arg("max_media_bytes") = py::none(), py::arg("max_image_pixels") = py::none(),
+           py::arg("max_decoded_bytes") = py::none(), py::arg("max_audio_seconds") = py::none(),
            "loads and validates the package at `path`; ep: 'cpu' or 'cuda'; threads: ONNX Runtime intra-op threads; "
-           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets")
+           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets; max_media_parts, "
+           "max_media_bytes, max_image_pixels, max_decoded_bytes, max_audio_seconds: the media budgets of "
+           "`ogai generate`'s flags of the same names (a request over one is refused naming it)")
       .def("generate", &generate, py::arg("prompt"),
            "generates from a text (or a list of token ids); returns a GenerationResult, or a TextStream with "
            "stream=True. Keywords: max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty, "

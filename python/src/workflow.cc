@@ -85,6 +85,20 @@ py::dict run(const WorkflowHandle& h, const py::dict& inputs, std::optional<std:
     encoded[py::str(f.path)] = py::bytes(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
   out["outputs"] = tensors;
   out["media"] = encoded;
+  if (!outputs.transcriptions.empty()) {  // the CTC profiles' text, as `ogai run --json` prints it
+    py::dict transcripts;
+    for (const auto& [profile, rows] : outputs.transcriptions) {
+      py::list list;
+      for (const auto& row : rows) {
+        py::dict d;
+        d["text"] = py::str(row.text);
+        d["ids"] = row.ids;
+        list.append(d);
+      }
+      transcripts[py::str(profile)] = list;
+    }
+    out["transcriptions"] = transcripts;
+  }
   return out;
 }
 
@@ -98,7 +112,8 @@ void bind_workflow(py::module_& m) {
            "runs the workflow. inputs: {NAME: nested list / NumPy array (typed by the input's contract) or bytes "
            "(a media file for an encoded input)}. Returns {'outputs': {KEY: {'dtype', 'shape', 'data'}}, 'media': "
            "{PATH: bytes}}: the media outputs encoded as `ogai run --output-dir` writes them (audio.wav, image.png, "
-           "video/frame-0001.png); media=False skips the encoding");
+           "video/frame-0001.png); media=False skips the encoding. A package with a transcription profile (CTC) "
+           "also gets 'transcriptions': {PROFILE: [{'text', 'ids'}, ...]}, one per batch row");
 }
 
 }  // namespace ogai::python

@@ -2,6 +2,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "capi_internal.h"
 
@@ -20,16 +22,44 @@ int32_t* copy_ids(const std::vector<std::int32_t>& ids) {
   return out;
 }
 
+ogai::MediaLimits media_limits(const ogai_media_limits& c) {
+  const std::pair<const char*, bool> checks[] = {
+      {"max_media_parts", c.max_media_parts > 0},    {"max_media_bytes", c.max_media_bytes > 0},
+      {"max_image_pixels", c.max_image_pixels > 0},  {"max_decoded_bytes", c.max_decoded_bytes > 0},
+      {"max_audio_seconds", c.max_audio_seconds > 0}};
+  for (const auto& [name, ok] : checks)
+    if (!ok) throw ogai::Error(ogai::ErrorCode::kInvalidArgument, std::string("limits.") + name, "must be > 0");
+  ogai::MediaLimits l;
+  l.max_media_parts = static_cast<std::size_t>(c.max_media_parts);
+  l.max_media_bytes = c.max_media_bytes;
+  l.max_image_pixels = c.max_image_pixels;
+  l.max_decoded_bytes = c.max_decoded_bytes;
+  l.max_audio_seconds = c.max_audio_seconds;
+  return l;
+}
+
 }  // namespace
 
 extern "C" {
 
+void ogai_media_limits_default(ogai_media_limits* limits) {
+  if (limits == nullptr) return;
+  const ogai::MediaLimits d;
+  *limits = {d.max_media_parts, d.max_media_bytes, d.max_image_pixels, d.max_decoded_bytes, d.max_audio_seconds};
+}
+
 ogai_status ogai_model_load(const char* path, const char* execution_provider, ogai_model** model) {
+  return ogai_model_load_with_limits(path, execution_provider, nullptr, model);
+}
+
+ogai_status ogai_model_load_with_limits(const char* path, const char* execution_provider,
+                                        const ogai_media_limits* limits, ogai_model** model) {
   if (path == nullptr) return null_argument("path");
   if (model == nullptr) return null_argument("model");
   return guarded([&] {
     ogai::LoadOptions options;
     if (execution_provider != nullptr) options.execution_provider = execution_provider;
+    if (limits != nullptr) options.media_limits = media_limits(*limits);
     auto loaded = std::make_unique<ogai_model>();
     loaded->model = ogai::Model::load(path, options);
     *model = loaded.release();

@@ -133,6 +133,11 @@ ogai_status ogai_workflow_run(const ogai_workflow* workflow, const ogai_workflow
     out->outputs = workflow->workflow->run(request->request);
     nlohmann::json doc = {{"outputs", nlohmann::json::object()}};
     for (const auto& [key, value] : out->outputs.outputs) doc["outputs"][key] = tensor_json(value);
+    for (const auto& [profile, rows] : out->outputs.transcriptions) {  // the CTC profiles' text
+      auto& list = doc["transcriptions"][profile];
+      list = nlohmann::json::array();
+      for (const auto& row : rows) list.push_back({{"text", row.text}, {"ids", row.ids}});
+    }
     out->json = doc.dump();
     out->media = workflow->workflow->encode_media(out->outputs);
     *result = out.release();

@@ -28,6 +28,7 @@
 #include "base/json_parse.h"
 #include "cli/command.h"
 #include "cli/media_flags.h"
+#include "cli/media_limit_flags.h"
 #include "cli/model_flags.h"
 
 namespace ogai::cli {
@@ -115,7 +116,7 @@ class ChatSession {
   // /image FILE, /audio FILE: read now (a bad path is reported at once), sent with the next message.
   void attach(const std::string& path, MediaInput::Kind kind, bool interactive) {
     try {
-      pending_.push_back(read_media_file(path, kind));
+      pending_.push_back(read_media_file(path, kind, flags_.model.media_limits.max_media_bytes));
       if (interactive)
         std::printf("(%s attached to your next message)\n", kind == MediaInput::Kind::kAudio ? "audio" : "image");
     } catch (const Error& e) {
@@ -336,6 +337,7 @@ void add_chat_command(CLI::App& app, CommandResult& result) {
       ->type_name("drop|stop")
       ->default_str("drop");
   add_sampling_flags(*cmd, flags->sampling);
+  add_media_limit_flags(*cmd, flags->model.media_limits);
   cmd->callback([&result, flags] { result.exit_code = run_chat(*flags); });
 }
 

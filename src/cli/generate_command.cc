@@ -32,6 +32,7 @@
 #include "cli/command.h"
 #include "cli/format_flags.h"
 #include "cli/media_flags.h"
+#include "cli/media_limit_flags.h"
 #include "cli/model_flags.h"
 #include "cli/prompt_ids.h"
 #include "cli/workflow_generate.h"
@@ -170,7 +171,7 @@ int run_generate(const GenerateFlags& f) {
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
   std::string prompt = *read;
-  const std::vector<MediaInput> media = read_media(f.media);
+  const std::vector<MediaInput> media = read_media(f.media, f.model.media_limits);
   std::optional<ChatPrompt> chat;
   if (f.chat) {
     std::vector<ChatMessage> messages;
@@ -261,6 +262,7 @@ void add_generate_command(CLI::App& app, CommandResult& result) {
   add_format_flags(*cmd, flags->format);
   add_chat_flags(*cmd, flags->chat_flags);
   add_media_flags(*cmd, flags->media);
+  add_media_limit_flags(*cmd, flags->model.media_limits);
   cmd->add_flag("--stream", flags->stream, "print text as it is generated");
   cmd->add_flag("--json", flags->json, "print one JSON object with ids, text, finish_reason and timings");
   cmd->add_option("--logprobs", flags->logprobs,

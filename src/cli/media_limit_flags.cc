@@ -3,10 +3,14 @@
 namespace ogai::cli {
 
 void add_media_limit_flags(CLI::App& cmd, media::MediaLimits& limits) {
-  cmd.add_option("--max-media-parts", limits.max_media_parts, "most images and audio files one run may pass")
+  cmd.add_option("--max-media-parts", limits.max_media_parts, "most images and audio files one request may pass")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))->capture_default_str();
   cmd.add_option("--max-media-bytes", limits.max_media_bytes, "largest encoded image or audio file, in bytes")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))->capture_default_str();
+  add_decode_limit_flags(cmd, limits);
+}
+
+void add_decode_limit_flags(CLI::App& cmd, media::MediaLimits& limits) {
   cmd.add_option("--max-image-pixels", limits.max_image_pixels,
                  "largest image, width x height, read from its header before decoding (a decompression bomb is "
                  "refused without allocating it)")

@@ -9,6 +9,10 @@
 
 namespace ogai::cli {
 
+// All five (run, generate, chat).
 void add_media_limit_flags(CLI::App& cmd, media::MediaLimits& limits);
+// --max-image-pixels, --max-decoded-bytes, --max-audio-seconds only (serve, whose
+// --max-media-parts / --max-media-bytes are its own server options and are copied in).
+void add_decode_limit_flags(CLI::App& cmd, media::MediaLimits& limits);
 
 }  // namespace ogai::cli

@@ -125,6 +125,7 @@ std::shared_ptr<const Model> load_model(const ModelFlags& flags, double* load_ms
   options.workflow_inputs = flags.workflow_inputs;
   options.response_template = flags.response_template;
   options.dtype = flags.dtype;
+  options.media_limits = flags.media_limits;
   if (isatty(STDERR_FILENO)) options.progress = show_progress;
   auto start = std::chrono::steady_clock::now();
   auto model = Model::load(flags.package, options);

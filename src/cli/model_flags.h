@@ -23,6 +23,7 @@ struct ModelFlags {
   std::int64_t ctx_size = 0;       // --ctx-size N: cap on the context; 0 = the package's
   std::string response_template;  // --response-template FILE: parses replies (docs/tool_calls.md)
   std::string dtype;              // --dtype NAME: an Optimum folder's graph variant (LoadOptions::dtype)
+  MediaLimits media_limits;       // --max-image-pixels, ... (LoadOptions::media_limits; media_limit_flags.h)
 };
 
 struct SamplingFlags {

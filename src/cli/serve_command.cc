@@ -29,6 +29,7 @@
 #include "cli/command.h"
 #include "base/log.h"
 #include "cli/model_catalog.h"
+#include "cli/media_limit_flags.h"
 #include "cli/model_flags.h"
 #include "cli/serve_surface_flags.h"
 #include "serve/router/router.h"
@@ -168,6 +169,9 @@ int run_router(ServeFlags& f) {
 }
 
 int run_serve(ServeFlags f) {
+  // The server's own part and file budgets (serve.h) also bound what the engine decodes.
+  f.model.media_limits.max_media_parts = f.server.max_media_parts;
+  f.model.media_limits.max_media_bytes = f.server.max_media_bytes;
   if (f.model.package.empty() && !f.routed())
     throw Error(ErrorCode::kInvalidArgument, "PKG", "name a package to serve (PKG), several, or --models-dir DIR");
   if (!f.model_names.empty()) {
@@ -302,6 +306,7 @@ void add_serve_command(CLI::App& app, CommandResult& result) {
   cmd->add_option("--max-media-bytes", s.max_media_bytes,
                   "largest image or audio clip in a request, decoded or fetched, in bytes (larger get 400)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))->capture_default_str();
+  add_decode_limit_flags(*cmd, flags->model.media_limits);
   cmd->add_flag("--allow-media-urls", s.allow_media_urls,
                 "fetch http(s) image URLs of requests (OpenAI image_url, Responses input_image, Anthropic url "
                 "sources; off: data URLs only), within --max-media-bytes, --media-url-timeout, 3 redirects, and "

@@ -32,7 +32,7 @@ const MediaInput& the_clip(const std::vector<MediaInput>& media) {
 }  // namespace
 
 EncoderInput::EncoderInput(const EncoderInputConfig& config)
-    : decoder_start_(config.decoder_start), forced_(config.forced_ids) {
+    : decoder_start_(config.decoder_start), forced_(config.forced_ids), limits_(config.limits) {
   if (!config.audio_program) return;
   program_ = media::audio::parse_audio_program(*config.audio_program, "preprocessing.audio");
   const auto& outputs = program_->outputs();
@@ -47,7 +47,7 @@ ort::Tensor EncoderInput::features(const std::vector<MediaInput>& media, const o
   const MediaInput& clip = the_clip(media);
   const std::string name = clip.origin.empty() ? "media[0]" : clip.origin;
   auto bytes = std::span(reinterpret_cast<const std::uint8_t*>(clip.bytes.data()), clip.bytes.size());
-  auto produced = program_->run(bytes, name);
+  auto produced = program_->run(bytes, name, limits_);
   media::audio::AudioTensor& t = produced.at(output_);
   bool fits = !t.integer && t.shape.size() == port.shape.size() && !t.shape.empty() && t.shape[0] == 1;
   for (std::size_t d = 1; fits && d < t.shape.size(); ++d) fits = port.shape[d] < 0 || port.shape[d] == t.shape[d];

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "media/audio/decode.h"
 #include "media/audio/program.h"
 #include "ogai/media.h"
 #include "ogai/token_id.h"
@@ -34,6 +35,7 @@ struct EncoderInputConfig {
   std::string features_value;                   // the program output (binding name) the encoder reads
   std::optional<TokenId> decoder_start;
   std::vector<TokenId> forced_ids;              // decoder_start first; empty for source-id encoders' rule
+  media::audio::DecodeLimits limits;            // the clip's decoding budgets (LoadOptions::media_limits)
 };
 
 class EncoderInput {
@@ -51,6 +53,7 @@ class EncoderInput {
   std::size_t output_ = 0;  // index of the features among the program's outputs
   std::optional<TokenId> decoder_start_;
   std::vector<TokenId> forced_;
+  media::audio::DecodeLimits limits_;
 };
 
 }  // namespace ogai::generate

@@ -21,6 +21,7 @@
 #include "generate/session_preload.h"
 #include "generate/session_settings.h"
 #include "generate/workflow_engine.h"
+#include "media/media_limits.h"
 #include "ort/session.h"
 #include "tokenizer/token_bytes.h"
 #include "workflow/input_specs.h"
@@ -113,7 +114,7 @@ std::string tokens_output(const workflow::Program& program, const std::string& o
 std::unique_ptr<generate::WorkflowModel> load_workflow(metadata::Package package, const LoadOptions& options,
                                                        const tokenizer::Tokenizer* tokenizer) {
   auto w = std::make_unique<generate::WorkflowModel>();
-  w->program = workflow::prepare_program(std::move(package), session_options(options));
+  w->program = workflow::prepare_program(std::move(package), session_options(options), options.media_limits);
   w->media = generate::find_media_workflow(w->program);
   w->tokens_output = tokens_output(w->program, w->program.package.files.metadata_file.string(), w->media.has_value());
   w->tokenizer = tokenizer;
@@ -324,6 +325,7 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     chat_template = chat::ChatTemplate::load(config.root);
   config.generation.eos_ids = resolve_eos_ids(config, tokenizer ? &*tokenizer : nullptr);
   cap_context(config, options.max_context_length);
+  config.generation.media_limits = options.media_limits;
   report(options, "model", 0.3);
   std::shared_ptr<const ReplyLayout> layout = load_layout(options.response_template, config.root);
   auto impl = std::make_unique<Impl>(std::move(config), std::move(tokenizer), std::move(chat_template));
@@ -338,12 +340,15 @@ std::shared_ptr<const Model> Model::load(const std::filesystem::path& package, c
     generate::SessionPreload* started = preload ? &*preload : nullptr;
     impl->decoder = std::make_unique<generate::Decoder>(impl->config.decoder, so, started);
     if (impl->config.encoder) {
+      impl->config.encoder->input.limits = media::decode_limits(options.media_limits);
       impl->encoder = std::make_unique<generate::EncoderStage>(std::move(*impl->config.encoder), *impl->decoder, so);
       impl->config.generation.accepts_audio = impl->encoder->takes_audio();
     }
     if (impl->config.multimodal) {
       impl->media = std::make_unique<generate::MediaEncoders>(*impl->config.multimodal, loaded.document.preprocessing,
                                                               *impl->decoder->embedding(), so, started);
+      impl->media->image_limits = media::image_limits(options.media_limits);
+      impl->media->audio_limits = media::decode_limits(options.media_limits);
       impl->expander = impl->media->hd_tiles()
                            ? generate::PromptExpander::numbered_images()
                            : generate::PromptExpander::for_vocabulary(impl->tokenizer ? &*impl->tokenizer : nullptr);

@@ -126,7 +126,15 @@ std::shared_ptr<const sampling::Constraint> decoding_rules(const GenerationOptio
 
 ResolvedRequest resolve_request(const GenerationOptions& options, const PackageGeneration& package,
                                 std::int64_t prompt_tokens) {
+  if (options.media.size() > package.media_limits.max_media_parts)
+    fail(ErrorCode::kInvalidArgument, "media", "{} images and audio clips, over the limit of {} (--max-media-parts)",
+         options.media.size(), package.media_limits.max_media_parts);
   for (std::size_t i = 0; i < options.media.size(); ++i) {
+    const MediaInput& m = options.media[i];
+    if (m.bytes.size() > package.media_limits.max_media_bytes)
+      fail(ErrorCode::kInvalidArgument, m.origin.empty() ? fmt::format("media[{}]", i) : m.origin,
+           "the file is {} bytes, over the limit of {} (--max-media-bytes)", m.bytes.size(),
+           package.media_limits.max_media_bytes);
     const bool audio = options.media[i].kind == MediaInput::Kind::kAudio;
     if (!(audio ? package.accepts_audio : package.accepts_images))
       fail(ErrorCode::kUnsupported, fmt::format("media[{}]", i),

@@ -59,6 +59,9 @@ struct PackageGeneration {
   // Media kinds the package's encoders take (multimodal packages, docs/multimodal.md); a request
   // with another kind is refused by name.
   bool accepts_images = false, accepts_audio = false;
+  // LoadOptions::media_limits: a request with more media parts, or a larger file, is refused
+  // naming the flag (the decoders check the other budgets).
+  MediaLimits media_limits;
 };
 
 struct ResolvedRequest {

@@ -55,7 +55,15 @@ void add_input_tensors(const metadata::Workflow& wf, const std::vector<std::stri
     if (eq == std::string::npos || eq == 0)
       fail(ErrorCode::kInvalidArgument, "--input", "takes NAME=JSON or NAME=@FILE.npy, got '{}'", spec);
     const std::string name = spec.substr(0, eq);
-    if (request.tensors.count(name)) fail(ErrorCode::kInvalidArgument, "--input " + name, "is given twice");
+    if (request.tensors.count(name)) {
+      const auto* input = find_input(wf, name);
+      if (input && is_encoded_media(input->contract))  // docs/media.md, "One file per media input"
+        fail(ErrorCode::kInvalidArgument, "--input " + name,
+             "is given twice: an encoded media input holds one file (uint8 [bytes]), and the preprocess adapters "
+             "(image-preprocess@1, audio-preprocess@1) decode one file per run, as the reference runtime does; run "
+             "the workflow once per file");
+      fail(ErrorCode::kInvalidArgument, "--input " + name, "is given twice");
+    }
     request.tensors.emplace(name, parse_input(wf, name, spec.substr(eq + 1)));
   }
 }

@@ -11,6 +11,7 @@
 #include "workflow/interpreter.h"
 #include "workflow/media_output.h"
 #include "workflow/lora_cache.h"
+#include "workflow/transcription.h"
 
 namespace ogai {
 namespace {
@@ -122,6 +123,10 @@ WorkflowOutputs Workflow::run(const WorkflowRequest& request, const EmitListener
     listener = [&](const std::string& output, std::int64_t row, const ort::Tensor& chunk) { on_emit(output, row, to_value(chunk)); };
   auto result = workflow::run(impl_->program, std::move(r), listener);
   WorkflowOutputs out;
+  for (auto& profile : workflow::transcribe(impl_->program.transcriptions, result)) {
+    auto& rows = out.transcriptions[profile.profile];
+    for (auto& row : profile.rows) rows.push_back({std::move(row.text), std::move(row.ids)});
+  }
   for (const auto& [key, tensor] : result.outputs) out.outputs.emplace(key, to_value(tensor));
   return out;
 }

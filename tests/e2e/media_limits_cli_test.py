@@ -67,5 +67,27 @@ class ImageLimits(unittest.TestCase):
                 self.assertIn("request.image", r.stderr)
 
 
+class SeveralFilesForOneInput(unittest.TestCase):
+    """An encoded media input holds one file, as the reference runtime's preprocess adapters take it:
+    a second file for it is refused naming the input and saying what to do (docs/media.md)."""
+
+    def test_second_image_is_refused_naming_the_input(self):
+        d = temp_dir(self)
+        a, b = os.path.join(d, "a.png"), os.path.join(d, "b.png")
+        Image.new("RGB", (3, 3), (10, 200, 30)).save(a)
+        Image.new("RGB", (3, 3), (90, 20, 30)).save(b)
+        args = ["run", VLM, "--input", "request.prompt_tokens=[[4,5]]", "--max-new-tokens", "1"]
+        r = run(OGAI, *args, "--input", "request.image=@" + a, "--input", "request.image=@" + b)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("--input request.image", r.stderr)
+        self.assertIn("an encoded media input holds one file", r.stderr)
+        self.assertIn("once per file", r.stderr)
+        one = run(OGAI, *args, "--input", "request.image=@" + b)
+        self.assertEqual(one.returncode, 0, one.stderr)
+        other = run(OGAI, *args, "--input", "request.prompt_tokens=[[4,5]]")
+        self.assertIn("is given twice", other.stderr)
+        self.assertNotIn("media input", other.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -104,6 +104,10 @@ describe('POST /v1/audio/speech on the speech_wav fixture', () => {
     await expectError(client.audio.speech.create({ ...base, voice: 'alloy' }), 400, 'voice', /alloy/);
     await expectError(client.audio.speech.create({ ...base, speed: 1.5 }), 400, 'speed', /speed/);
     await expectError(client.audio.speech.create({ ...base, input: '' }), 400, 'input');
+    // Streamed audio (OpenAI's stream_format sse): refused by name, as the reference refuses streaming a
+    // buffered audio workflow (the media contract's delivery: buffered); 'audio' is the whole file.
+    await expectError(client.audio.speech.create({ ...base, stream_format: 'sse' }), 400, 'stream_format', /buffered/);
+    assert.equal((await client.audio.speech.create({ ...base, stream_format: 'audio' })).status, 200);
     await expectError(client.audio.speech.create({ ...base, model: 'other' }), 404);
   });
 
@@ -157,6 +161,21 @@ describe('POST /v1/images/generations on the diffusion fixture', () => {
                      '--output-dir', out]);
     assert.deepEqual(png, fs.readFileSync(path.join(out, 'image.png')));
     assert.ok(Number.isInteger(res.created));
+  });
+
+  it('steps fills the max_iterations role: equal to ogai run --max-new-tokens, and bounded', async () => {
+    const one = Buffer.from((await client.images.generate(body({ steps: 1 }))).data[0].b64_json, 'base64');
+    const thirty = Buffer.from((await client.images.generate(body({ steps: 30 }))).data[0].b64_json, 'base64');
+    const plain = Buffer.from((await client.images.generate(body())).data[0].b64_json, 'base64');
+    assert.deepEqual(thirty, plain);  // the package's default is 30 trips
+    assert.notDeepEqual(one, plain);
+    const out = path.join(tmp, 'image_steps');
+    await run(ogai, ['run', pkg, '--input', 'request.input_ids=[[1,2]]', '--input', `noise=${JSON.stringify(NOISE)}`,
+                     '--max-new-tokens', '1', '--output-dir', out]);
+    assert.deepEqual(one, fs.readFileSync(path.join(out, 'image.png')));
+    await expectError(client.images.generate(body({ steps: 0 })), 400, 'steps', /1\.\.10000/);
+    await expectError(client.images.generate(body({ steps: 10001 })), 400, 'steps', /1\.\.10000/);
+    await expectError(client.images.generate(body({ steps: 'many' })), 400, 'steps');
   });
 
   it('n images', async () => {

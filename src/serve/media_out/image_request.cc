@@ -11,9 +11,10 @@
 namespace ogai::serve {
 namespace {
 
-constexpr std::array<std::string_view, 14> kFields{"model", "prompt", "n", "size", "response_format", "output_format",
-                                                   "quality", "style", "background", "moderation", "seed", "inputs",
-                                                   "user", "metadata"};
+constexpr std::array<std::string_view, 15> kFields{"model", "prompt", "n", "size", "response_format", "output_format",
+                                                   "quality", "style", "background", "moderation", "seed", "steps",
+                                                   "inputs", "user", "metadata"};
+constexpr std::int64_t kMaxSteps = 10000;
 
 std::optional<std::int64_t> dimension(std::string_view s) {
   std::int64_t v = 0;
@@ -78,6 +79,12 @@ ImageHttpRequest parse_image_request(std::string_view body, const JsonLimits& li
     if (f.get(field))
       throw invalid_request(field, std::string(field) + " cannot be honoured: v1 packages declare no " + field + " role");
   r.images.seed = f.integer("seed");
+  if (auto steps = f.integer("steps")) {
+    if (*steps < 1 || *steps > kMaxSteps)
+      throw invalid_request("steps", "steps is " + std::to_string(*steps) + "; it must be in 1.." +
+                                         std::to_string(kMaxSteps));
+    r.images.steps = *steps;
+  }
   if (const RequestJson* inputs = f.get("inputs")) {
     if (!inputs->is_object()) throw invalid_request("inputs", "inputs must be an object of NAME: JSON array");
     for (auto it = inputs->begin(); it != inputs->end(); ++it) {

@@ -8,6 +8,8 @@
 //   quality, style, moderation: 400 naming them (v1 has no such roles); background
 //   transparent: 400 (the images are RGB);
 //   seed     (ogai's extension) the first image's seed, image i gets seed + i;
+//   steps    (ogai's extension, 1..10000) the denoising loop's trip count: fills the workflow
+//            input with the max_iterations role; a package without one refuses it naming `steps`;
 //   inputs   (ogai's extension) application tensors the package requires, NAME -> JSON nested
 //            array or scalar typed by the input's contract (e.g. a diffusion's noise).
 // Every error is an ApiError 400 naming the field. Pure; thread-safe.
