@@ -172,6 +172,8 @@ int run_serve(ServeFlags f) {
   // The server's own part and file budgets (serve.h) also bound what the engine decodes.
   f.model.media_limits.max_media_parts = f.server.max_media_parts;
   f.model.media_limits.max_media_bytes = f.server.max_media_bytes;
+  f.server.max_audio_seconds = f.model.media_limits.max_audio_seconds;
+  f.server.max_decoded_bytes = f.model.media_limits.max_decoded_bytes;
   if (f.model.package.empty() && !f.routed())
     throw Error(ErrorCode::kInvalidArgument, "PKG", "name a package to serve (PKG), several, or --models-dir DIR");
   if (!f.model_names.empty()) {

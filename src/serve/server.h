@@ -35,6 +35,8 @@
 // Thread safety: bind() and run() from one thread; stop() from any thread, any number of times.
 #pragma once
 
+#include <cstdint>
+
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -103,6 +105,10 @@ struct ServerOptions {
   // Images and audio in one request (common/media_input.h; more or larger -> 400 naming the flag).
   std::size_t max_media_parts = 32;           // --max-media-parts
   std::size_t max_media_bytes = 20u << 20;    // --max-media-bytes: one part, decoded
+  // Audio the server decodes itself (a Whisper transcription's windows): --max-audio-seconds and
+  // --max-decoded-bytes, the same budgets the engine applies to media parts.
+  double max_audio_seconds = 3600;
+  std::uint64_t max_decoded_bytes = 256ull << 20;
   // http(s) media URLs (common/media_fetch.h): off unless --allow-media-urls; private addresses
   // need --allow-private-media-urls; --media-url-timeout bounds each fetch.
   bool allow_media_urls = false, allow_private_media_urls = false;

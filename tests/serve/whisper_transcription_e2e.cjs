@@ -57,7 +57,7 @@ async function refusal(promise) {
 describe('Whisper behind the audio routes', () => {
   let server, client;
   before(async () => {
-    server = await startServer(ogai, pkg, ['--model-name', 'w']);
+    server = await startServer(ogai, pkg, ['--model-name', 'w', '--max-audio-seconds', '40']);
     client = new OpenAI({ baseURL: server.url + '/v1', apiKey: 'x', maxRetries: 0 });
   });
   after(async () => { await stopServer(server); fs.rmSync(dir, { recursive: true, force: true }); });
@@ -119,6 +119,13 @@ describe('Whisper behind the audio routes', () => {
       const vtt = await transcribe(wav, { response_format: 'vtt' });
       assert.equal(vtt, 'WEBVTT\n\n' + v.segments.map((s) => `${cue(s.start, '.')} --> ${cue(s.end, '.')}\n${s.text}\n\n`).join(''));
     }
+  });
+
+  it('audio over --max-audio-seconds is a 400 naming the flag, and the server keeps answering', async () => {
+    const e = await refusal(transcribe(sineWav(300, 41.0), { language: 'en' }));
+    assert.equal(e.status, 400);
+    assert.match(e.message, /--max-audio-seconds/);
+    assert.ok((await transcribe(sineWav(300, 1.0), { language: 'en' })).text !== undefined);
   });
 
   it('language and translation choose the task prompt', async () => {

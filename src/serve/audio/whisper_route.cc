@@ -29,6 +29,7 @@ http::Response Server::Impl::whisper_transcription(ApiRequest request) {
   job.audio = take_audio(request);
   job.options = request.options;
   job.options.media.clear();
+  job.limits = {options.max_audio_seconds, options.max_decoded_bytes};
   job.timestamps = state.format == TranscriptFormat::kVerboseJson || state.format == TranscriptFormat::kSrt ||
                    state.format == TranscriptFormat::kVtt;
   const ApiRequest base = [&] {
