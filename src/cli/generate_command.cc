@@ -120,23 +120,96 @@ std::optional<std::string> prompt_text(const GenerateFlags& f) {
   return text;
 }
 
-int run_generate(const GenerateFlags& f) {
-  if (f.logprobs >= 0 && !f.json) {
-    std::fprintf(stderr, "ogai generate: --logprobs needs --json\n");
+// A usage error the flags make on their own (printed), or nothing.
+bool flags_conflict(const GenerateFlags& f) {
+  const char* problem = nullptr;
+  if (f.logprobs >= 0 && !f.json) problem = "--logprobs needs --json";
+  else if (f.prompt_logprobs && f.logprobs < 0) problem = "--prompt-logprobs needs --logprobs N";
+  else if (!f.prompt_ids.empty() && f.chat) problem = "--prompt-ids cannot be combined with --chat (the ids are the prompt)";
+  if (problem) std::fprintf(stderr, "ogai generate: %s\n", problem);
+  return problem != nullptr;
+}
+
+// A package the workflow interpreter runs: no chat, no --image/--audio (media go in as --input).
+int run_interpreted(const GenerateFlags& f, const std::string& prompt, const std::optional<std::vector<std::int32_t>>& ids,
+                    const std::optional<ResponseFormat>& format) {
+  if (f.chat || !f.system.empty()) {
+    std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
     return kExitUsage;
   }
-  if (f.prompt_logprobs && f.logprobs < 0) {
-    std::fprintf(stderr, "ogai generate: --prompt-logprobs needs --logprobs N\n");
+  if (f.media.any()) {
+    std::fprintf(stderr, "ogai generate: --image and --audio apply to packages the native engine runs (an interpreted "
+                         "workflow takes media as --input NAME=@FILE)\n");
     return kExitUsage;
   }
-  std::optional<std::vector<std::int32_t>> ids;
-  if (!f.prompt_ids.empty()) {
-    if (f.chat) {
-      std::fprintf(stderr, "ogai generate: --prompt-ids cannot be combined with --chat (the ids are the prompt)\n");
-      return kExitUsage;
+  ModelFlags model = f.model;
+  model.workflow_inputs = f.inputs;
+  WorkflowGenerateArgs args{model, prompt, f.sampling.options, f.stream, f.json, ids};
+  if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
+  args.options.response_format = format;
+  return run_workflow_generate(args);
+}
+
+// The chat turn --chat makes of the prompt (with --system, the media as parts, the chat flags), or
+// nothing without --chat; a usage error (printed) sets `usage`.
+std::optional<ChatPrompt> chat_prompt(Model& model, const GenerateFlags& f, const std::string& read,
+                                      const std::vector<MediaInput>& media, const std::optional<ResponseFormat>& format,
+                                      bool& usage) {
+  if (!f.chat) {
+    usage = !f.system.empty() || f.chat_flags.any();
+    if (usage) std::fprintf(stderr, "ogai generate: --system, --tools, --tool-choice, --tool-call-format and --var need --chat\n");
+    return std::nullopt;
+  }
+  std::vector<ChatMessage> messages;
+  if (!f.system.empty()) messages.push_back({"system", f.system});
+  messages.push_back({"user", media.empty() ? read : ""});
+  if (!media.empty()) messages.back().parts = media_parts(media, read);
+  ChatPrompt chat = model.prepare_chat(messages, chat_options(f.chat_flags));
+  usage = chat.constraint && format;
+  if (usage) std::fprintf(stderr, "ogai generate: a forced tool call (--tool-choice) cannot be combined with a format flag\n");
+  return chat;
+}
+
+GenerationOptions native_options(const GenerateFlags& f, const std::optional<ChatPrompt>& chat,
+                                 const std::optional<ResponseFormat>& format, const std::vector<MediaInput>& media) {
+  GenerationOptions options = f.sampling.options;
+  if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
+  if (f.logprobs >= 0) options.logprobs = f.logprobs;
+  options.prompt_logprobs = f.prompt_logprobs;
+  options.response_format = chat && chat->constraint ? chat->constraint : format;
+  options.media = chat ? chat->media : media;
+  return options;
+}
+
+// The result after generation: one JSON line with --json, else the text (or ids) not yet streamed
+// and one JSON line per parsed tool call.
+void print_result(const GenerateFlags& f, const GenerationResult& result, const GenerationOptions& options,
+                  const std::optional<ChatReply>& reply, std::optional<ChatReplyParser>& parser, bool as_ids) {
+  if (f.json) {
+    const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
+    nlohmann::ordered_json doc = result_json(result, speculative, f.logprobs >= 0);
+    if (f.sampling.random_seed) doc["seed"] = *options.sampling.seed;  // --seed -1: the seed drawn
+    if (reply) {
+      doc["content"] = reply->content;
+      doc["reasoning_content"] = reply->reasoning_content;
+      doc["tool_calls"] = tool_calls_json(reply->tool_calls);
     }
-    ids = parse_prompt_ids(f.prompt_ids, "--prompt-ids");
+    std::printf("%s\n", doc.dump().c_str());
+    return;
   }
+  if (parser && f.stream) write_text(parser->finish().content);
+  else if (!f.stream) write_text(as_ids ? ids_text(result.ids) : reply ? reply->content : result.text);
+  const bool calls = reply && !reply->tool_calls.empty();
+  if (calls && !reply->content.empty()) std::fputc('\n', stdout);
+  if (calls)  // one JSON line per call
+    for (const auto& call : tool_calls_json(reply->tool_calls)) std::printf("%s\n", call.dump().c_str());
+  else if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
+}
+
+int run_generate(const GenerateFlags& f) {
+  if (flags_conflict(f)) return kExitUsage;
+  std::optional<std::vector<std::int32_t>> ids;
+  if (!f.prompt_ids.empty()) ids = parse_prompt_ids(f.prompt_ids, "--prompt-ids");
   // An audio clip with no prompt flag: an encoder-decoder speech package (Whisper) transcribes it with
   // its forced prompt (docs/encoder_decoder.md); standard input is not read.
   const bool audio_only = !f.media.audio.empty() && f.prompt.empty() && f.prompt_file.empty();
@@ -147,53 +220,18 @@ int run_generate(const GenerateFlags& f) {
   }
   const std::optional<ResponseFormat> format = response_format(f.format);
   if (format) check_response_format(*format);  // a bad schema fails before the model loads
-  if (is_interpreted_package(f.model.package)) {
-    if (f.chat || !f.system.empty()) {
-      std::fprintf(stderr, "ogai generate: --chat and --system are not supported for interpreted workflow packages\n");
-      return kExitUsage;
-    }
-    if (f.media.any()) {
-      std::fprintf(stderr, "ogai generate: --image and --audio apply to packages the native engine runs (an interpreted "
-                           "workflow takes media as --input NAME=@FILE)\n");
-      return kExitUsage;
-    }
-    ModelFlags model = f.model;
-    model.workflow_inputs = f.inputs;
-    WorkflowGenerateArgs args{model, *read, f.sampling.options, f.stream, f.json, ids};
-    if (f.logprobs >= 0) args.options.logprobs = f.logprobs;
-    args.options.response_format = format;
-    return run_workflow_generate(args);
-  }
+  if (is_interpreted_package(f.model.package)) return run_interpreted(f, *read, ids, format);
   if (!f.inputs.empty()) {
     std::fprintf(stderr, "ogai generate: --input applies to interpreted workflow packages only\n");
     return kExitUsage;
   }
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
-  std::string prompt = *read;
-  const std::vector<MediaInput> media = read_media(f.media, f.model.media_limits);
-  std::optional<ChatPrompt> chat;
-  if (f.chat) {
-    std::vector<ChatMessage> messages;
-    if (!f.system.empty()) messages.push_back({"system", f.system});
-    messages.push_back({"user", media.empty() ? *read : ""});
-    if (!media.empty()) messages.back().parts = media_parts(media, *read);
-    chat = model->prepare_chat(messages, chat_options(f.chat_flags));
-    prompt = chat->text;
-    if (chat->constraint && format) {
-      std::fprintf(stderr, "ogai generate: a forced tool call (--tool-choice) cannot be combined with a format flag\n");
-      return kExitUsage;
-    }
-  } else if (!f.system.empty() || f.chat_flags.any()) {
-    std::fprintf(stderr, "ogai generate: --system, --tools, --tool-choice, --tool-call-format and --var need --chat\n");
-    return kExitUsage;
-  }
-  GenerationOptions options = f.sampling.options;
-  if (f.chat) options.add_special_tokens = false;  // the template writes the special tokens itself
-  if (f.logprobs >= 0) options.logprobs = f.logprobs;
-  options.prompt_logprobs = f.prompt_logprobs;
-  options.response_format = chat && chat->constraint ? chat->constraint : format;
-  options.media = chat ? chat->media : media;
+  const std::vector<MediaInput> media = read_media(f.media);
+  bool usage = false;
+  const std::optional<ChatPrompt> chat = chat_prompt(*model, f, *read, media, format, usage);
+  if (usage) return kExitUsage;
+  const GenerationOptions options = native_options(f, chat, format, media);
   const bool parsed = chat && (parses_reply(*chat) || !f.chat_flags.tools_file.empty());
   std::optional<ChatReplyParser> parser;
   if (parsed) parser.emplace(*chat);
@@ -209,29 +247,11 @@ int run_generate(const GenerateFlags& f) {
       return true;
     };
   GenerationResult result = ids ? model->generate(std::span<const std::int32_t>(*ids), options, on_token)
-                                : model->generate(prompt, options, on_token);
+                                : model->generate(chat ? chat->text : *read, options, on_token);
   result.timings.load_ms = load_ms;
   std::optional<ChatReply> reply;
   if (parsed) reply = parse_chat_reply(*chat, result.text);
-  if (f.json) {
-    const bool speculative = options.speculative.drafter != SpeculativeOptions::Drafter::kNone;
-    nlohmann::ordered_json doc = result_json(result, speculative, f.logprobs >= 0);
-    if (f.sampling.random_seed) doc["seed"] = *options.sampling.seed;  // --seed -1: the seed drawn
-    if (reply) {
-      doc["content"] = reply->content;
-      doc["reasoning_content"] = reply->reasoning_content;
-      doc["tool_calls"] = tool_calls_json(reply->tool_calls);
-    }
-    std::printf("%s\n", doc.dump().c_str());
-  } else {
-    if (parser && f.stream) write_text(parser->finish().content);
-    else if (!f.stream) write_text(as_ids ? ids_text(result.ids) : reply ? reply->content : result.text);
-    const bool calls = reply && !reply->tool_calls.empty();
-    if (calls && !reply->content.empty()) std::fputc('\n', stdout);
-    if (calls)  // one JSON line per call
-      for (const auto& call : tool_calls_json(reply->tool_calls)) std::printf("%s\n", call.dump().c_str());
-    else if (isatty(STDOUT_FILENO)) std::fputc('\n', stdout);
-  }
+  print_result(f, result, options, reply, parser, as_ids);
   return kExitOk;
 }
 
