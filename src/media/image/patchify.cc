@@ -26,9 +26,12 @@ Patches pack(std::uint32_t width, std::uint32_t height, const PatchSpec& spec, c
   out.grid = {1, ph, pw};
   const auto reserve = std::max<std::uint64_t>(spec.reserve_count, static_cast<std::uint64_t>(out.count));
   out.bytes.reserve(static_cast<std::size_t>(reserve * out.feature) * sizeof(float));
-  out.bytes.resize(static_cast<std::size_t>(out.count * out.feature) * sizeof(float));
   out.coords.reserve(static_cast<std::size_t>(out.count * 2));
-  float* dst = out.values();
+  // Each patch is packed into `staged` (cache-resident) and appended: the output's memory is
+  // written once, not zero-filled by a resize first.
+  std::vector<float> staged(static_cast<std::size_t>(out.feature));
+  const auto* staged_bytes = reinterpret_cast<const std::uint8_t*>(staged.data());
+  float* dst = staged.data();
   const std::uint32_t group = spec.raster_order ? 1 : spec.merge;
   auto emit_channel = [&](std::uint32_t c, std::uint32_t py, std::uint32_t px) {
     for (std::uint32_t y = 0; y < p; ++y) dst = row(c, py * p + y, px * p, dst);
@@ -48,6 +51,8 @@ Patches pack(std::uint32_t width, std::uint32_t height, const PatchSpec& spec, c
             for (std::uint32_t c = 0; c < 3; ++c)
               for (std::uint32_t t = 0; t < spec.temporal; ++t) emit_channel(c, py, px);
           }
+          out.bytes.insert(out.bytes.end(), staged_bytes, staged_bytes + staged.size() * sizeof(float));
+          dst = staged.data();
           out.coords.push_back(spec.xy ? px : py);
           out.coords.push_back(spec.xy ? py : px);
         }
