@@ -169,6 +169,7 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
         pair_weights[(static_cast<std::size_t>(pair) * ksize + x) * 8 + lane] =
             c.weights[static_cast<std::size_t>(pair * 2 + lane / 4) * ksize + x];
   const __m256i half = _mm256_set1_epi32(1 << (kPrecisionBits - 1));
+  const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   for (std::uint32_t y = 0; y < out.height; ++y) {
     const std::uint8_t* src = in.row(y0 + y);
     std::uint8_t* dst = out.row(y);
@@ -185,11 +186,17 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
         const __m256i px = _mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(a), b, 1));
         sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(px, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k))));
       }
-      alignas(32) std::int32_t s[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(s), sum);
+      // clip8 of the six sums: shifted, then saturated to int16 and to 0..255 (the same bytes);
+      // lanes 0-2 and 4-6 gathered into the low 6 bytes.
+      const __m256i shifted = _mm256_srai_epi32(sum, kPrecisionBits);
+      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
+      const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(words, words), rgb_pairs);
+      const auto six = static_cast<std::uint64_t>(_mm_cvtsi128_si64(bytes));
       std::uint8_t* d = dst + static_cast<std::size_t>(xx) * 3;
-      d[0] = clip8(s[0]), d[1] = clip8(s[1]), d[2] = clip8(s[2]);
-      d[3] = clip8(s[4]), d[4] = clip8(s[5]), d[5] = clip8(s[6]);
+      const auto four = static_cast<std::uint32_t>(six);
+      const auto two = static_cast<std::uint16_t>(six >> 32);
+      std::memcpy(d, &four, 4);
+      std::memcpy(d + 4, &two, 2);
     }
     for (; xx < width; ++xx)
       rgb_pixel_scalar(src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3,
