@@ -63,6 +63,7 @@ Filter filter_of(ResizeFilter f) {
 // (ksize per output, zero-padded).
 struct Coefficients {
   int ksize = 0;
+  int taps = 0;  // the largest count (<= ksize): the weights past a count up to it are zero
   std::vector<int> first, count;
   std::vector<std::int32_t> weights;
 };
@@ -101,6 +102,7 @@ Coefficients precompute(int in_size, int out_size, const Filter& filter) {
     }
     c.first[static_cast<std::size_t>(xx)] = xmin;
     c.count[static_cast<std::size_t>(xx)] = xmax;
+    c.taps = std::max(c.taps, xmax);
   }
   return c;
 }
@@ -152,21 +154,21 @@ inline void rgb_pixel_scalar(const std::uint8_t* p, const std::int32_t* k, int n
 // horizontal_rows<3> with a pixel's three channels in 32-bit lanes: each tap loads the pixel's 4
 // bytes (RGB and the next sample, whose lane is dropped), widens them and adds them times the
 // weight: the same 32-bit integer sums as the scalar loop, so the same bytes. Every output runs
-// all ksize taps (the weights past its count are zero, adding nothing), so the loop's trip count
-// never varies and its branch is predicted. Outputs whose ksize taps reach the row's last pixel
+// the axis' largest count of taps (the weights past its own count are zero, adding nothing), so
+// the loop's trip count never varies and its branch is predicted. Outputs whose taps reach the row's last pixel
 // take the scalar loop. AVX2: two outputs per register (lanes 0-3 and 4-7); SSE4.1: one.
 __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::uint32_t y0, const Coefficients& c,
                                                          Raster& out) {
-  const int ksize = c.ksize, width = static_cast<int>(out.width);
-  // Outputs [0, safe) have first + ksize < in.width (first never decreases with the output index).
+  const int ksize = c.ksize, taps = c.taps, width = static_cast<int>(out.width);
+  // Outputs [0, safe) have first + taps < in.width (first never decreases with the output index).
   int safe = 0;
-  while (safe < width && c.first[static_cast<std::size_t>(safe)] + ksize < static_cast<int>(in.width)) ++safe;
+  while (safe < width && c.first[static_cast<std::size_t>(safe)] + taps < static_cast<int>(in.width)) ++safe;
   // Per pair of outputs and tap: 8 lanes, the first output's weight in 0-3, the second's in 4-7.
-  std::vector<std::int32_t> pair_weights(static_cast<std::size_t>(safe / 2) * ksize * 8);
+  std::vector<std::int32_t> pair_weights(static_cast<std::size_t>(safe / 2) * taps * 8);
   for (int pair = 0; pair < safe / 2; ++pair)
-    for (int x = 0; x < ksize; ++x)
+    for (int x = 0; x < taps; ++x)
       for (int lane = 0; lane < 8; ++lane)
-        pair_weights[(static_cast<std::size_t>(pair) * ksize + x) * 8 + lane] =
+        pair_weights[(static_cast<std::size_t>(pair) * taps + x) * 8 + lane] =
             c.weights[static_cast<std::size_t>(pair * 2 + lane / 4) * ksize + x];
   const __m256i half = _mm256_set1_epi32(1 << (kPrecisionBits - 1));
   const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -177,9 +179,9 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
     for (; xx + 1 < safe; xx += 2) {
       const std::uint8_t* pa = src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3;
       const std::uint8_t* pb = src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx) + 1]) * 3;
-      const std::int32_t* k = &pair_weights[static_cast<std::size_t>(xx / 2) * ksize * 8];
+      const std::int32_t* k = &pair_weights[static_cast<std::size_t>(xx / 2) * taps * 8];
       __m256i sum = half;
-      for (int x = 0; x < ksize; ++x, pa += 3, pb += 3, k += 8) {
+      for (int x = 0; x < taps; ++x, pa += 3, pb += 3, k += 8) {
         std::int32_t a, b;
         std::memcpy(&a, pa, 4);
         std::memcpy(&b, pb, 4);
@@ -207,7 +209,7 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
 
 __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(const Raster& in, std::uint32_t y0, const Coefficients& c,
                                                              Raster& out) {
-  const int ksize = c.ksize;
+  const int ksize = c.ksize, taps = c.taps;
   const __m128i half = _mm_set1_epi32(1 << (kPrecisionBits - 1));
   for (std::uint32_t y = 0; y < out.height; ++y) {
     const std::uint8_t* src = in.row(y0 + y);
@@ -216,12 +218,12 @@ __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(const Raster& in, st
       const int first = c.first[xx];
       const std::int32_t* k = &c.weights[static_cast<std::size_t>(xx) * ksize];
       const std::uint8_t* p = src + static_cast<std::size_t>(first) * 3;
-      if (first + ksize >= static_cast<int>(in.width)) {
+      if (first + taps >= static_cast<int>(in.width)) {
         rgb_pixel_scalar(p, k, c.count[xx], dst + static_cast<std::size_t>(xx) * 3);
         continue;
       }
       __m128i sum = half;
-      for (int x = 0; x < ksize; ++x, p += 3) {
+      for (int x = 0; x < taps; ++x, p += 3) {
         std::int32_t four;
         std::memcpy(&four, p, 4);
         const __m128i px = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(four));
