@@ -207,6 +207,88 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
   }
 }
 
+// horizontal_rgb_avx2 for axes of at most 5 taps with 16-bit multiplies: each weight k is split
+// as k = hi * 2048 + lo (lo in 0..2047, hi = k >> 11, checked to fit 16 bits), so that
+// sum(p * k) = sum(p * hi) * 2048 + sum(p * lo) in 32-bit wrapping arithmetic, the scalar loop's
+// sum exactly. Each output's 16 bytes from its first pixel (5 pixels) are loaded once, two outputs
+// per register (one per 128-bit lane); per pair of taps a byte shuffle makes the 16-bit
+// [R x, R x+1, G x, G x+1, B x, B x+1, 0, 0] and pmaddwd multiplies and adds the pair. False (nothing
+// written) when a weight's high part does not fit 16 bits.
+__attribute__((target("avx2"))) bool horizontal_rgb_madd_avx2(const Raster& in, std::uint32_t y0,
+                                                              const Coefficients& c, Raster& out) {
+  constexpr int kPairs = 3;  // taps 0-5; tap 5's weight is zero when taps <= 5
+  const int ksize = c.ksize, taps = c.taps, width = static_cast<int>(out.width);
+  if (taps > 5) return false;
+  const int row = static_cast<int>(in.row_bytes());
+  int safe = 0;  // outputs [0, safe) can load 16 bytes from their first pixel
+  while (safe < width && c.first[static_cast<std::size_t>(safe)] * 3 + 16 <= row) ++safe;
+  // Per pair of outputs and pair of taps: 16 high parts, then 16 low parts (lane 0: first output).
+  std::vector<std::int16_t> split(static_cast<std::size_t>(safe / 2) * kPairs * 32, 0);
+  for (int pair = 0; pair < safe / 2; ++pair)
+    for (int j = 0; j < kPairs; ++j)
+      for (int lane = 0; lane < 2; ++lane)
+        for (int t = 0; t < 2; ++t) {
+          const int x = 2 * j + t, o = pair * 2 + lane;
+          const std::int32_t k = x < taps ? c.weights[static_cast<std::size_t>(o) * ksize + x] : 0;
+          const std::int32_t hi = k >> 11, lo = k & 2047;
+          if (hi < INT16_MIN || hi > INT16_MAX) return false;
+          std::int16_t* w = &split[(static_cast<std::size_t>(pair) * kPairs + j) * 32];
+          for (int ch = 0; ch < 3; ++ch) {
+            w[lane * 8 + ch * 2 + t] = static_cast<std::int16_t>(hi);
+            w[16 + lane * 8 + ch * 2 + t] = static_cast<std::int16_t>(lo);
+          }
+        }
+  __m256i shuffle[kPairs];
+  for (int j = 0; j < kPairs; ++j) {
+    alignas(16) std::int8_t m[16];
+    for (int ch = 0; ch < 3; ++ch)
+      for (int t = 0; t < 2; ++t) {
+        const int byte = 3 * (2 * j + t) + ch;
+        m[ch * 4 + t * 2] = static_cast<std::int8_t>(byte < 16 ? byte : -1);
+        m[ch * 4 + t * 2 + 1] = -1;
+      }
+    for (int i = 12; i < 16; ++i) m[i] = -1;
+    const __m128i lane = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+    shuffle[j] = _mm256_set_m128i(lane, lane);
+  }
+  const __m256i half = _mm256_set1_epi32(1 << (kPrecisionBits - 1));
+  const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (std::uint32_t y = 0; y < out.height; ++y) {
+    const std::uint8_t* src = in.row(y0 + y);
+    std::uint8_t* dst = out.row(y);
+    int xx = 0;
+    for (; xx + 1 < safe; xx += 2) {
+      const std::uint8_t* pa = src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3;
+      const std::uint8_t* pb = src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx) + 1]) * 3;
+      const __m256i bytes = _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(pb)),
+                                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(pa)));
+      const std::int16_t* w = &split[static_cast<std::size_t>(xx / 2) * kPairs * 32];
+      __m256i sum_hi = _mm256_setzero_si256(), sum_lo = half;
+      for (int j = 0; j < kPairs; ++j, w += 32) {
+        const __m256i d = _mm256_shuffle_epi8(bytes, shuffle[j]);
+        sum_hi = _mm256_add_epi32(sum_hi, _mm256_madd_epi16(d, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w))));
+        sum_lo = _mm256_add_epi32(sum_lo,
+                                  _mm256_madd_epi16(d, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16))));
+      }
+      const __m256i sum = _mm256_add_epi32(sum_lo, _mm256_slli_epi32(sum_hi, 11));
+      const __m256i shifted = _mm256_srai_epi32(sum, kPrecisionBits);
+      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
+      const __m128i out_bytes = _mm_shuffle_epi8(_mm_packus_epi16(words, words), rgb_pairs);
+      const auto six = static_cast<std::uint64_t>(_mm_cvtsi128_si64(out_bytes));
+      std::uint8_t* d = dst + static_cast<std::size_t>(xx) * 3;
+      const auto four = static_cast<std::uint32_t>(six);
+      const auto two = static_cast<std::uint16_t>(six >> 32);
+      std::memcpy(d, &four, 4);
+      std::memcpy(d + 4, &two, 2);
+    }
+    for (; xx < width; ++xx)
+      rgb_pixel_scalar(src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3,
+                       &c.weights[static_cast<std::size_t>(xx) * ksize], c.count[static_cast<std::size_t>(xx)],
+                       dst + static_cast<std::size_t>(xx) * 3);
+  }
+  return true;
+}
+
 __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(const Raster& in, std::uint32_t y0, const Coefficients& c,
                                                              Raster& out) {
   const int ksize = c.ksize, taps = c.taps;
@@ -240,6 +322,7 @@ __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(const Raster& in, st
 void horizontal(const Raster& in, std::uint32_t y0, const Coefficients& c, Raster& out) {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = __builtin_cpu_supports("avx2"), sse41 = __builtin_cpu_supports("sse4.1");
+  if (in.channels == 3 && avx2 && horizontal_rgb_madd_avx2(in, y0, c, out)) return;
   if (in.channels == 3 && avx2) return horizontal_rgb_avx2(in, y0, c, out);
   if (in.channels == 3 && sse41) return horizontal_rgb_sse41(in, y0, c, out);
 #endif
