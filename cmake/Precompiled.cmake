@@ -29,6 +29,12 @@ function(ogai_precompiled_headers target)
   else()
     target_precompile_headers(${target} REUSE_FROM ogai_base)
   endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # g++ 12 inlines these larger translation units differently and then reports libstdc++'s
+    # std::string concatenation as out of bounds (false positives, as -Wrestrict in the top
+    # CMakeLists.txt); the file-by-file builds (CI, the tests' folders) keep both warnings on.
+    target_compile_options(${target} PRIVATE -Wno-stringop-overflow -Wno-array-bounds)
+  endif()
   get_target_property(launcher ${target} CXX_COMPILER_LAUNCHER)
   if(launcher MATCHES "ccache")
     list(FIND launcher env at)  # OGAI_CCACHE's launcher: cmake -E env VAR=VALUE ... ccache
