@@ -19,10 +19,11 @@ struct TokenizerHandle {
 };
 
 std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::string& ep, std::optional<int> threads,
-                                  std::vector<std::string> inputs) {
+                                  std::vector<std::string> inputs, std::optional<std::string> dtype) {
   LoadOptions options;
   options.execution_provider = ep;
   options.workflow_inputs = std::move(inputs);
+  if (dtype) options.dtype = *dtype;
   if (threads) {
     if (*threads < 1) throw Error(ErrorCode::kInvalidArgument, "threads", std::to_string(*threads) + " must be >= 1");
     options.intra_op_threads = *threads;
@@ -161,9 +162,11 @@ void bind_model(py::module_& m) {
   bind_tokenizer(m);
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model", "A loaded, validated package.")
       .def(py::init(&load), py::arg("path"), py::arg("ep") = "cpu", py::arg("threads") = py::none(),
-           py::arg("inputs") = std::vector<std::string>{},
+           py::arg("inputs") = std::vector<std::string>{}, py::arg("dtype") = py::none(),
            "loads and validates the package at `path`; ep: 'cpu' or 'cuda'; threads: ONNX Runtime intra-op threads; "
-           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets")
+           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets; dtype: for an Optimum / "
+           "onnx-community folder, which graph variant runs ('fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', "
+           "'bnb4', as ogai generate --dtype; default: the folder's config.json choice, else fp32)")
       .def("generate", &generate, py::arg("prompt"),
            "generates from a text (or a list of token ids); returns a GenerationResult, or a TextStream with "
            "stream=True. Keywords: max_new_tokens, temperature, top_k, top_p, min_p, typical_p, repetition_penalty, "

@@ -1,4 +1,4 @@
-// Models in the C API: load, free, tokenize, detokenize.
+// Models in the C API: load (with an Optimum folder's dtype variant), free, tokenize, detokenize.
 #include <cstdlib>
 #include <cstring>
 #include <span>
@@ -25,11 +25,17 @@ int32_t* copy_ids(const std::vector<std::int32_t>& ids) {
 extern "C" {
 
 ogai_status ogai_model_load(const char* path, const char* execution_provider, ogai_model** model) {
+  return ogai_model_load_dtype(path, execution_provider, nullptr, model);
+}
+
+ogai_status ogai_model_load_dtype(const char* path, const char* execution_provider, const char* dtype,
+                                  ogai_model** model) {
   if (path == nullptr) return null_argument("path");
   if (model == nullptr) return null_argument("model");
   return guarded([&] {
     ogai::LoadOptions options;
     if (execution_provider != nullptr) options.execution_provider = execution_provider;
+    if (dtype != nullptr) options.dtype = dtype;
     auto loaded = std::make_unique<ogai_model>();
     loaded->model = ogai::Model::load(path, options);
     *model = loaded.release();
