@@ -8,7 +8,10 @@ function(ogai_stage name)
                                                  ${PROJECT_BINARY_DIR}/generated ${PROJECT_BINARY_DIR}/include)
   target_link_libraries(ogai_${name} PUBLIC ${ARG_DEPS})
   set_target_properties(ogai_${name} PROPERTIES UNITY_BUILD ${OGAI_UNITY_BUILD})
-  ogai_unity_exclusions(ogai_${name})  # cmake/Unity.cmake
+  ogai_precompiled_headers(ogai_${name})  # cmake/Precompiled.cmake
+  # cmake/Unity.cmake, at the end of the folder's CMakeLists.txt: sources added later count too.
+  # (A deferred call reads its arguments' variables when it runs: the name is spelled out now.)
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL ogai_unity_exclusions ogai_${name})")
 endfunction()
 
 # ogai_test(NAME SOURCES ... DEPS ... [LABELS ...]): one GoogleTest binary registered with CTest.

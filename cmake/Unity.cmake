@@ -1,13 +1,17 @@
-# ogai_unity_exclusions(TARGET): with OGAI_UNITY_BUILD, compiles on its own every source of TARGET
-# that declares, at the start of a line, a name an earlier source of TARGET also declares there
-# (functions, constants, types, aliases), or a type a header of TARGET's folder declares. Such
-# names are mostly file-local helpers (anonymous namespaces, `static`) that would clash once the
-# files share one unity batch (a header another file of the batch includes is then visible too);
-# a name that does not clash only costs that file its batch (slower, never wrong). The scan is textual and runs at
-# configure time, so sources added later are covered too. A clash it cannot see: scripts/setup.sh
-# --runtime adds the source the compiler names to OGAI_UNITY_ALONE and builds again.
+# ogai_unity_exclusions(TARGET): with OGAI_UNITY_BUILD, packs the sources of TARGET into unity
+# batches (UNITY_BUILD_MODE GROUP) so that no two sources of a batch declare, at the start of a
+# line, the same name (functions, constants, types, aliases): such names are mostly file-local
+# helpers (anonymous namespaces, `static`) that would clash once the files share one translation
+# unit. Each source goes into the first batch, in source order, that has room (at most
+# OGAI_UNITY_BATCH_SIZE sources) and none of its names; a source that declares a type a header of
+# TARGET's folder declares (a header another file of the batch includes is then visible too) is
+# compiled on its own, as is one named in OGAI_UNITY_ALONE. A name that does not really clash only
+# costs a batch more (slower, never wrong). The scan is textual and runs at configure time, so
+# sources added later are covered too. A clash it cannot see: scripts/setup.sh --runtime adds the
+# source the compiler names to OGAI_UNITY_ALONE and builds again.
 set(OGAI_UNITY_ALONE "" CACHE STRING
     "Sources (paths under src/) compiled outside the unity batches besides those the scan finds")
+set(OGAI_UNITY_BATCH_SIZE 8 CACHE STRING "Most sources compiled together as one unity batch")
 set(OGAI_UNITY_KEYWORDS static_assert namespace template return if for while switch sizeof decltype
     alignof operator defined const noexcept override final default delete auto)
 
@@ -16,15 +20,16 @@ function(ogai_unity_exclusions target)
     return()
   endif()
   get_target_property(sources ${target} SOURCES)
+  set(batches 0)
   set(id "[A-Za-z_][A-Za-z0-9_]*")
   file(GLOB_RECURSE headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
   foreach(header IN LISTS headers)
     file(STRINGS ${header} lines REGEX "^(enum class|enum|struct|class|union|using) +[A-Za-z_]")
     foreach(line IN LISTS lines)
       if(line MATCHES "^using (${id}) *=")
-        set(ogai_unity_seen_${CMAKE_MATCH_1} ON)
+        set(ogai_unity_header_${CMAKE_MATCH_1} ON)
       elseif(line MATCHES "^(enum class|enum|struct|class|union) +(${id})")
-        set(ogai_unity_seen_${CMAKE_MATCH_2} ON)
+        set(ogai_unity_header_${CMAKE_MATCH_2} ON)
       endif()
     endforeach()
   endforeach()
@@ -62,19 +67,52 @@ function(ogai_unity_exclusions target)
       set(clash ${path})
     endif()
     foreach(name IN LISTS names)
-      if(DEFINED ogai_unity_seen_${name})
+      if(DEFINED ogai_unity_header_${name})
         set(clash ${name})
       endif()
-    endforeach()
-    foreach(name IN LISTS names)
-      set(ogai_unity_seen_${name} ON)
     endforeach()
     if(clash)
       set_source_files_properties(${source} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
       list(APPEND alone ${source})
+      continue()
     endif()
+    ogai_unity_batch_for("${names}" batch)  # the first batch with room and none of the names
+    set_source_files_properties(${source} PROPERTIES UNITY_GROUP ${target}_${batch})
   endforeach()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD_MODE GROUP)
   if(alone)
     message(VERBOSE "${target}: outside the unity batches: ${alone}")
   endif()
 endfunction()
+
+# ogai_unity_batch_for(NAMES OUT): in ogai_unity_exclusions' scope, the number of the first batch
+# that holds fewer than OGAI_UNITY_BATCH_SIZE sources and declares none of NAMES (a new one if
+# none does); records NAMES and the source in it.
+macro(ogai_unity_batch_for names out)
+  set(${out} "")
+  set(ogai_unity_batch 0)
+  while("${${out}}" STREQUAL "" AND ogai_unity_batch LESS batches)
+    set(ogai_unity_free ON)
+    if(ogai_unity_count_${ogai_unity_batch} GREATER_EQUAL OGAI_UNITY_BATCH_SIZE)
+      set(ogai_unity_free OFF)
+    endif()
+    foreach(ogai_unity_name IN ITEMS ${names})
+      if(DEFINED ogai_unity_b${ogai_unity_batch}_${ogai_unity_name})
+        set(ogai_unity_free OFF)
+      endif()
+    endforeach()
+    if(ogai_unity_free)
+      set(${out} ${ogai_unity_batch})
+    endif()
+    math(EXPR ogai_unity_batch "${ogai_unity_batch} + 1")
+  endwhile()
+  if("${${out}}" STREQUAL "")
+    set(${out} ${batches})
+    set(ogai_unity_count_${batches} 0)
+    math(EXPR batches "${batches} + 1")
+  endif()
+  math(EXPR ogai_unity_count_${${out}} "${ogai_unity_count_${${out}}} + 1")
+  foreach(ogai_unity_name IN ITEMS ${names})
+    set(ogai_unity_b${${out}}_${ogai_unity_name} ON)
+  endforeach()
+endmacro()

@@ -111,6 +111,13 @@ OGAI_API void ogai_media_limits_default(ogai_media_limits* limits);
 /* ogai_model_load with media budgets (`limits` NULL: the defaults). */
 OGAI_API ogai_status ogai_model_load_with_limits(const char* path, const char* execution_provider,
                                                  const ogai_media_limits* limits, ogai_model** model);
+/* ogai_model_load with `dtype`: for a Hugging Face Optimum / onnx-community folder, which of its
+ * graphs runs, by transformers.js's dtype names ("fp32", "fp16", "q8", "int8", "uint8", "q4",
+ * "q4f16", "bnb4"; the CLI's --dtype); NULL or "" = the folder's config.json choice, else fp32.
+ * An unknown name, a variant the folder lacks, or a dtype for any other package: invalid_argument
+ * naming it. */
+OGAI_API ogai_status ogai_model_load_dtype(const char* path, const char* execution_provider, const char* dtype,
+                                           ogai_model** model);
 /* Releases the caller's reference; engines created over the model keep it alive until freed. */
 OGAI_API void ogai_model_free(ogai_model* model);
 

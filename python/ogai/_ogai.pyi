@@ -76,7 +76,7 @@ class Tokenizer:
 
 class Model:
     def __init__(self, path: Union[str, os.PathLike], ep: str = "cpu", threads: Optional[int] = None,
-                 inputs: List[str] = ..., *, max_media_parts: Optional[int] = None,
+                 inputs: List[str] = ..., dtype: Optional[str] = None, *, max_media_parts: Optional[int] = None,
                  max_media_bytes: Optional[int] = None, max_image_pixels: Optional[int] = None,
                  max_decoded_bytes: Optional[int] = None, max_audio_seconds: Optional[float] = None) -> None: ...
     def generate(self, prompt: Prompt, **options: Any) -> Union[GenerationResult, TextStream]: ...

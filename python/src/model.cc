@@ -44,7 +44,8 @@ MediaLimits media_limits(const LimitArgs& a) {
 }
 
 std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::string& ep, std::optional<int> threads,
-                                  std::vector<std::string> inputs, std::optional<std::uint64_t> max_media_parts,
+                                  std::vector<std::string> inputs, std::optional<std::string> dtype,
+                                  std::optional<std::uint64_t> max_media_parts,
                                   std::optional<std::uint64_t> max_media_bytes,
                                   std::optional<std::uint64_t> max_image_pixels,
                                   std::optional<std::uint64_t> max_decoded_bytes,
@@ -52,6 +53,7 @@ std::shared_ptr<ModelHandle> load(const std::filesystem::path& path, const std::
   LoadOptions options;
   options.execution_provider = ep;
   options.workflow_inputs = std::move(inputs);
+  if (dtype) options.dtype = *dtype;
   options.media_limits =
       media_limits({max_media_parts, max_media_bytes, max_image_pixels, max_decoded_bytes, max_audio_seconds});
   if (threads) {
@@ -192,11 +194,14 @@ void bind_model(py::module_& m) {
   bind_tokenizer(m);
   py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "Model", "A loaded, validated package.")
       .def(py::init(&load), py::arg("path"), py::arg("ep") = "cpu", py::arg("threads") = py::none(),
-           py::arg("inputs") = std::vector<std::string>{}, py::kw_only(), py::arg("max_media_parts") = py::none(),
-           py::arg("max_media_bytes") = py::none(), py::arg("max_image_pixels") = py::none(),
-           py::arg("max_decoded_bytes") = py::none(), py::arg("max_audio_seconds") = py::none(),
+           py::arg("inputs") = std::vector<std::string>{}, py::arg("dtype") = py::none(), py::kw_only(),
+           py::arg("max_media_parts") = py::none(), py::arg("max_media_bytes") = py::none(),
+           py::arg("max_image_pixels") = py::none(), py::arg("max_decoded_bytes") = py::none(),
+           py::arg("max_audio_seconds") = py::none(),
            "loads and validates the package at `path`; ep: 'cpu' or 'cuda'; threads: ONNX Runtime intra-op threads; "
-           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets; max_media_parts, "
+           "inputs: 'NAME=JSON' tensors every request of a looped workflow package gets; dtype: for an Optimum / "
+           "onnx-community folder, which graph variant runs ('fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', "
+           "'bnb4', as ogai generate --dtype; default: the folder's config.json choice, else fp32); max_media_parts, "
            "max_media_bytes, max_image_pixels, max_decoded_bytes, max_audio_seconds: the media budgets of "
            "`ogai generate`'s flags of the same names (a request over one is refused naming it)")
       .def("generate", &generate, py::arg("prompt"),

@@ -1,4 +1,4 @@
-// Models in the C API: load, free, tokenize, detokenize.
+// Models in the C API: load (with an Optimum folder's dtype variant), free, tokenize, detokenize.
 #include <cstdlib>
 #include <cstring>
 #include <span>
@@ -38,6 +38,23 @@ ogai::MediaLimits media_limits(const ogai_media_limits& c) {
   return l;
 }
 
+// The loads of the C API: the defaults, media budgets, an Optimum dtype variant.
+ogai_status load_model(const char* path, const char* execution_provider, const ogai_media_limits* limits,
+                       const char* dtype, ogai_model** model) {
+  if (path == nullptr) return null_argument("path");
+  if (model == nullptr) return null_argument("model");
+  return guarded([&] {
+    ogai::LoadOptions options;
+    if (execution_provider != nullptr) options.execution_provider = execution_provider;
+    if (limits != nullptr) options.media_limits = media_limits(*limits);
+    if (dtype != nullptr) options.dtype = dtype;
+    auto loaded = std::make_unique<ogai_model>();
+    loaded->model = ogai::Model::load(path, options);
+    *model = loaded.release();
+    return OGAI_OK;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -49,22 +66,17 @@ void ogai_media_limits_default(ogai_media_limits* limits) {
 }
 
 ogai_status ogai_model_load(const char* path, const char* execution_provider, ogai_model** model) {
-  return ogai_model_load_with_limits(path, execution_provider, nullptr, model);
+  return load_model(path, execution_provider, nullptr, nullptr, model);
 }
 
 ogai_status ogai_model_load_with_limits(const char* path, const char* execution_provider,
                                         const ogai_media_limits* limits, ogai_model** model) {
-  if (path == nullptr) return null_argument("path");
-  if (model == nullptr) return null_argument("model");
-  return guarded([&] {
-    ogai::LoadOptions options;
-    if (execution_provider != nullptr) options.execution_provider = execution_provider;
-    if (limits != nullptr) options.media_limits = media_limits(*limits);
-    auto loaded = std::make_unique<ogai_model>();
-    loaded->model = ogai::Model::load(path, options);
-    *model = loaded.release();
-    return OGAI_OK;
-  });
+  return load_model(path, execution_provider, limits, nullptr, model);
+}
+
+ogai_status ogai_model_load_dtype(const char* path, const char* execution_provider, const char* dtype,
+                                  ogai_model** model) {
+  return load_model(path, execution_provider, nullptr, dtype, model);
 }
 
 void ogai_model_free(ogai_model* model) { delete model; }

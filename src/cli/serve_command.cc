@@ -1,4 +1,5 @@
 // `ogai serve PKG [PKG...] [--models-dir DIR] [--models-max N] [--models-memory-mb N] [--models-queue N]
+//   [--models-parallel N]
 //  [--host H] [--port N] [--max-concurrent N] [--queue N] [--model-name NAME]
 //  [--max-body-bytes N] [--max-connections N] [--idle-timeout S] [--header-timeout S] [--body-timeout S]
 //  [--ep cpu|cuda] [--threads N] [--chat-template FILE] [--drain-timeout S] [--replica-id ID]
@@ -49,6 +50,7 @@ struct ServeFlags {
   std::vector<std::string> more_packages;  // PKG... after the first: the router
   std::string models_dir;                  // --models-dir DIR: the router
   serve::router::RegistryOptions registry;  // --models-max, --models-memory-mb, --models-queue
+  std::size_t models_parallel = 0;          // --models-parallel
   bool routed() const { return !more_packages.empty() || !models_dir.empty(); }
 };
 
@@ -149,6 +151,7 @@ int run_router(ServeFlags& f) {
   if (!f.model.package.empty()) packages.push_back(f.model.package);
   packages.insert(packages.end(), f.more_packages.begin(), f.more_packages.end());
   serve::RouterOptions options{f.server, model_specs(packages, f.models_dir), f.registry};
+  options.max_parallel = f.models_parallel;
   const ModelFlags model_flags = f.model;
   serve::Router router(std::move(options), [model_flags](const std::filesystem::path& package) {
     ModelFlags m = model_flags;
@@ -225,6 +228,10 @@ void add_models_flags(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--models-queue", f.registry.max_waiting,
                  "with several models: requests that may wait for one model's load (more get 429)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{serve::kQueueLimit}))->capture_default_str();
+  cmd.add_option("--models-parallel", f.models_parallel,
+                 "with several models: requests in flight across all models at once, loads included; "
+                 "--models-queue more wait for a place, the next gets 429 (0 = no cap)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))->capture_default_str();
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 //   and /tokenize pick their model by the "model" field; /metrics labels each model's series;
 //   POST /models/load and /models/unload; /ready over the states.
 // - `ogai serve PKG PKG --models-max 1`: loading one model unloads the other (idle) one.
+// - `--models-parallel 1`: concurrent requests to both models wait for the one place in turn and
+//   each answers as alone (the gate itself: router_flight_test.cc).
 // - `--models-memory-mb`: a model over the budget fails with the budget named; models that fit
 //   evict the least recently used idle one.
 // - `--api-key`: /models/load and /models/unload need the key like every route.
@@ -249,6 +251,33 @@ describe('many packages in one server', { concurrency: true }, () => {
       assert.deepEqual(await Promise.all(requests), [0, 1, 2, 3, 4, 5].map((i) => alone[i % 2]));
       const loaded = Object.values(await states(server)).filter((s) => s === 'loaded');
       assert.equal(loaded.length, 1);
+    });
+  });
+
+  describe('ogai serve PKG PKG --models-parallel 1', { concurrency: 1 }, () => {
+    let server;
+    before(async () => {
+      server = await startServer(ogai, stories, [tinyE2b, '--models-parallel', '1', '--models-queue', '8']);
+    });
+    after(async () => { await stopServer(server); });
+
+    it('serves concurrent requests to both models one at a time, each as alone', async () => {
+      const c = client(server);
+      const alone = [(await c.completions.create(completion('stories260k', 'Lily and Ben'))).choices[0].text,
+                     (await c.chat.completions.create(chat('tiny-e2b', 'tell me'))).choices[0].message.content];
+      const requests = [];
+      for (let i = 0; i < 4; i++) {
+        requests.push(c.completions.create(completion('stories260k', 'Lily and Ben')).then((r) => r.choices[0].text));
+        requests.push(c.chat.completions.create(chat('tiny-e2b', 'tell me')).then((r) => r.choices[0].message.content));
+      }
+      assert.deepEqual(await Promise.all(requests), [0, 1, 2, 3, 4, 5, 6, 7].map((i) => alone[i % 2]));
+      // Every place was given back: a request after them is answered at once.
+      assert.equal((await c.completions.create(completion('stories260k', 'Lily and Ben'))).choices[0].text, alone[0]);
+    });
+
+    it('refuses a --models-parallel out of range', async () => {
+      await assert.rejects(promisify(execFile)(ogai, ['serve', stories, tinyE2b, '--models-parallel', '-1']),
+                           (e) => /--models-parallel/.test(e.stderr));
     });
   });
 

@@ -5,6 +5,9 @@
 //   - stops a long reply mid-way (Stop button), then regenerates it, then edits the first message;
 //   - reloads: the conversation is still there (localStorage);
 //   - on a server with --api-key, the page asks for the key and then chats with it;
+//   - on a server of two models (ogai serve A B) a selector lists them with their states; the
+//     reply to a message sent after picking the second comes from it (the streamed "model"), and
+//     the selector then shows it loaded; with one model there is no selector;
 //   - never logs an exception, a console error or a Content-Security-Policy violation;
 //   - reasoning, tool calls and code blocks render from a canned stream (answered by the protocol);
 //   - a screenshot (saved as webui_browser_e2e.png in the build directory) is checked structurally
@@ -20,6 +23,7 @@ const { Browser } = require('./chromium_cdp.cjs');
 
 const ogai = process.argv[2];
 const stories = path.join(process.env.OGAI_BINARY_DIR, 'packages/stories260k');
+const tinyE2b = path.join(process.env.OGAI_SOURCE_DIR, 'tests/data/packages/tiny-e2b');
 const KEY = 'sk-webui-browser-0123';
 const SCREENSHOT = path.join(process.env.OGAI_BINARY_DIR, 'webui_browser_e2e.png');
 
@@ -65,6 +69,7 @@ describe('the chat page in headless Chromium', () => {
 
   it('loads offline from the server alone and names the model', async () => {
     await browser.waitFor(`document.getElementById('model-name').textContent === 'stories260k'`, 'the model name');
+    assert.equal(await browser.evaluate(`document.getElementById('model-select').hidden`), true);
     assert.equal(await browser.evaluate(`document.getElementById('model-inputs').textContent`), 'text input only');
     assert.equal(await browser.evaluate(`document.getElementById('attach').hidden`), true);
     assert.equal(await browser.evaluate('typeof window.ogaiMarkdown.render'), 'function');
@@ -265,5 +270,36 @@ describe('the chat page with --api-key', () => {
     assert.ok(Number(reply.tokens) > 0);
     // The 401s of the first tries are the network's console errors; nothing else may be logged.
     assert.deepEqual(browser.problems.filter((p) => !/status of 401/.test(p)), []);
+  });
+});
+
+describe('the chat page on a server of two models', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer(ogai, stories, [tinyE2b, '--no-access-log']);
+    browser = await Browser.launch({ width: 1000, height: 700 });
+    await browser.navigate(server.url + '/');
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await stopServer(server);
+  });
+
+  const options = `[...document.getElementById('model-select').options].map((o) => o.textContent).join('|')`;
+
+  it('lists the models with their states and answers from the one picked', async () => {
+    await browser.waitFor(`!document.getElementById('model-select').hidden`, 'the model selector');
+    assert.equal(await browser.evaluate(options), 'stories260k (not loaded)|tiny-e2b (not loaded)');
+    assert.equal(await browser.evaluate(`document.getElementById('model-name').hidden`), true);
+    await browser.evaluate(`(() => { const s = document.getElementById('model-select'); s.value = 'tiny-e2b';
+                             s.dispatchEvent(new Event('change')); return true; })()`);
+    await browser.evaluate(setSettings({ max_tokens: '8', temperature: '', top_p: '', system: '', tools: '' }));
+    await browser.evaluate(typeAndSend('hello'));
+    assert.notEqual(await browser.waitFor(settled, 'the reply'), 'error');
+    assert.equal(await browser.evaluate(`${lastAssistant}.dataset.model`), 'tiny-e2b');
+    await browser.waitFor(`${options} === 'stories260k (not loaded)|tiny-e2b'`, 'the selector to show tiny-e2b loaded');
+    assert.equal(await browser.evaluate(`document.getElementById('model-select').value`), 'tiny-e2b');
+    assert.deepEqual(browser.problems, []);
   });
 });

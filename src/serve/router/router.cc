@@ -47,6 +47,8 @@ std::string host_name() {
   return buf;
 }
 
+router::Refusal shutdown_refusal() { return {503, "shutting_down", "the server is shutting down"}; }
+
 std::vector<router::ModelSpec> checked_models(std::vector<router::ModelSpec> models) {
   if (models.empty()) fail(ErrorCode::kInvalidArgument, "models", "the router needs at least one model");
   return models;
@@ -62,7 +64,7 @@ http::Response refusal_response(const router::Refusal& refusal, const http::Requ
   if (refusal.code == "model_not_found") e.param = "model";
   if (refusal.status >= 500) e.type = "server_error";
   http::Response r = error_response(e, request);
-  if (refusal.status == 503) r.fields.emplace_back("Retry-After", "1");
+  if (refusal.status == 503 || refusal.status == 429) r.fields.emplace_back("Retry-After", "1");
   return r;
 }
 
@@ -70,6 +72,7 @@ Router::Impl::Impl(RouterOptions o, LoadModel l)
     : options(std::move(o)),
       load(std::move(l)),
       gate(options.server.surface),
+      flight(options.max_parallel, options.registry.max_waiting),
       registry(checked_models(options.models), options.registry,
                [this](const router::ModelSpec& spec) { return load_unit(spec); },
                [this](std::function<void()> job) { loader.post(std::move(job)); }),
@@ -84,6 +87,7 @@ Router::Impl::Impl(RouterOptions o, LoadModel l)
 }
 
 Router::Impl::~Impl() {
+  flight.close();  // a slot freed from now on starts nothing on the pool
   dispatch_pool.join();  // no request step is left to reach a model
   registry.stop();  // loads still queued on the loader now return at once
   registry.take_all().clear();  // every loaded model's threads joined here; the loader is joined next
@@ -139,7 +143,28 @@ void Router::Impl::dispatch(const std::shared_ptr<http::Exchange>& exchange) {
     return exchange->respond(error_response(
         invalid_request("model", "model: required (a string naming one of the served models: " + served + ")"), req));
   }
-  registry.acquire(*id, [this, exchange](router::Grant grant) { hand_over(exchange, std::move(grant)); }, !draining);
+  if (flight.max_in_flight() == 0) return acquire(exchange, *id);
+  const bool entered = flight.enter([this, exchange, id = *id](std::shared_ptr<router::FlightSlot> slot) {
+    // Now, or on the thread that freed a place: the rest of the request runs on the pool.
+    boost::asio::post(dispatch_pool, [this, exchange, id, slot = std::move(slot)] {
+      if (exchange->client_gone()) return;  // the slot goes with this job
+      exchange->hold(slot);  // freed once the answer is done
+      if (stopping) return exchange->respond(refusal_response(shutdown_refusal(), exchange->request()));
+      acquire(exchange, id);
+    });
+  });
+  if (entered) return;
+  if (stopping) return exchange->respond(refusal_response(shutdown_refusal(), req));
+  router::Refusal refusal{429, "models_parallel_queue_full",
+                          "the server has " + std::to_string(flight.max_in_flight()) +
+                              " requests in flight across its models (--models-parallel) and " +
+                              std::to_string(options.registry.max_waiting) +
+                              " waiting for a place (--models-queue); retry later"};
+  exchange->respond(refusal_response(refusal, req));
+}
+
+void Router::Impl::acquire(const std::shared_ptr<http::Exchange>& exchange, const std::string& id) {
+  registry.acquire(id, [this, exchange](router::Grant grant) { hand_over(exchange, std::move(grant)); }, !draining);
 }
 
 void Router::Impl::hand_over(const std::shared_ptr<http::Exchange>& exchange, router::Grant grant) {

@@ -15,6 +15,8 @@
 //   GET  /metrics            the router's HTTP series once, then each loaded model's generation
 //                            series labelled model="ID" (metrics_merge.h), and
 //                            ogai_model_state{model,state} 1 per model
+// With --models-parallel N, at most N requests are in flight across all models (a load included),
+// --models-queue more wait for a place in arrival order, and the next is answered 429.
 // A request for a model that is not loaded loads it (model_registry.h: bounded wait, LRU eviction
 // of idle models under --models-max / --models-memory-mb); a model that failed to load answers its
 // own requests 500 model_load_failed with its error, and the others keep serving. Every route is
@@ -39,6 +41,9 @@ struct RouterOptions {
   ServerOptions server;                 // the transport's, and each model's (model_name and aliases unused)
   std::vector<router::ModelSpec> models;
   router::RegistryOptions registry;     // --models-max, --models-memory-mb, requests waiting per load
+  // --models-parallel: requests in flight across all models at once (router/flight_gate.h), 0 = no
+  // cap; registry.max_waiting more wait for a place, the next gets 429 models_parallel_queue_full.
+  std::size_t max_parallel = 0;
 };
 
 class Router {

@@ -15,6 +15,7 @@
 #include "serve/ops/request_gate.h"
 #include "serve/router/model_loader.h"
 #include "serve/router/model_registry.h"
+#include "serve/router/flight_gate.h"
 #include "serve/router/model_unit.h"
 #include "serve/router/router.h"
 
@@ -29,6 +30,8 @@ struct Router::Impl {
   void answer_route(const std::shared_ptr<http::Exchange>& exchange);
   // Reads the model a request asks for (on `dispatch`) and hands it to that model's unit.
   void dispatch(const std::shared_ptr<http::Exchange>& exchange);
+  // Asks the registry for model `id` (after the FlightGate let the request in).
+  void acquire(const std::shared_ptr<http::Exchange>& exchange, const std::string& id);
   void hand_over(const std::shared_ptr<http::Exchange>& exchange, router::Grant grant);
   std::shared_ptr<router::Served> load_unit(const router::ModelSpec& spec);
 
@@ -54,6 +57,7 @@ struct Router::Impl {
   std::atomic<bool> stopping{false};
   Metrics metrics;  // HTTP requests, replica (the models' generation series are their units')
   RequestGate gate;
+  router::FlightGate flight;  // --models-parallel; before http: its exchanges hold slots
   router::ModelRegistry registry;
   router::ModelLoader loader;  // after registry: joined (its last jobs run) while the registry lives
   http::HttpServer http;

@@ -29,6 +29,7 @@
     settings: { system: '', temperature: '', top_p: '', max_tokens: '', tools: '', ...store.load('ogai.settings', {}) },
     apiKey: sessionStorage.getItem('ogai.apiKey') || '',
     model: null,      // the /v1/models entry chatted with
+    models: [],       // every served model (several: the top bar's selector picks one)
     streaming: null,  // {controller, message} while a reply streams
     pending: [],      // attachments for the next message (see attachmentKinds)
   };
@@ -75,11 +76,38 @@
     if (res.status === 401) return askKey(state.apiKey ? 'The server refused this key.' : '');
     if (!res.ok) throw await failure(res);
     const list = await res.json();
-    state.model = (list.data || [])[0] || null;
+    state.models = list.data || [];
+    const kept = state.model && state.models.find((m) => m.id === state.model.id);  // a refresh keeps the choice
+    state.model = kept || state.models.find((m) => m.state === 'loaded') || state.models[0] || null;
     $('model-name').textContent = state.model ? state.model.id : 'no model';
     $('model-name').title = state.model && state.model.context_length ? `context ${state.model.context_length} tokens` : '';
+    showModelSelect();
     showAttachmentSupport();
     setStatus('');
+  }
+
+  // With several models (ogai serve A B, --models-dir): a selector in the top bar, each model with
+  // its state from /v1/models ("not loaded", "loading", "failed"; loaded ones bare). One model: its
+  // name only.
+  function showModelSelect() {
+    const select = $('model-select');
+    const several = state.models.length > 1;
+    select.hidden = !several;
+    $('model-name').hidden = several;
+    if (!several) return;
+    select.replaceChildren(...state.models.map((m) => {
+      const option = document.createElement('option');
+      option.value = m.id;
+      option.textContent = m.state && m.state !== 'loaded' ? `${m.id} (${m.state.replace('_', ' ')})` : m.id;
+      if (m.state === 'failed' && m.error) option.title = m.error;
+      option.selected = state.model !== null && m.id === state.model.id;
+      return option;
+    }));
+  }
+
+  function chooseModel(id) {
+    state.model = state.models.find((m) => m.id === id) || state.model;
+    showAttachmentSupport();
   }
 
   // Server-sent events from a fetch body: calls `onData` with each event's parsed JSON until [DONE].
@@ -198,6 +226,7 @@
   function applyChunk(message, chunk, timing) {
     if (chunk.error) throw new Error(chunk.error.message || 'the server ended the reply with an error');
     if (chunk.usage) message.usage = chunk.usage;
+    if (chunk.model) message.model = chunk.model;  // which model answered
     const choice = (chunk.choices || [])[0];
     if (!choice) return;
     const d = choice.delta || {};
@@ -250,6 +279,7 @@
       setBusy(false);
       saveConversations();
       renderConversation();
+      if (state.models.length > 1) loadModel().catch(showLoadError);  // the selector's states after a load
     }
   }
 
@@ -349,6 +379,7 @@
     const m = message.role === 'assistant' ? splitThink(message) : message;
     node.classList.toggle('streaming', !!message.streaming);
     node.dataset.finish = message.finish || '';
+    node.dataset.model = message.model || '';
     const reasoning = node.querySelector('.reasoning');
     reasoning.hidden = !m.reasoning;
     if (m.reasoning) {
@@ -537,6 +568,7 @@
     });
     $('toggle-sidebar').addEventListener('click', () => $('app').classList.toggle('sidebar-open'));
     $('open-settings').addEventListener('click', openSettings);
+    $('model-select').addEventListener('change', (e) => chooseModel(e.target.value));
     $('settings-save').addEventListener('click', saveSettings);
     $('settings-cancel').addEventListener('click', () => $('settings').close());
     $('settings-clear').addEventListener('click', () => {
