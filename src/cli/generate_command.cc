@@ -152,7 +152,7 @@ int run_interpreted(const GenerateFlags& f, const std::string& prompt, const std
 
 // The chat turn --chat makes of the prompt (with --system, the media as parts, the chat flags), or
 // nothing without --chat; a usage error (printed) sets `usage`.
-std::optional<ChatPrompt> chat_prompt(Model& model, const GenerateFlags& f, const std::string& read,
+std::optional<ChatPrompt> chat_prompt(const Model& model, const GenerateFlags& f, const std::string& read,
                                       const std::vector<MediaInput>& media, const std::optional<ResponseFormat>& format,
                                       bool& usage) {
   if (!f.chat) {
@@ -227,7 +227,7 @@ int run_generate(const GenerateFlags& f) {
   }
   double load_ms = 0;
   auto model = load_model(f.model, &load_ms);
-  const std::vector<MediaInput> media = read_media(f.media);
+  const std::vector<MediaInput> media = read_media(f.media, f.model.media_limits);
   bool usage = false;
   const std::optional<ChatPrompt> chat = chat_prompt(*model, f, *read, media, format, usage);
   if (usage) return kExitUsage;
