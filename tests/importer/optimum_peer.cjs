@@ -41,6 +41,8 @@ const CASES = [
   { folder: 'optimum-llama-dtypes', peer: 'optimum-llama-dtypes', dtype: 'fp16', graph: 'onnx/model_fp16.onnx' },
   { folder: 'optimum-llama-dtypes', peer: 'optimum-llama-dtypes', dtype: 'q8', graph: 'onnx/model_quantized.onnx' },
   { folder: 'optimum-llama-dtypes', peer: 'optimum-llama-dtypes', dtype: 'q4', graph: 'onnx/model_q4.onnx' },
+  { folder: 'optimum-llama-dtypes', peer: 'optimum-llama-dtypes', dtype: 'int8', graph: 'onnx/model_int8.onnx' },
+  { folder: 'optimum-llama-dtypes', peer: 'optimum-llama-dtypes', dtype: 'uint8', graph: 'onnx/model_uint8.onnx' },
   { folder: 'optimum-gemma', peer: 'optimum-gemma', graph: 'onnx/model.onnx' },
 ];
 
