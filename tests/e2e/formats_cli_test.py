@@ -194,7 +194,7 @@ class OptimumFolders(unittest.TestCase):
         r = run(OGAI, "import", folder, "--dtype", "bnb4")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("no graph for dtype bnb4", r.stderr)
-        self.assertIn("the folder holds: fp32, fp16, q8, q4", r.stderr)
+        self.assertIn("the folder holds: fp32, fp16, q8, int8, uint8, q4", r.stderr)
         r = run(OGAI, "import", folder, "--dtype", "float16")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("'float16' is not one of transformers.js's dtypes (fp32, fp16, q8,", r.stderr)
