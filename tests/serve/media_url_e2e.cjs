@@ -12,41 +12,12 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const nodeHttp = require('http');
 const path = require('path');
-const zlib = require('zlib');
+const { png } = require('./media_files.cjs');
 const { startServer, stopServer, http } = require('./server_harness.cjs');
 
 const ogai = process.argv[2];
 const vlm = path.join(process.env.OGAI_BINARY_DIR, 'multimodal', 'tiny-vlm');
 const MAX_BYTES = 4096;
-
-const CRC = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(buf) {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function chunk(type, data) {
-  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-function png(seed) {  // an 8x8 RGB PNG whose pixels depend on `seed`
-  const rows = [];
-  for (let y = 0; y < 8; ++y) {
-    const row = [0];
-    for (let x = 0; x < 8; ++x) row.push((x * 37 + seed * 91) % 256, (y * 53 + seed * 17) % 256, (x * y + seed * 7) % 256);
-    rows.push(Buffer.from(row));
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(8, 0); ihdr.writeUInt32BE(8, 4); ihdr[8] = 8; ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-                        chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 // The local media server: its routes and what each does.
 const images = { 1: png(1), 2: png(2) };
