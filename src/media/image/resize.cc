@@ -151,6 +151,20 @@ inline void rgb_pixel_scalar(const std::uint8_t* p, const std::int32_t* k, int n
   dst[0] = clip8(s0), dst[1] = clip8(s1), dst[2] = clip8(s2);
 }
 
+// Two RGB outputs from their fixed-point sums (lanes 0-2 and 4-6 of `sum`): clip8 of each, shifted,
+// then saturated to int16 and to 0..255 (the same bytes as the scalar clip), six bytes at `d`.
+__attribute__((target("avx2"))) inline void store_two_rgb(__m256i sum, std::uint8_t* d) {
+  const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i shifted = _mm256_srai_epi32(sum, kPrecisionBits);
+  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
+  const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(words, words), rgb_pairs);
+  const auto six = static_cast<std::uint64_t>(_mm_cvtsi128_si64(bytes));
+  const auto four = static_cast<std::uint32_t>(six);
+  const auto two = static_cast<std::uint16_t>(six >> 32);
+  std::memcpy(d, &four, 4);
+  std::memcpy(d + 4, &two, 2);
+}
+
 // horizontal_rows<3> with a pixel's three channels in 32-bit lanes: each tap loads the pixel's 4
 // bytes (RGB and the next sample, whose lane is dropped), widens them and adds them times the
 // weight: the same 32-bit integer sums as the scalar loop, so the same bytes. Every output runs
@@ -171,7 +185,6 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
         pair_weights[(static_cast<std::size_t>(pair) * taps + x) * 8 + lane] =
             c.weights[static_cast<std::size_t>(pair * 2 + lane / 4) * ksize + x];
   const __m256i half = _mm256_set1_epi32(1 << (kPrecisionBits - 1));
-  const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   for (std::uint32_t y = 0; y < out.height; ++y) {
     const std::uint8_t* src = in.row(y0 + y);
     std::uint8_t* dst = out.row(y);
@@ -188,17 +201,7 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(const Raster& in, std::
         const __m256i px = _mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(a), b, 1));
         sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(px, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k))));
       }
-      // clip8 of the six sums: shifted, then saturated to int16 and to 0..255 (the same bytes);
-      // lanes 0-2 and 4-6 gathered into the low 6 bytes.
-      const __m256i shifted = _mm256_srai_epi32(sum, kPrecisionBits);
-      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
-      const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(words, words), rgb_pairs);
-      const auto six = static_cast<std::uint64_t>(_mm_cvtsi128_si64(bytes));
-      std::uint8_t* d = dst + static_cast<std::size_t>(xx) * 3;
-      const auto four = static_cast<std::uint32_t>(six);
-      const auto two = static_cast<std::uint16_t>(six >> 32);
-      std::memcpy(d, &four, 4);
-      std::memcpy(d + 4, &two, 2);
+      store_two_rgb(sum, dst + static_cast<std::size_t>(xx) * 3);
     }
     for (; xx < width; ++xx)
       rgb_pixel_scalar(src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3,
@@ -252,7 +255,6 @@ __attribute__((target("avx2"))) bool horizontal_rgb_madd_avx2(const Raster& in, 
     shuffle[j] = _mm256_set_m128i(lane, lane);
   }
   const __m256i half = _mm256_set1_epi32(1 << (kPrecisionBits - 1));
-  const __m128i rgb_pairs = _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   for (std::uint32_t y = 0; y < out.height; ++y) {
     const std::uint8_t* src = in.row(y0 + y);
     std::uint8_t* dst = out.row(y);
@@ -271,15 +273,7 @@ __attribute__((target("avx2"))) bool horizontal_rgb_madd_avx2(const Raster& in, 
                                   _mm256_madd_epi16(d, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16))));
       }
       const __m256i sum = _mm256_add_epi32(sum_lo, _mm256_slli_epi32(sum_hi, 11));
-      const __m256i shifted = _mm256_srai_epi32(sum, kPrecisionBits);
-      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(shifted), _mm256_extracti128_si256(shifted, 1));
-      const __m128i out_bytes = _mm_shuffle_epi8(_mm_packus_epi16(words, words), rgb_pairs);
-      const auto six = static_cast<std::uint64_t>(_mm_cvtsi128_si64(out_bytes));
-      std::uint8_t* d = dst + static_cast<std::size_t>(xx) * 3;
-      const auto four = static_cast<std::uint32_t>(six);
-      const auto two = static_cast<std::uint16_t>(six >> 32);
-      std::memcpy(d, &four, 4);
-      std::memcpy(d + 4, &two, 2);
+      store_two_rgb(sum, dst + static_cast<std::size_t>(xx) * 3);
     }
     for (; xx < width; ++xx)
       rgb_pixel_scalar(src + static_cast<std::size_t>(c.first[static_cast<std::size_t>(xx)]) * 3,
